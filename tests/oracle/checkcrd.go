@@ -53,11 +53,12 @@ type warningRecorder struct{ warnings []string }
 
 func (w *warningRecorder) AddWarning(_, text string) { w.warnings = append(w.warnings, normalize(text)) }
 
+// list returns the warnings sorted (the apiserver's order across sibling fields follows Go map
+// iteration and is not stable).
 func (w *warningRecorder) list() []string {
-	if w.warnings == nil {
-		return []string{}
-	}
-	return w.warnings
+	out := append([]string{}, w.warnings...)
+	sort.Strings(out)
+	return out
 }
 
 // recordingStrategy wraps a real registry strategy and remembers the field.ErrorList its

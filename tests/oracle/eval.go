@@ -145,7 +145,9 @@ func present(r json.RawMessage) bool { return len(r) > 0 }
 func mergeHarness(base json.RawMessage, override map[string]interface{}) (harness, error) {
 	m := map[string]interface{}{}
 	if present(base) {
-		if err := json.Unmarshal(base, &m); err != nil {
+		dec := json.NewDecoder(strings.NewReader(string(base)))
+		dec.UseNumber() // keep int64 budgets exact
+		if err := dec.Decode(&m); err != nil {
 			return harness{}, err
 		}
 	}
@@ -154,8 +156,6 @@ func mergeHarness(base json.RawMessage, override map[string]interface{}) (harnes
 	}
 	b, _ := json.Marshal(m)
 	var h harness
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.UseNumber()
 	if err := json.Unmarshal(b, &h); err != nil {
 		return harness{}, err
 	}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# CI for the apiserver oracle (issue 3).
+#
+#   bash tests/oracle/ci.sh            build, check committed expectations, print agreement tables
+#   bash tests/oracle/ci.sh --update   rewrite tests/cases/*.expected.json from the oracle
+#
+# Fails if: the oracle does not build; a committed expectation differs from what the oracle prints
+# (the diff is shown), is missing or is stale; a case's own "expect" disagrees with the oracle; a
+# corpus CRD is rejected; or the set of corpus vectors the oracle disagrees with differs from
+# tests/oracle/corpus-known-disagreements.txt. The corpus and reference-vector parts need
+# ../shared beside the checkout (override with CRD_CEL_SHARED); without it they are skipped, loudly.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+shared="${CRD_CEL_SHARED:-$repo/../shared}"
+update=0
+[[ "${1:-}" == "--update" ]] && update=1
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "oracle ci: go is not installed" >&2
+  exit 1
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+bin="$work/oracle"
+status=0
+
+t0=$(date +%s)
+echo "== oracle: go build ($(go version | cut -d' ' -f3), GOMODCACHE=$(go env GOMODCACHE))"
+(cd "$here" && go build -mod=readonly -o "$bin" .)
+t1=$(date +%s)
+echo "build (including module download if needed): $((t1 - t0))s"
+"$bin" version | sed 's/^/  /'
+
+# ---- 1. the project's own cases -------------------------------------------------------------
+echo
+echo "== tests/cases: regenerate expectations and compare with the committed ones"
+mkdir -p "$work/expected"
+ncase=0
+for case in "$repo"/tests/cases/*.json; do
+  [[ "$case" == *.expected.json ]] && continue
+  name="$(basename "$case" .json)"
+  ncase=$((ncase + 1))
+  rc=0
+  "$bin" eval "$case" > "$work/expected/$name.expected.json" || rc=$?
+  if [[ $rc -eq 2 ]]; then
+    echo "FAIL $name: the oracle could not evaluate the case" >&2
+    status=1
+    continue
+  elif [[ $rc -eq 1 ]]; then
+    echo "FAIL $name: the oracle disagrees with the case's own expect (see \"mismatches\" in the output)" >&2
+    status=1
+  fi
+  committed="$repo/tests/cases/$name.expected.json"
+  if [[ $update -eq 1 ]]; then
+    cp "$work/expected/$name.expected.json" "$committed"
+  elif [[ ! -f "$committed" ]]; then
+    echo "FAIL $name: no committed expectation ($committed); run: bash tests/oracle/ci.sh --update" >&2
+    status=1
+  elif ! diff -u "$committed" "$work/expected/$name.expected.json"; then
+    echo "FAIL $name: committed expectation differs from the oracle output (diff above)" >&2
+    status=1
+  fi
+done
+for exp in "$repo"/tests/cases/*.expected.json; do
+  [[ -e "$exp" ]] || continue
+  if [[ ! -f "${exp%.expected.json}.json" ]]; then
+    echo "FAIL stale expectation without a case: $exp" >&2
+    status=1
+  fi
+done
+echo "$ncase case files checked"
+
+# ---- 2. reference vectors and corpus ------------------------------------------------------------
+echo
+if [[ ! -d "$shared/reference/vectors" || ! -d "$shared/corpus" ]]; then
+  echo "SKIP: $shared (reference vectors and corpus) not found; oracle-vs-corpus agreement NOT measured"
+  exit $status
+fi
+
+echo "== reference vectors ($shared/reference/vectors): oracle vs the vectors' expect"
+printf '%-48s %6s %6s %9s %9s\n' vector cases agree disagree unchecked
+for v in "$shared"/reference/vectors/v*.json; do
+  rc=0
+  "$bin" eval "$v" > "$work/vec.json" || rc=$?
+  [[ $rc -eq 2 ]] && { echo "FAIL the oracle could not evaluate $v" >&2; status=1; continue; }
+  # the summary is the last object of the output
+  sum="$(tr -d ' \n' < "$work/vec.json" | sed 's/.*"summary":{\([^}]*\)}}$/\1/')"
+  get() { echo "$sum" | sed "s/.*\"$1\":\([0-9]*\).*/\1/"; }
+  printf '%-48s %6s %6s %9s %9s\n' "$(basename "$v" .json)" "$(get cases)" "$(get agree)" "$(get disagree)" "$(get unchecked)"
+done
+
+echo
+echo "== corpus CRDs ($shared/corpus): oracle check-crd must accept every CRD"
+mapfile -t crds < <(find "$shared/corpus" -path "$shared/corpus/vectors" -prune -o \( -name '*.yaml' -o -name '*.yml' \) -print | sort)
+rc=0
+"$bin" check-crd "${crds[@]}" > "$work/crds.jsonl" || rc=$?
+total=$(wc -l < "$work/crds.jsonl")
+accepted=$(grep -c '"accepted":true' "$work/crds.jsonl" || true)
+rules=$(grep -o '"estimatedCost":' "$work/crds.jsonl" | wc -l)
+echo "CRDs: $total, accepted: $accepted, rules with cost figures: $rules (from ${#crds[@]} files)"
+if [[ $rc -ne 0 || "$accepted" -ne "$total" ]]; then
+  echo "FAIL a corpus CRD was rejected:" >&2
+  grep '"accepted":false' "$work/crds.jsonl" | cut -c1-2000 >&2 || true
+  status=1
+fi
+
+echo
+echo "== corpus vectors: oracle vs recorded apiserver verdicts (expect) and errorsContain"
+rc=0
+"$bin" corpus --details "$shared/corpus" gateway-api gateway-api-examples istio-api > "$work/corpus.txt" || rc=$?
+[[ $rc -eq 2 ]] && { echo "FAIL oracle corpus could not run" >&2; cat "$work/corpus.txt"; exit 1; }
+sed -n '1,/^$/p' "$work/corpus.txt"
+grep '^DISAGREE ' "$work/corpus.txt" | awk '{print $2}' | sort > "$work/disagree.txt" || true
+grep -v '^#' "$here/corpus-known-disagreements.txt" | awk 'NF {print $1}' | sort > "$work/known.txt"
+if ! diff -u "$work/known.txt" "$work/disagree.txt" > "$work/disagree.diff"; then
+  echo "FAIL the corpus disagreements changed (- known, + now); details:" >&2
+  cat "$work/disagree.diff" >&2
+  sed -n '/^DISAGREE/,$p' "$work/corpus.txt" | cut -c1-1500 >&2
+  status=1
+else
+  echo "disagreements: $(wc -l < "$work/disagree.txt"), all known and explained in tests/oracle/corpus-known-disagreements.txt"
+fi
+t2=$(date +%s)
+echo
+echo "oracle ci total: $((t2 - t0))s"
+exit $status
