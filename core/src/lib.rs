@@ -1,0 +1,9 @@
+//! Implementation detail of [crd-cel](https://docs.rs/crd-cel): the CEL type model, the parser
+//! front end and (in later stages) the checker, shared by the `CelValidate` derive at expansion
+//! time and by the `crd-cel` runtime. Use `crd-cel`; this crate's API is not semver-stable.
+
+pub mod model;
+pub mod msg;
+pub mod syntax;
+
+pub use model::{CelSchema, Decoration, ListType, MapType, Property, Reason, Rule, Rules, Schema, Type};

@@ -1,0 +1,193 @@
+//! [`CelSchema`] for the std types a CRD is made of. Each constant describes the schema that
+//! schemars 1.x generates for the type under kube's CRD settings; `tests/tests/model.rs` checks
+//! every one against the generated schema.
+
+use super::{CelSchema, ListType, Schema, Type};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+
+macro_rules! scalar {
+    ($($ty:ty => $schema:expr;)*) => {$(
+        impl CelSchema for $ty {
+            const MODEL: Schema<'static> = $schema;
+        }
+    )*};
+}
+
+const fn int(format: &'static str, min: Option<f64>, max: Option<f64>) -> Schema<'static> {
+    Schema {
+        format: Some(format),
+        minimum: min,
+        maximum: max,
+        ..Schema::of(Type::Integer)
+    }
+}
+
+const fn number(format: &'static str) -> Schema<'static> {
+    Schema {
+        format: Some(format),
+        ..Schema::of(Type::Number)
+    }
+}
+
+scalar! {
+    bool => Schema::of(Type::Boolean);
+    String => Schema::of(Type::String);
+    str => Schema::of(Type::String);
+    f32 => number("float");
+    f64 => number("double");
+    i8 => int("int8", Some(i8::MIN as f64), Some(i8::MAX as f64));
+    i16 => int("int16", Some(i16::MIN as f64), Some(i16::MAX as f64));
+    i32 => int("int32", None, None);
+    i64 => int("int64", None, None);
+    isize => int("int", None, None);
+    u8 => int("uint8", Some(0.0), Some(u8::MAX as f64));
+    u16 => int("uint16", Some(0.0), Some(u16::MAX as f64));
+    u32 => int("uint32", Some(0.0), None);
+    u64 => int("uint64", Some(0.0), None);
+    usize => int("uint", Some(0.0), None);
+    std::net::IpAddr => Schema::string_format("ip");
+    std::net::Ipv4Addr => Schema::string_format("ipv4");
+    std::net::Ipv6Addr => Schema::string_format("ipv6");
+    // schemars renders `serde_json::Value` as the empty schema: any value, invisible to CEL
+    // unless the user adds `x-kubernetes-preserve-unknown-fields` and a type.
+    serde_json::Value => Schema::of(Type::Any);
+}
+
+impl<T: CelSchema> CelSchema for Option<T> {
+    const MODEL: Schema<'static> = Schema {
+        nullable: true,
+        ..T::MODEL
+    };
+    const OPTIONAL: bool = true;
+}
+
+macro_rules! forward {
+    ($($ty:ident),*) => {$(
+        impl<T: CelSchema + ?Sized> CelSchema for $ty<T> {
+            const MODEL: Schema<'static> = T::MODEL;
+            const OPTIONAL: bool = T::OPTIONAL;
+        }
+    )*};
+}
+use std::rc::Rc;
+use std::sync::Arc;
+forward!(Box, Rc, Arc);
+
+impl<T: CelSchema + ?Sized> CelSchema for &T {
+    const MODEL: Schema<'static> = T::MODEL;
+    const OPTIONAL: bool = T::OPTIONAL;
+}
+
+macro_rules! list {
+    ($($ty:ident),*) => {$(
+        impl<T: CelSchema> CelSchema for $ty<T> {
+            const MODEL: Schema<'static> = Schema {
+                items: Some(&T::MODEL),
+                ..Schema::of(Type::Array)
+            };
+        }
+    )*};
+}
+list!(Vec, VecDeque);
+
+impl<T: CelSchema> CelSchema for [T] {
+    const MODEL: Schema<'static> = Schema {
+        items: Some(&T::MODEL),
+        ..Schema::of(Type::Array)
+    };
+}
+
+// schemars emits `uniqueItems: true` for sets, which the apiserver rejects; the derive rewrites
+// it to `x-kubernetes-list-type: set`, which is also what CEL needs for set semantics.
+impl<T: CelSchema> CelSchema for BTreeSet<T> {
+    const MODEL: Schema<'static> = Schema {
+        items: Some(&T::MODEL),
+        list_type: Some(ListType::Set),
+        ..Schema::of(Type::Array)
+    };
+}
+
+impl<T: CelSchema, S> CelSchema for HashSet<T, S> {
+    const MODEL: Schema<'static> = Schema {
+        items: Some(&T::MODEL),
+        list_type: Some(ListType::Set),
+        ..Schema::of(Type::Array)
+    };
+}
+
+/// Map keys that serialize as JSON object keys. CRD maps always have string keys.
+pub trait MapKey {}
+impl MapKey for String {}
+impl MapKey for &str {}
+
+impl<K: MapKey, V: CelSchema> CelSchema for BTreeMap<K, V> {
+    const MODEL: Schema<'static> = Schema {
+        additional_properties: Some(&V::MODEL),
+        ..Schema::of(Type::Object)
+    };
+}
+
+impl<K: MapKey, V: CelSchema, S> CelSchema for HashMap<K, V, S> {
+    const MODEL: Schema<'static> = Schema {
+        additional_properties: Some(&V::MODEL),
+        ..Schema::of(Type::Object)
+    };
+}
+
+#[cfg(feature = "k8s-openapi")]
+mod k8s {
+    //! The k8s-openapi types CRDs embed most, as k8s-openapi's `schemars` feature renders them.
+    use super::*;
+    use crate::model::Property;
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+        Condition, LabelSelector, LabelSelectorRequirement, MicroTime, Time,
+    };
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+    const INT_OR_STRING: Schema<'static> = Schema {
+        int_or_string: true,
+        ..Schema::of(Type::Any)
+    };
+
+    const fn prop(name: &'static str, required: bool, schema: &'static Schema<'static>) -> Property<'static> {
+        Property {
+            name,
+            required,
+            schema,
+        }
+    }
+
+    scalar! {
+        Quantity => INT_OR_STRING;
+        IntOrString => INT_OR_STRING;
+        Time => Schema::string_format("date-time");
+        MicroTime => Schema::string_format("date-time");
+        Condition => Schema {
+            properties: &[
+                prop("lastTransitionTime", true, &Schema::string_format("date-time")),
+                prop("message", true, &String::MODEL),
+                prop("observedGeneration", false, &i64::MODEL),
+                prop("reason", true, &String::MODEL),
+                prop("status", true, &String::MODEL),
+                prop("type", true, &String::MODEL),
+            ],
+            ..Schema::of(Type::Object)
+        };
+        LabelSelectorRequirement => Schema {
+            properties: &[
+                prop("key", true, &String::MODEL),
+                prop("operator", true, &String::MODEL),
+                prop("values", false, &<Vec<String>>::MODEL),
+            ],
+            ..Schema::of(Type::Object)
+        };
+        LabelSelector => Schema {
+            properties: &[
+                prop("matchExpressions", false, &<Vec<LabelSelectorRequirement>>::MODEL),
+                prop("matchLabels", false, &<BTreeMap<String, String>>::MODEL),
+            ],
+            ..Schema::of(Type::Object)
+        };
+    }
+}

@@ -1,0 +1,207 @@
+//! Parsing CEL source with the `cel` crate's parser, with the apiserver's parser limits, and
+//! rendering parse errors the way cel-go does (`ERROR: <input>:L:C: msg`, source line, caret).
+
+use std::fmt;
+
+/// Nesting depth above which the apiserver's parser reports `max recursion depth exceeded`.
+pub const MAX_RECURSION_DEPTH: u16 = 250;
+/// Error recoveries the apiserver's parser attempts before giving up.
+pub const ERROR_RECOVERY_LIMIT: u32 = 30;
+/// Largest expression the apiserver parses, in code points.
+pub const MAX_EXPRESSION_CODE_POINTS: usize = 100_000;
+/// At most this many issues are listed in one error text.
+const MAX_LISTED_ISSUES: usize = 100;
+/// Source lines longer than this are not quoted under an issue.
+const MAX_SNIPPET_LEN: usize = 16_384;
+
+// The generated parser recurses deeply and needs several MiB of stack in debug builds; the
+// rustc and test threads have far less. Only touched pages are committed.
+const PARSER_STACK: usize = 256 << 20;
+
+/// One issue found in a CEL expression, located at a 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// The message, without location (`Syntax error: mismatched input ...`).
+    pub message: String,
+}
+
+/// A CEL expression that did not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// The expression.
+    pub source: String,
+    /// The issues, sorted by position.
+    pub issues: Vec<Issue>,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&render_issues(&self.source, &self.issues))
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+/// Parses `source` as the apiserver does (optional syntax enabled, its depth and size limits).
+pub fn parse(source: &str) -> Result<cel::IdedExpr, SyntaxError> {
+    let code_points = source.chars().count();
+    if code_points > MAX_EXPRESSION_CODE_POINTS {
+        return Err(SyntaxError {
+            source: source.to_owned(),
+            issues: vec![Issue {
+                line: 1,
+                column: 1,
+                message: format!(
+                    "expression code point size exceeds limit: size: {code_points}, limit {MAX_EXPRESSION_CODE_POINTS}"
+                ),
+            }],
+        });
+    }
+    let owned = source.to_owned();
+    let result = std::thread::Builder::new()
+        .name("crd-cel-parse".into())
+        .stack_size(PARSER_STACK)
+        .spawn(move || {
+            cel::parser::Parser::new()
+                .enable_optional_syntax(true)
+                .max_recursion_depth(MAX_RECURSION_DEPTH)
+                .error_recovery_limit(ERROR_RECOVERY_LIMIT)
+                .parse(&owned)
+                .map_err(|errors| {
+                    errors
+                        .errors
+                        .into_iter()
+                        .map(|e| Issue {
+                            line: usize::try_from(e.pos.0).unwrap_or(1).max(1),
+                            column: usize::try_from(e.pos.1).unwrap_or(0) + 1,
+                            message: e.msg,
+                        })
+                        .collect::<Vec<_>>()
+                })
+        })
+        .expect("BUG: cannot spawn the CEL parser thread")
+        .join();
+    match result {
+        Ok(Ok(expr)) => Ok(expr),
+        Ok(Err(mut issues)) => {
+            // The `cel` crate reports the depth limit as an internal error followed by follow-on
+            // noise; cel-go stops with one issue. Keep only that one, in cel-go's words.
+            if let Some(deep) = issues.iter().find(|i| i.message.contains("Recursion limit of")) {
+                issues = vec![Issue {
+                    message: "max recursion depth exceeded".into(),
+                    ..deep.clone()
+                }];
+            }
+            issues.sort_by_key(|i| (i.line, i.column));
+            Err(SyntaxError {
+                source: source.to_owned(),
+                issues,
+            })
+        }
+        // The parser panicked: report it as an issue rather than taking the build down.
+        Err(_) => Err(SyntaxError {
+            source: source.to_owned(),
+            issues: vec![Issue {
+                line: 1,
+                column: 1,
+                message: "internal error: the CEL parser failed on this expression".into(),
+            }],
+        }),
+    }
+}
+
+/// Renders issues as cel-go's `Errors.ToDisplayString` does.
+pub fn render_issues(source: &str, issues: &[Issue]) -> String {
+    let mut out = String::new();
+    for (n, issue) in issues.iter().take(MAX_LISTED_ISSUES).enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        out.push_str(&render_issue(source, issue));
+    }
+    if issues.len() > MAX_LISTED_ISSUES {
+        out.push_str(&format!(
+            "\n{} more errors were truncated",
+            issues.len() - MAX_LISTED_ISSUES
+        ));
+    }
+    out
+}
+
+/// One issue: location line, then the source line and a caret under the column.
+pub fn render_issue(source: &str, issue: &Issue) -> String {
+    let mut out = format!(
+        "ERROR: <input>:{}:{}: {}",
+        issue.line, issue.column, issue.message
+    );
+    if let Some(line) = source.split('\n').nth(issue.line - 1) {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.chars().count() <= MAX_SNIPPET_LEN {
+            out.push_str("\n | ");
+            out.push_str(&line.replace('\t', " "));
+            out.push_str("\n | ");
+            let mut caret_wide = false;
+            for (i, c) in line.chars().enumerate() {
+                if i + 1 >= issue.column {
+                    caret_wide = c.len_utf8() > 1;
+                    break;
+                }
+                // cel-go draws wide characters with a full-width dot so the caret stays aligned.
+                out.push(if c.len_utf8() > 1 { '．' } else { '.' });
+            }
+            out.push(if caret_wide { '＾' } else { '^' });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_rules_parse() {
+        for rule in [
+            "self.minReplicas <= self.maxReplicas",
+            "self.all(x, x.startsWith('a'))",
+            "self.?foo.orValue(1) == 1",
+            "has(self.x) ? self.x > 0 : true",
+        ] {
+            assert!(parse(rule).is_ok(), "{rule}");
+        }
+    }
+
+    #[test]
+    fn syntax_error_has_caret_line() {
+        let err = parse("self.x == ").unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("ERROR: <input>:1:"), "{text}");
+        assert!(text.contains("Syntax error"), "{text}");
+        assert!(text.contains("\n | self.x == \n | "), "{text}");
+        assert!(text.ends_with('^'), "{text}");
+    }
+
+    #[test]
+    fn too_deep_is_reported_not_crashing() {
+        let rule = format!("{}1{}", "(".repeat(300), ")".repeat(300));
+        let err = parse(&rule).unwrap_err();
+        assert!(err.to_string().contains("max recursion depth exceeded"), "{err}");
+    }
+
+    #[test]
+    fn caret_counts_characters_not_bytes() {
+        let issue = Issue {
+            line: 1,
+            column: 4,
+            message: "m".into(),
+        };
+        assert_eq!(
+            render_issue("'é' x", &issue),
+            "ERROR: <input>:1:4: m\n | 'é' x\n | .．.^"
+        );
+    }
+}

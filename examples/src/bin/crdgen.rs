@@ -1,0 +1,14 @@
+//! Prints the `WebApp` CRD manifest as YAML: `cargo run -p crd-cel-examples --bin crdgen`.
+
+use crd_cel_examples::WebApp;
+use kube::CustomResourceExt;
+
+fn main() {
+    match serde_yaml::to_string(&WebApp::crd()) {
+        Ok(yaml) => print!("{yaml}"),
+        Err(e) => {
+            eprintln!("crdgen: cannot render the CRD as YAML: {e}");
+            std::process::exit(1);
+        }
+    }
+}

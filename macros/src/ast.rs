@@ -1,0 +1,207 @@
+//! The derive's IR: the container, its fields or variants, each keeping the syntax it came from
+//! for spans (serde_derive's `ast.rs`).
+
+use crate::attr::{self, CelAttrs, KubeRoot, SchemarsField, SerdeField};
+use crate::case::RenameRule;
+use crate::ctxt::Ctxt;
+
+pub struct Container<'a> {
+    pub original: &'a syn::DeriveInput,
+    pub ident: &'a syn::Ident,
+    pub cel: CelAttrs,
+    pub data: Data<'a>,
+    pub kube: Option<KubeRoot>,
+}
+
+pub enum Data<'a> {
+    /// A struct with named fields: an object.
+    Struct(Vec<Field<'a>>),
+    /// `struct Name(Inner);` or `#[serde(transparent)]`: the inner type's schema.
+    Newtype(Field<'a>),
+    /// An enum of unit variants: a string with `enum` values (the serialized names).
+    UnitEnum(Vec<String>),
+}
+
+pub struct Field<'a> {
+    pub original: &'a syn::Field,
+    /// The JSON name.
+    pub name: String,
+    /// The type the schema is generated from (`#[schemars(with)]` or the field's type).
+    pub ty: syn::Type,
+    pub serde: SerdeField,
+    pub schemars: SchemarsField,
+    pub cel: CelAttrs,
+}
+
+impl<'a> Container<'a> {
+    pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Container<'a>> {
+        let cel = attr::parse_cel_attrs(cx, &input.attrs, false);
+        let serde = attr::parse_serde_container(cx, &input.attrs);
+        attr::check_schemars_container(cx, &input.attrs);
+        let kube = attr::parse_kube(cx, &input.attrs);
+        let rename_all = serde.rename_all.as_ref().and_then(|r| {
+            let rule = RenameRule::from_str(&r.value);
+            if rule.is_none() {
+                cx.push(syn::Error::new(
+                    r.span,
+                    format!("unknown rename rule `{}` for serde", r.value),
+                ));
+            }
+            rule
+        });
+        if let Some(span) = serde.default {
+            cx.push(syn::Error::new(
+                span,
+                "crd-cel does not support container-level #[serde(default)] yet: put \
+                 #[serde(default)] on each field instead",
+            ));
+        }
+        if let Some(span) = serde.tag {
+            cx.push(syn::Error::new(
+                span,
+                "crd-cel supports externally tagged unit enums only; tagged and untagged \
+                 representations are not structural schemas",
+            ));
+        }
+        let data = match &input.data {
+            syn::Data::Struct(s) => match &s.fields {
+                syn::Fields::Named(named) if serde.transparent => {
+                    let fields: Vec<_> = named
+                        .named
+                        .iter()
+                        .filter_map(|f| Field::from_ast(cx, f, rename_all))
+                        .collect();
+                    match fields.len() {
+                        1 => Data::Newtype(fields.into_iter().next().expect("BUG: one field")),
+                        _ => {
+                            cx.error_spanned_by(input, "#[serde(transparent)] needs exactly one field");
+                            return None;
+                        }
+                    }
+                }
+                syn::Fields::Named(named) => Data::Struct(
+                    named
+                        .named
+                        .iter()
+                        .filter_map(|f| Field::from_ast(cx, f, rename_all))
+                        .collect(),
+                ),
+                syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
+                    let f = Field::from_ast(cx, &unnamed.unnamed[0], None)?;
+                    Data::Newtype(f)
+                }
+                syn::Fields::Unnamed(_) => {
+                    cx.error_spanned_by(
+                        &input.ident,
+                        "tuple structs have no structural schema; use named fields",
+                    );
+                    return None;
+                }
+                syn::Fields::Unit => {
+                    cx.error_spanned_by(&input.ident, "unit structs have no CRD schema");
+                    return None;
+                }
+            },
+            syn::Data::Enum(e) => {
+                let mut names = Vec::new();
+                for v in &e.variants {
+                    if v.attrs.iter().any(|a| a.path().is_ident("cel")) {
+                        cx.error_spanned_by(
+                            v.attrs.iter().find(|a| a.path().is_ident("cel")),
+                            "#[cel(..)] goes on the enum, not on a variant: the rule sees the serialized string",
+                        );
+                    }
+                    if !matches!(v.fields, syn::Fields::Unit) {
+                        cx.error_spanned_by(
+                            &v.ident,
+                            "crd-cel supports enums of unit variants only (a string enum in the schema); \
+                             model data-carrying variants as a struct with optional fields",
+                        );
+                        continue;
+                    }
+                    let serde = attr::parse_serde_field(cx, &v.attrs);
+                    let schemars = attr::parse_schemars_field(cx, &v.attrs);
+                    if serde.skip || schemars.skip {
+                        continue;
+                    }
+                    let name = schemars.rename.or(serde.rename).unwrap_or_else(|| {
+                        let raw = v.ident.to_string();
+                        rename_all.map_or(raw.clone(), |r| r.apply_to_variant(&raw))
+                    });
+                    names.push(name);
+                }
+                Data::UnitEnum(names)
+            }
+            syn::Data::Union(_) => {
+                cx.error_spanned_by(&input.ident, "unions have no CRD schema");
+                return None;
+            }
+        };
+        if matches!(data, Data::UnitEnum(_)) && kube.is_some() {
+            cx.error_spanned_by(&input.ident, "a CustomResource spec must be a struct");
+        }
+        Some(Container {
+            original: input,
+            ident: &input.ident,
+            cel,
+            data,
+            kube,
+        })
+    }
+
+    /// All fields (one for a newtype).
+    pub fn fields(&self) -> &[Field<'a>] {
+        match &self.data {
+            Data::Struct(fields) => fields,
+            Data::Newtype(f) => std::slice::from_ref(f),
+            Data::UnitEnum(_) => &[],
+        }
+    }
+}
+
+impl<'a> Field<'a> {
+    /// `None` for a field that does not appear in the (deserialize-side) schema.
+    fn from_ast(cx: &Ctxt, f: &'a syn::Field, rename_all: Option<RenameRule>) -> Option<Field<'a>> {
+        let cel = attr::parse_cel_attrs(cx, &f.attrs, true);
+        let serde = attr::parse_serde_field(cx, &f.attrs);
+        let schemars = attr::parse_schemars_field(cx, &f.attrs);
+        if serde.skip || schemars.skip {
+            if !cel.rules.is_empty() {
+                cx.error_spanned_by(
+                    &cel.rules[0].attr,
+                    "this field is skipped by serde/schemars, so it has no schema to carry a rule",
+                );
+            }
+            return None;
+        }
+        let name = match &f.ident {
+            Some(ident) => {
+                let raw = ident.to_string();
+                let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_owned();
+                schemars
+                    .rename
+                    .clone()
+                    .or_else(|| serde.rename.clone())
+                    .unwrap_or_else(|| rename_all.map_or(raw.clone(), |r| r.apply_to_field(&raw)))
+            }
+            None => String::new(),
+        };
+        if serde.flatten {
+            if let Some(r) = cel.rules.first() {
+                cx.error_spanned_by(
+                    &r.attr,
+                    "a flattened field has no node of its own; put the rule on the container or inside the flattened type",
+                );
+            }
+        }
+        let ty = schemars.with.clone().unwrap_or_else(|| f.ty.clone());
+        Some(Field {
+            original: f,
+            name,
+            ty,
+            serde,
+            schemars,
+            cel,
+        })
+    }
+}

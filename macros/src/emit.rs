@@ -1,0 +1,547 @@
+//! Code generation. The expansion is data plus calls: a shadow copy of the type that schemars
+//! derives the JSON schema from, the model constant, and impls whose bodies call
+//! `crd_cel::__private`. Checks that need field types become `const` items that rustc evaluates.
+
+use crate::ast::{Container, Data, Field};
+use crate::attr::{RuleAttr, SchemaAttrs, SchemarsValidation};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+fn krate(cont: &Container) -> TokenStream {
+    match &cont.cel.crate_path {
+        Some(p) => p.to_token_stream(),
+        None => quote!(::crd_cel),
+    }
+}
+
+/// Attributes the shadow type keeps: the ones schemars reads (serde, schemars, docs).
+fn schema_attrs(attrs: &[syn::Attribute]) -> impl Iterator<Item = &syn::Attribute> {
+    attrs.iter().filter(|a| {
+        let p = a.path();
+        p.is_ident("serde") || p.is_ident("schemars") || p.is_ident("doc")
+    })
+}
+
+fn opt_lit(l: &Option<syn::LitStr>, p: &TokenStream) -> TokenStream {
+    match l {
+        Some(l) => quote!(#p::Some(#l)),
+        None => quote!(#p::None),
+    }
+}
+
+fn rule_tokens(r: &RuleAttr, p: &TokenStream) -> TokenStream {
+    let rule = &r.rule;
+    let message = opt_lit(&r.message, p);
+    let message_expression = opt_lit(&r.message_expression, p);
+    let field_path = opt_lit(&r.field_path, p);
+    let reason = match r.reason.as_ref().and_then(|r| crd_cel_core::Reason::parse(&r.value)) {
+        Some(reason) => {
+            let v = format_ident!("{}", reason.as_str());
+            quote!(#p::Some(#p::Reason::#v))
+        }
+        None => quote!(#p::None),
+    };
+    let oos = match &r.optional_old_self {
+        Some(b) => {
+            let v = b.value;
+            quote!(#p::Some(#v))
+        }
+        None => quote!(#p::None),
+    };
+    quote! {
+        #p::Rule {
+            rule: #rule,
+            message: #message,
+            message_expression: #message_expression,
+            field_path: #field_path,
+            reason: #reason,
+            optional_old_self: #oos,
+        }
+    }
+}
+
+fn decoration_tokens(rules: &[RuleAttr], s: &SchemaAttrs, p: &TokenStream) -> TokenStream {
+    let rules = rules.iter().map(|r| rule_tokens(r, p));
+    let list_type = match s.list_type.as_ref().map(|l| l.value.as_str()) {
+        Some("atomic") => quote!(#p::Some(#p::ListType::Atomic)),
+        Some("set") => quote!(#p::Some(#p::ListType::Set)),
+        Some("map") => quote!(#p::Some(#p::ListType::Map)),
+        _ => quote!(#p::None),
+    };
+    let map_type = match s.map_type.as_ref().map(|l| l.value.as_str()) {
+        Some("atomic") => quote!(#p::Some(#p::MapType::Atomic)),
+        Some("granular") => quote!(#p::Some(#p::MapType::Granular)),
+        _ => quote!(#p::None),
+    };
+    let keys = s.list_map_keys.as_ref().map(|k| k.value.clone()).unwrap_or_default();
+    let num = |v: &Option<crate::attr::Sp<u64>>| match v {
+        Some(v) => {
+            let n = v.value;
+            quote!(#p::Some(#n))
+        }
+        None => quote!(#p::None),
+    };
+    let (max_items, min_items, max_properties, min_properties) = (
+        num(&s.max_items),
+        num(&s.min_items),
+        num(&s.max_properties),
+        num(&s.min_properties),
+    );
+    quote! {
+        #p::Decoration {
+            rules: &[#(#rules),*],
+            list_type: #list_type,
+            list_map_keys: &[#(#keys),*],
+            map_type: #map_type,
+            max_items: #max_items,
+            min_items: #min_items,
+            max_properties: #max_properties,
+            min_properties: #min_properties,
+        }
+    }
+}
+
+fn has_decoration(rules: &[RuleAttr], s: &SchemaAttrs) -> bool {
+    !rules.is_empty()
+        || s.list_type.is_some()
+        || s.list_map_keys.is_some()
+        || s.map_type.is_some()
+        || s.max_items.is_some()
+        || s.min_items.is_some()
+        || s.max_properties.is_some()
+        || s.min_properties.is_some()
+}
+
+/// `Option<u64>` / `Option<f64>` tokens from a schemars bound expression.
+fn bound(e: &Option<syn::Expr>, as_ty: TokenStream, p: &TokenStream) -> TokenStream {
+    match e {
+        Some(e) => quote!(#p::Some((#e) as #as_ty)),
+        None => quote!(#p::None),
+    }
+}
+
+/// The model of a node after schemars' validation attributes, as a by-value expression plus
+/// struct-update overrides. References in a constant only live for `'static` when they are not
+/// inside a function argument, so everything borrowed goes into the overrides, which the caller
+/// puts in the outermost struct literal.
+fn apply_validation(base: TokenStream, v: &SchemarsValidation, p: &TokenStream) -> (TokenStream, Vec<TokenStream>) {
+    let mut expr = base.clone();
+    if let Some(len) = &v.length {
+        let (min, max) = (bound(&len.min, quote!(u64), p), bound(&len.max, quote!(u64), p));
+        expr = quote!((#expr).with_length(#min, #max));
+    }
+    if let Some(range) = &v.range {
+        let (min, max) = (bound(&range.min, quote!(f64), p), bound(&range.max, quote!(f64), p));
+        expr = quote!((#expr).with_range(#min, #max));
+    }
+    // Only a literal pattern is known at compile time; a pattern given by path is still in the
+    // generated JSON schema, and the model comparison test reports it if it matters.
+    if let Some(syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(pat),
+        ..
+    })) = &v.pattern
+    {
+        expr = quote!((#expr).with_pattern(#pat));
+    }
+    if let Some(f) = v.format {
+        expr = quote!((#expr).with_format(#f));
+    }
+    let mut overrides = Vec::new();
+    if let Some(inner) = &v.inner {
+        let inner_node = node_literal(quote!((*__cel_items)), inner, &[], p);
+        overrides.push(quote! {
+            items: match (#base).items {
+                #p::Some(__cel_items) => #p::Some(&#inner_node),
+                #p::None => #p::None,
+            }
+        });
+    }
+    (expr, overrides)
+}
+
+/// `Schema { <overrides>, ..<value> }`, or the value alone.
+fn node_literal(base: TokenStream, v: &SchemarsValidation, extra: &[TokenStream], p: &TokenStream) -> TokenStream {
+    let (value, mut overrides) = apply_validation(base, v, p);
+    overrides.extend(extra.iter().cloned());
+    if overrides.is_empty() {
+        value
+    } else {
+        quote!(#p::Schema { #(#overrides,)* ..#value })
+    }
+}
+
+struct FieldOut {
+    /// Shadow field with its schemars attributes.
+    shadow: TokenStream,
+    /// `Property { .. }` for the model, or the flattened schema reference.
+    property: Option<TokenStream>,
+    flatten: Option<TokenStream>,
+    /// Decoration constant item, if any.
+    decoration_item: Option<TokenStream>,
+    /// Const checks for this field.
+    checks: TokenStream,
+}
+
+fn emit_field(
+    cont: &Container,
+    f: &Field,
+    index: usize,
+    p: &TokenStream,
+    newtype: bool,
+) -> FieldOut {
+    let ty = &f.ty;
+    let field_ty = &f.original.ty;
+    let attrs = schema_attrs(&f.original.attrs);
+    let vis = &f.original.vis;
+    let deco = has_decoration(&f.cel.rules, &f.cel.schema);
+    let deco_ident = format_ident!("__CEL_FIELD_{}", index);
+    let decoration_item = deco.then(|| {
+        let d = decoration_tokens(&f.cel.rules, &f.cel.schema, p);
+        quote!(const #deco_ident: #p::Decoration<'static> = #d;)
+    });
+    let transform = deco.then(|| quote!(#[schemars(transform = #p::Decorate(&#deco_ident))]));
+    let shadow = match &f.original.ident {
+        Some(ident) => quote! { #(#attrs)* #transform #vis #ident: #field_ty },
+        None => quote! { #(#attrs)* #transform #vis #field_ty },
+    };
+    let model = quote!(<#ty as #p::CelSchema>::MODEL);
+    let (value, mut overrides) = apply_validation(model.clone(), &f.schemars.validation, p);
+    let value = if deco {
+        if !f.cel.rules.is_empty() {
+            overrides.push(quote! {
+                validations: #p::Rules {
+                    before: #p::Some(&#model.validations),
+                    own: #deco_ident.rules,
+                }
+            });
+        }
+        quote!(#deco_ident.apply(#value))
+    } else {
+        value
+    };
+    let has_default = f.serde.default;
+    if has_default {
+        overrides.push(quote!(has_default: true));
+    }
+    let node = if overrides.is_empty() {
+        value
+    } else {
+        quote!(#p::Schema { #(#overrides,)* ..#value })
+    };
+    let name = &f.name;
+    let forced_required = f.schemars.required;
+    let property = (!f.serde.flatten && !newtype).then(|| {
+        quote! {
+            #p::Property {
+                name: #name,
+                required: #forced_required || !(#has_default || <#ty as #p::CelSchema>::OPTIONAL),
+                schema: &#node,
+            }
+        }
+    });
+    let flatten = f.serde.flatten.then(|| quote!(&<#ty as #p::CelSchema>::MODEL));
+    // Checks that need the field's type. A `const _` cannot name generic parameters, so
+    // generic containers skip them (the apiserver still checks the CRD).
+    let mut checks = TokenStream::new();
+    if deco && cont.original.generics.params.is_empty() {
+        let field_name = if newtype { cont.ident.to_string() } else { name.clone() };
+        let span_tokens = f
+            .original
+            .attrs
+            .iter()
+            .find(|a| a.path().is_ident("cel"))
+            .map(|a| a.to_token_stream())
+            .unwrap_or_else(|| f.original.to_token_stream());
+        checks.extend(spanned_const(
+            &span_tokens,
+            quote!(#p::check_decoration(#field_name, &#node, &#deco_ident)),
+        ));
+        if let Some(keys) = &f.cel.schema.list_map_keys {
+            let keys = &keys.value;
+            checks.extend(spanned_const(
+                &span_tokens,
+                quote!(#p::check_list_map_keys(#field_name, &#node, &[#(#keys),*])),
+            ));
+        }
+    }
+    FieldOut {
+        shadow,
+        property,
+        flatten,
+        decoration_item,
+        checks,
+    }
+}
+
+/// `const _: () = <expr>;` whose first token has the span of the first token of `over` and whose
+/// last has the span of its last, so that a const-eval error underlines all of `over`.
+fn spanned_const(over: &TokenStream, expr: TokenStream) -> TokenStream {
+    let mut iter = over.clone().into_iter();
+    let first = iter.next().map(|t| t.span()).unwrap_or_else(Span::call_site);
+    let last = over.clone().into_iter().last().map(|t| t.span()).unwrap_or(first);
+    let head = quote_spanned!(first=> #[allow(long_running_const_eval)] const _: () =);
+    let tail = quote_spanned!(last=> ;);
+    quote!(#head #expr #tail)
+}
+
+pub fn emit(cont: &Container) -> TokenStream {
+    let krate = krate(cont);
+    let p = quote!(#krate::__private);
+    let ident = cont.ident;
+    let name = ident.to_string();
+    let generics = &cont.original.generics;
+    let (_, ty_generics, where_clause) = generics.split_for_impl();
+    let container_attrs: Vec<_> = schema_attrs(&cont.original.attrs).collect();
+    let schemars_crate = format!("{}", quote!(#p::schemars)).replace(' ', "");
+
+    // Bounds: every type parameter must itself have a model and a schema.
+    let mut bounded = generics.clone();
+    for param in bounded.type_params_mut() {
+        param.bounds.push(syn::parse_quote!(#p::CelSchema));
+        param.bounds.push(syn::parse_quote!(#p::schemars::JsonSchema));
+    }
+    let (bounded_impl, _, _) = bounded.split_for_impl();
+
+    let container_deco = decoration_tokens(&cont.cel.rules, &cont.cel.schema, &p);
+    let container_checks = TokenStream::new();
+
+    let (shadow_def, model, items, checks) = match &cont.data {
+        Data::Struct(fields) => {
+            let outs: Vec<FieldOut> = fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| emit_field(cont, f, i, &p, false))
+                .collect();
+            let shadow_fields = outs.iter().map(|o| &o.shadow);
+            let props = outs.iter().filter_map(|o| o.property.as_ref());
+            let flat = outs.iter().filter_map(|o| o.flatten.as_ref());
+            let items = outs.iter().filter_map(|o| o.decoration_item.as_ref());
+            let checks = outs.iter().map(|o| &o.checks);
+            (
+                quote! {
+                    #(#container_attrs)*
+                    struct __CelShadow #generics #where_clause { #(#shadow_fields),* }
+                },
+                quote! {
+                    #p::Schema {
+                        properties: &[#(#props),*],
+                        flatten: &[#(#flat),*],
+                        validations: #p::Rules::new(__CEL_CONTAINER.rules),
+                        ..__CEL_CONTAINER.apply(#p::Schema::of(#p::Type::Object))
+                    }
+                },
+                quote!(#(#items)*),
+                quote!(#(#checks)*),
+            )
+        }
+        Data::Newtype(f) => {
+            let o = emit_field(cont, f, 0, &p, true);
+            let shadow = &o.shadow;
+            let item = &o.decoration_item;
+            let inner = &f.ty;
+            let semi = if f.original.ident.is_some() {
+                quote!({ #shadow })
+            } else {
+                quote!((#shadow);)
+            };
+            let checks = &o.checks;
+            (
+                quote! {
+                    #(#container_attrs)*
+                    struct __CelShadow #generics #where_clause #semi
+                },
+                {
+                    let (value, overrides) = apply_validation(
+                        quote!(<#inner as #p::CelSchema>::MODEL),
+                        &f.schemars.validation,
+                        &p,
+                    );
+                    quote! {
+                        #p::Schema {
+                            #(#overrides,)*
+                            validations: #p::Rules {
+                                before: #p::Some(&<#inner as #p::CelSchema>::MODEL.validations),
+                                own: __CEL_CONTAINER.rules,
+                            },
+                            ..__CEL_CONTAINER.apply(#value)
+                        }
+                    }
+                },
+                quote!(#item),
+                quote!(#checks),
+            )
+        }
+        Data::UnitEnum(names) => {
+            let variants = match &cont.original.data {
+                syn::Data::Enum(e) => e.variants.iter().map(|v| {
+                    let attrs = schema_attrs(&v.attrs);
+                    let vi = &v.ident;
+                    quote!(#(#attrs)* #vi)
+                }),
+                _ => unreachable!("BUG: unit enum from a non-enum"),
+            };
+            let values: Vec<String> = names
+                .iter()
+                .map(|n| serde_json::to_string(n).expect("BUG: a string serializes"))
+                .collect();
+            (
+                quote! {
+                    #(#container_attrs)*
+                    enum __CelShadow { #(#variants),* }
+                },
+                quote! {
+                    #p::Schema {
+                        enum_values: &[#(#values),*],
+                        validations: #p::Rules::new(__CEL_CONTAINER.rules),
+                        ..__CEL_CONTAINER.apply(#p::Schema::of(#p::Type::String))
+                    }
+                },
+                quote!(),
+                quote!(),
+            )
+        }
+    };
+
+    let shadow_ty = if generics.params.is_empty() {
+        quote!(__CelShadow)
+    } else {
+        quote!(__CelShadow #ty_generics)
+    };
+
+    let root = cont.kube.as_ref().map(|k| emit_root(cont, k, &p));
+
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            const __CEL_CONTAINER: #p::Decoration<'static> = #container_deco;
+            #items
+
+            #[automatically_derived]
+            impl #bounded_impl #p::schemars::JsonSchema for #ident #ty_generics #where_clause {
+                fn schema_name() -> #p::Cow<'static, str> {
+                    #p::Cow::Borrowed(#name)
+                }
+
+                fn schema_id() -> #p::Cow<'static, str> {
+                    #p::Cow::Borrowed(::core::concat!(::core::module_path!(), "::", #name))
+                }
+
+                fn json_schema(generator: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
+                    // schemars derives the schema from a copy of the type with only the
+                    // attributes it reads, so every serde/schemars attribute behaves as usual.
+                    #[derive(#p::schemars::JsonSchema)]
+                    #[schemars(crate = #schemars_crate)]
+                    #[allow(dead_code, missing_docs)]
+                    #shadow_def
+                    let mut schema = <#shadow_ty as #p::schemars::JsonSchema>::json_schema(generator);
+                    #p::finish_schema(&mut schema, &__CEL_CONTAINER);
+                    schema
+                }
+            }
+
+            #[automatically_derived]
+            impl #bounded_impl #p::CelSchema for #ident #ty_generics #where_clause {
+                const MODEL: #p::Schema<'static> = #model;
+            }
+
+            #[automatically_derived]
+            impl #bounded_impl #p::CelValidate for #ident #ty_generics #where_clause {
+                fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
+                    #p::validate(self, #name)
+                }
+
+                fn validate_update(&self, old: &Self) -> #p::Result<(), #p::ValidationErrors> {
+                    #p::validate_update(self, old, #name)
+                }
+            }
+
+            #checks
+            #container_checks
+            #root
+        };
+    }
+}
+
+/// The kube root type (`Foo` for `FooSpec`): its model is `spec` + `status` with the root rules
+/// of `#[kube(validation = ..)]`, as kube's `CustomResource` generates the CRD schema.
+fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> TokenStream {
+    let root = &k.root;
+    let spec = cont.ident;
+    let rules = k.rules.iter().map(|r| rule_tokens(r, p));
+    let root_name = root.to_string();
+    let status = k.status.as_ref().map(|s| {
+        quote!(#p::Property {
+            name: "status",
+            required: false,
+            schema: &<::core::option::Option<#s> as #p::CelSchema>::MODEL,
+        })
+    });
+    let (props, flatten) = if k.no_spec {
+        (quote!(&[#status]), quote!(&[&<#spec as #p::CelSchema>::MODEL]))
+    } else {
+        (
+            quote!(&[#p::Property { name: "spec", required: true, schema: &<#spec as #p::CelSchema>::MODEL }, #status]),
+            quote!(&[]),
+        )
+    };
+    quote! {
+        #[automatically_derived]
+        impl #p::CelSchema for #root {
+            const MODEL: #p::Schema<'static> = #p::Schema {
+                properties: #props,
+                flatten: #flatten,
+                validations: #p::Rules::new(&[#(#rules),*]),
+                ..#p::Schema::of(#p::Type::Object)
+            };
+        }
+
+        #[automatically_derived]
+        impl #p::CelValidate for #root {
+            fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
+                #p::validate(self, #root_name)
+            }
+
+            fn validate_update(&self, old: &Self) -> #p::Result<(), #p::ValidationErrors> {
+                #p::validate_update(self, old, #root_name)
+            }
+        }
+    }
+}
+
+/// On errors: the errors, plus stub impls so that uses of the type elsewhere do not pile up
+/// follow-on errors (thiserror's `fallback.rs`).
+pub fn fallback(input: &syn::DeriveInput, cont: Option<&Container>, errors: syn::Error) -> TokenStream {
+    let krate = cont.map(krate).unwrap_or_else(|| quote!(::crd_cel));
+    let p = quote!(#krate::__private);
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let errors = errors.to_compile_error();
+    let _ = input.span();
+    quote! {
+        #errors
+        #[doc(hidden)]
+        const _: () = {
+            impl #impl_generics #p::schemars::JsonSchema for #ident #ty_generics #where_clause {
+                fn schema_name() -> #p::Cow<'static, str> {
+                    ::core::unimplemented!()
+                }
+                fn json_schema(_: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
+                    ::core::unimplemented!()
+                }
+            }
+            impl #impl_generics #p::CelSchema for #ident #ty_generics #where_clause {
+                const MODEL: #p::Schema<'static> = #p::Schema::of(#p::Type::Any);
+            }
+            impl #impl_generics #p::CelValidate for #ident #ty_generics #where_clause {
+                fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
+                    ::core::unimplemented!()
+                }
+                fn validate_update(&self, _: &Self) -> #p::Result<(), #p::ValidationErrors> {
+                    ::core::unimplemented!()
+                }
+            }
+        };
+    }
+}

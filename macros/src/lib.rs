@@ -1,0 +1,37 @@
+//! Implementation detail of [crd-cel](https://docs.rs/crd-cel): the `CelValidate` derive. Depend on
+//! `crd-cel`, which re-exports it; nothing here is a stable API.
+//!
+//! The derive runs in three stages: [`attr`] reads `#[cel(..)]`, `#[serde(..)]`, `#[schemars(..)]`
+//! and `#[kube(..)]` into the IR of [`ast`], accumulating every error; [`check`] validates what
+//! can be validated at expansion (CEL syntax, rule fields); [`emit`] writes the `JsonSchema`,
+//! `CelSchema` and `CelValidate` impls. Type-dependent checks are emitted as `const` items that the
+//! runtime crate evaluates, so they see field types from anywhere.
+
+mod ast;
+mod attr;
+mod case;
+mod check;
+mod ctxt;
+mod emit;
+
+use proc_macro::TokenStream;
+
+/// Derives `JsonSchema` (with `x-kubernetes-validations`), `CelSchema` and `CelValidate`.
+///
+/// See the `crd-cel` crate documentation for the attributes.
+// `schemars` is a helper too: users write `#[schemars(length(..))]` without deriving
+// `JsonSchema`, which this derive implements.
+#[proc_macro_derive(CelValidate, attributes(cel, schemars))]
+pub fn derive_cel_validate(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    let cx = ctxt::Ctxt::new();
+    let container = ast::Container::from_ast(&cx, &input);
+    if let Some(container) = &container {
+        check::check(&cx, container);
+    }
+    match (cx.check(), container) {
+        (Ok(()), Some(container)) => emit::emit(&container).into(),
+        (Err(errors), container) => emit::fallback(&input, container.as_ref(), errors).into(),
+        (Ok(()), None) => unreachable!("BUG: no container and no error"),
+    }
+}

@@ -1,0 +1,26 @@
+#![doc = include_str!("../../README.md")]
+
+pub mod schema;
+pub mod validate;
+
+/// The CEL/OpenAPI type model of Rust types ([`CelSchema`], [`model::Schema`]).
+pub mod model {
+    pub use crd_cel_core::model::*;
+}
+
+/// Parsing CEL as the apiserver does, with cel-go's error rendering.
+pub mod syntax {
+    pub use crd_cel_core::syntax::*;
+}
+
+pub use crate::model::CelSchema;
+pub use crate::validate::{BadValue, CelValidate, ErrorType, FieldError, ValidationErrors};
+
+/// Derives `schemars::JsonSchema` (with `x-kubernetes-validations`), [`CelSchema`] and
+/// [`CelValidate`]. See the [crate documentation](crate) for the attributes.
+#[cfg(feature = "derive")]
+pub use crd_cel_macros::CelValidate;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;

@@ -1,0 +1,171 @@
+//! The only items generated code touches. Not a public API: names and signatures change
+//! between any two releases.
+
+pub use crate::model::{
+    CelSchema, Decoration, ListType, MapType, Property, Reason, Rule, Rules, Schema, Type,
+};
+pub use crate::validate::{CelValidate, ValidationErrors};
+pub use ::core::option::Option::{None, Some};
+pub use ::core::result::Result;
+pub use schemars;
+pub use std::borrow::Cow;
+
+use schemars::transform::Transform;
+use serde_json::Value;
+
+/// `#[schemars(transform = Decorate(&DECORATION))]` on a field of the derive's shadow struct:
+/// writes what `#[cel(..)]` says into the field's schema node.
+pub struct Decorate(pub &'static Decoration<'static>);
+
+impl Transform for Decorate {
+    fn transform(&mut self, schema: &mut schemars::Schema) {
+        decorate(schema, self.0);
+    }
+}
+
+/// Applies a decoration to a generated schema node: rules are appended after the rules the
+/// node's type already carries, the other keys are set.
+pub fn decorate(schema: &mut schemars::Schema, d: &Decoration<'static>) {
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
+    if !d.rules.is_empty() {
+        let entry = obj
+            .entry("x-kubernetes-validations")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(rules) = entry {
+            rules.extend(d.rules.iter().map(crate::schema::rule_to_json));
+        }
+    }
+    if let Some(lt) = d.list_type {
+        obj.insert("x-kubernetes-list-type".into(), lt.as_str().into());
+    }
+    if !d.list_map_keys.is_empty() {
+        obj.insert(
+            "x-kubernetes-list-map-keys".into(),
+            d.list_map_keys.iter().map(|k| Value::from(*k)).collect(),
+        );
+    }
+    if let Some(mt) = d.map_type {
+        obj.insert("x-kubernetes-map-type".into(), mt.as_str().into());
+    }
+    for (key, v) in [
+        ("maxItems", d.max_items),
+        ("minItems", d.min_items),
+        ("maxProperties", d.max_properties),
+        ("minProperties", d.min_properties),
+    ] {
+        if let Some(v) = v {
+            obj.insert(key.into(), v.into());
+        }
+    }
+}
+
+/// The last step of every derived `json_schema`: the container's own decoration, then sets.
+///
+/// schemars renders `BTreeSet`/`HashSet` with `uniqueItems: true`, which the apiserver rejects
+/// (`uniqueItems cannot be set to true since the runtime complexity becomes quadratic`); the
+/// Kubernetes way to say the same is `x-kubernetes-list-type: set`.
+pub fn finish_schema(schema: &mut schemars::Schema, container: &Decoration<'static>) {
+    decorate(schema, container);
+    if let Some(obj) = schema.as_object_mut() {
+        sets_to_list_type(obj);
+    }
+}
+
+fn sets_to_list_type(obj: &mut serde_json::Map<String, Value>) {
+    if obj.get("uniqueItems") == Some(&Value::Bool(true)) {
+        obj.remove("uniqueItems");
+        obj.entry("x-kubernetes-list-type")
+            .or_insert_with(|| "set".into());
+    }
+    for (_, child) in obj.iter_mut() {
+        match child {
+            Value::Object(o) => sets_to_list_type(o),
+            Value::Array(items) => items.iter_mut().for_each(|i| {
+                if let Value::Object(o) = i {
+                    sets_to_list_type(o);
+                }
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// The body of every derived `CelValidate::validate`.
+pub fn validate<T: CelSchema + ?Sized>(_value: &T, type_name: &str) -> Result<(), ValidationErrors> {
+    Err(ValidationErrors::not_implemented(type_name))
+}
+
+/// The body of every derived `CelValidate::validate_update`.
+pub fn validate_update<T: CelSchema + ?Sized>(
+    _value: &T,
+    _old: &T,
+    type_name: &str,
+) -> Result<(), ValidationErrors> {
+    Err(ValidationErrors::not_implemented(type_name))
+}
+
+/// Const check behind `list_map_keys`: every key must be a property of the list's items.
+/// Panics (a compile error in const evaluation) with the apiserver's words and a hint.
+pub const fn check_list_map_keys(field: &'static str, list: &Schema<'static>, keys: &[&'static str]) {
+    let items = match list.items {
+        Some(items) => items,
+        None => {
+            panic_field(field, " has `list_type = \"map\"` but its type is not a list");
+        }
+    };
+    let mut i = 0;
+    while i < keys.len() {
+        match items.property(keys[i]) {
+            Some(p) => {
+                if !p.required && !p.schema.has_default {
+                    panic_key(field, keys[i], "` must be required or have a default: make the field non-optional, or add #[serde(default)]");
+                }
+                if !matches!(p.schema.ty, Type::String | Type::Integer | Type::Boolean | Type::Number) {
+                    panic_key(field, keys[i], "` must be a scalar (string, integer, number or boolean)");
+                }
+            }
+            None => panic_key(field, keys[i], "` is not a field of the list's items"),
+        }
+        i += 1;
+    }
+}
+
+/// Const check behind list/map attributes on fields: the field's schema must be of that kind.
+pub const fn check_decoration(field: &'static str, node: &Schema<'static>, d: &Decoration<'static>) {
+    let is_list = matches!(node.ty, Type::Array);
+    let is_object = matches!(node.ty, Type::Object);
+    if (d.list_type.is_some() || d.max_items.is_some() || d.min_items.is_some()) && !is_list {
+        panic_field(field, " is not a list: `list_type`, `max_items` and `min_items` only apply to Vec/set fields");
+    }
+    if (d.map_type.is_some() || d.max_properties.is_some() || d.min_properties.is_some()) && !is_object {
+        panic_field(field, " is not a map or object: `map_type`, `max_properties` and `min_properties` only apply to maps and structs");
+    }
+    if let Some(ListType::Set) = d.list_type {
+        if let Some(items) = node.items {
+            if !matches!(items.ty, Type::String | Type::Integer | Type::Boolean | Type::Number) {
+                panic_field(field, " has `list_type = \"set\"`, which needs scalar items (the apiserver requires it)");
+            }
+        }
+    }
+}
+
+const fn panic_field(field: &'static str, what: &'static str) -> ! {
+    let mut buf = crd_cel_core::msg::Buf::<512>::new();
+    buf.push("field `");
+    buf.push(field);
+    buf.push("`");
+    buf.push(what);
+    buf.panic()
+}
+
+const fn panic_key(field: &'static str, key: &'static str, what: &'static str) -> ! {
+    let mut buf = crd_cel_core::msg::Buf::<512>::new();
+    buf.push("list map key `");
+    buf.push(key);
+    buf.push("` of field `");
+    buf.push(field);
+    buf.push(what);
+    buf.panic()
+}

@@ -1,0 +1,278 @@
+//! Validating values: the [`CelValidate`] trait and the apiserver-shaped errors it returns.
+
+use std::fmt;
+
+/// A type whose values can be validated against its CRD rules, as the apiserver would.
+///
+/// `#[derive(CelValidate)]` implements it for the spec types it is derived on and, for a
+/// `CustomResource` spec, for the generated root type too.
+///
+/// **Status:** the derive emits the schema, the model and the checks today; evaluation of the
+/// rules lands with the runtime stage. Until then both methods return an
+/// [`ErrorType::InternalError`] saying so, so that nothing is ever reported valid unchecked.
+pub trait CelValidate: crate::CelSchema {
+    /// Validates a value as the apiserver validates an object on create.
+    fn validate(&self) -> Result<(), ValidationErrors>;
+
+    /// Validates a value as the apiserver validates an update from `old` (transition rules see
+    /// `oldSelf`).
+    fn validate_update(&self, old: &Self) -> Result<(), ValidationErrors>;
+}
+
+/// The kind of a field error, as apimachinery's `field.ErrorType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorType {
+    /// `FieldValueNotFound`.
+    NotFound,
+    /// `FieldValueRequired`.
+    Required,
+    /// `FieldValueDuplicate`.
+    Duplicate,
+    /// `FieldValueInvalid`.
+    Invalid,
+    /// `FieldValueNotSupported`.
+    NotSupported,
+    /// `FieldValueForbidden`.
+    Forbidden,
+    /// `FieldValueTooLong`.
+    TooLong,
+    /// `FieldValueTooMany`.
+    TooMany,
+    /// `InternalError`.
+    InternalError,
+    /// `FieldValueTypeInvalid`.
+    TypeInvalid,
+}
+
+impl ErrorType {
+    /// The name used in JSON (`FieldValueInvalid`, ...).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorType::NotFound => "FieldValueNotFound",
+            ErrorType::Required => "FieldValueRequired",
+            ErrorType::Duplicate => "FieldValueDuplicate",
+            ErrorType::Invalid => "FieldValueInvalid",
+            ErrorType::NotSupported => "FieldValueNotSupported",
+            ErrorType::Forbidden => "FieldValueForbidden",
+            ErrorType::TooLong => "FieldValueTooLong",
+            ErrorType::TooMany => "FieldValueTooMany",
+            ErrorType::InternalError => "InternalError",
+            ErrorType::TypeInvalid => "FieldValueTypeInvalid",
+        }
+    }
+
+    /// The words apimachinery prints (`Invalid value`, `Required value`, ...).
+    pub const fn description(self) -> &'static str {
+        match self {
+            ErrorType::NotFound => "Not found",
+            ErrorType::Required => "Required value",
+            ErrorType::Duplicate => "Duplicate value",
+            ErrorType::Invalid => "Invalid value",
+            ErrorType::NotSupported => "Unsupported value",
+            ErrorType::Forbidden => "Forbidden",
+            ErrorType::TooLong => "Too long",
+            ErrorType::TooMany => "Too many",
+            ErrorType::InternalError => "Internal error",
+            ErrorType::TypeInvalid => "Invalid value",
+        }
+    }
+}
+
+/// The value shown in a field error.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BadValue {
+    /// Not shown (objects and arrays since 1.35, and every `Required`/`Forbidden` error).
+    Omitted,
+    /// A type name in quotes, as the apiserver prints for evaluation errors (`"object"`).
+    TypeName(&'static str),
+    /// The value itself.
+    Value(serde_json::Value),
+}
+
+/// One error at one field, as apimachinery's `field.Error`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldError {
+    /// The kind of error.
+    pub kind: ErrorType,
+    /// The field path (`spec.ports[0].name`, `spec.labels[app]`).
+    pub path: String,
+    /// The offending value.
+    pub value: BadValue,
+    /// What is wrong.
+    pub detail: String,
+}
+
+/// Renders a scalar the way apimachinery does (Go `%v` for numbers and bools, `%q` for strings,
+/// JSON for the rest).
+fn write_value(f: &mut fmt::Formatter<'_>, v: &serde_json::Value) -> fmt::Result {
+    match v {
+        serde_json::Value::String(s) => write_go_quoted(f, s),
+        serde_json::Value::Number(n) => write!(f, "{n}"),
+        serde_json::Value::Bool(b) => write!(f, "{b}"),
+        other => write!(f, "{other}"),
+    }
+}
+
+/// Go's `strconv.Quote`: printable characters as they are, `"` and `\` escaped, control
+/// characters as `\n`, `\t`, `\x..` or `\u....`.
+fn write_go_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    f.write_str("\"")?;
+    for c in s.chars() {
+        match c {
+            '"' => f.write_str("\\\"")?,
+            '\\' => f.write_str("\\\\")?,
+            '\n' => f.write_str("\\n")?,
+            '\r' => f.write_str("\\r")?,
+            '\t' => f.write_str("\\t")?,
+            '\u{07}' => f.write_str("\\a")?,
+            '\u{08}' => f.write_str("\\b")?,
+            '\u{0c}' => f.write_str("\\f")?,
+            '\u{0b}' => f.write_str("\\v")?,
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => write!(f, "\\x{:02x}", c as u32)?,
+            c if c.is_control() => write!(f, "\\u{:04x}", c as u32)?,
+            c => write!(f, "{c}")?,
+        }
+    }
+    f.write_str("\"")
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.kind.description())?;
+        let show_value = !matches!(
+            self.kind,
+            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::InternalError
+        );
+        match (&self.value, show_value) {
+            (BadValue::TypeName(t), true) => write!(f, ": \"{t}\"")?,
+            (BadValue::Value(v), true) => {
+                f.write_str(": ")?;
+                write_value(f, v)?;
+            }
+            _ => {}
+        }
+        if !self.detail.is_empty() {
+            write!(f, ": {}", self.detail)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// The errors of one validation, in the order found. `Display` matches the apiserver's
+/// aggregate: one error as it is, several as `[e1, e2]`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ValidationErrors {
+    /// The field errors.
+    pub errors: Vec<FieldError>,
+}
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.errors.as_slice() {
+            [] => Ok(()),
+            [one] => write!(f, "{one}"),
+            many => {
+                f.write_str("[")?;
+                for (i, e) in many.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ValidationErrors {}
+
+impl ValidationErrors {
+    /// The error every validation returns until the evaluation stage exists: never "valid".
+    pub(crate) fn not_implemented(type_name: &str) -> Self {
+        ValidationErrors {
+            errors: vec![FieldError {
+                kind: ErrorType::InternalError,
+                path: "<root>".into(),
+                value: BadValue::Omitted,
+                detail: format!(
+                    "crd-cel {} cannot evaluate CEL rules yet, so `{type_name}` was not validated",
+                    env!("CARGO_PKG_VERSION")
+                ),
+            }],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(kind: ErrorType, path: &str, value: BadValue, detail: &str) -> FieldError {
+        FieldError {
+            kind,
+            path: path.into(),
+            value,
+            detail: detail.into(),
+        }
+    }
+
+    // The ≥1.35 renderings of CEL-SEMANTICS.md 5.11.
+    #[test]
+    fn display_matches_apimachinery() {
+        let cases = [
+            (
+                err(ErrorType::Invalid, "root.foo", BadValue::Value(json!("baz")), "gotta be bar"),
+                r#"root.foo: Invalid value: "baz": gotta be bar"#,
+            ),
+            (
+                err(ErrorType::Invalid, "root[1]", BadValue::Value(json!(2)), "gotta be odd"),
+                "root[1]: Invalid value: 2: gotta be odd",
+            ),
+            (
+                err(ErrorType::Invalid, "root.f", BadValue::Omitted, "failed rule: self.m == 2"),
+                "root.f: Invalid value: failed rule: self.m == 2",
+            ),
+            (
+                err(ErrorType::Required, "root.field3", BadValue::Value(json!("x")), "failed rule: x"),
+                "root.field3: Required value: failed rule: x",
+            ),
+            (
+                err(ErrorType::Duplicate, "root.field2", BadValue::Omitted, ""),
+                "root.field2: Duplicate value",
+            ),
+            (
+                err(
+                    ErrorType::Invalid,
+                    "root",
+                    BadValue::TypeName("object"),
+                    "no such key: c evaluating rule: self.val['c'] == 1",
+                ),
+                r#"root: Invalid value: "object": no such key: c evaluating rule: self.val['c'] == 1"#,
+            ),
+        ];
+        for (e, want) in cases {
+            assert_eq!(e.to_string(), want);
+        }
+    }
+
+    #[test]
+    fn strings_are_go_quoted() {
+        let e = err(ErrorType::Invalid, "a", BadValue::Value(json!("é\"\\\n\u{1}")), "d");
+        assert_eq!(e.to_string(), r#"a: Invalid value: "é\"\\\n\x01": d"#);
+    }
+
+    #[test]
+    fn aggregate_is_bracketed_when_several() {
+        let one = err(ErrorType::Forbidden, "a", BadValue::Omitted, "no");
+        let mut errs = ValidationErrors {
+            errors: vec![one.clone()],
+        };
+        assert_eq!(errs.to_string(), "a: Forbidden: no");
+        errs.errors.push(one);
+        assert_eq!(errs.to_string(), "[a: Forbidden: no, a: Forbidden: no]");
+    }
+}
