@@ -438,6 +438,11 @@ impl<'a> Schema<'a> {
         s
     }
 
+    /// `base` with `nullable` set (schemars drops it on `Option` fields marked `required`).
+    pub const fn with_nullable(self, nullable: bool) -> Self {
+        Schema { nullable, ..self }
+    }
+
     /// `base` with a `format` (`email`, `uri`), which schemars sets on any node.
     pub const fn with_format(self, format: &'a str) -> Self {
         Schema {

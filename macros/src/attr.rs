@@ -336,6 +336,7 @@ pub struct SerdeField {
     pub skip: bool,
     pub default: bool,
     pub flatten: bool,
+    pub skip_serializing_if: bool,
 }
 
 /// Reads `rename = "x"` or `rename(deserialize = "x", ..)`: schemars describes the
@@ -400,6 +401,9 @@ pub fn parse_serde_field(cx: &Ctxt, attrs: &[Attribute]) -> SerdeField {
                 skip_value(&meta)?;
             } else if meta.path.is_ident("flatten") {
                 out.flatten = true;
+            } else if meta.path.is_ident("skip_serializing_if") {
+                out.skip_serializing_if = true;
+                skip_value(&meta)?;
             } else {
                 skip_value(&meta)?;
             }

@@ -207,6 +207,12 @@ fn emit_field(
     };
     let model = quote!(<#ty as #p::CelSchema>::MODEL);
     let (value, mut overrides) = apply_validation(model.clone(), &f.schemars.validation, p);
+    // schemars drops `nullable` from an `Option` field it is told is required.
+    let value = if f.schemars.required {
+        quote!((#value).with_nullable(false))
+    } else {
+        value
+    };
     let value = if deco {
         if !f.cel.rules.is_empty() {
             overrides.push(quote! {
@@ -220,7 +226,10 @@ fn emit_field(
     } else {
         value
     };
-    let has_default = f.serde.default;
+    // schemars writes `default` for `#[serde(default)]` unless `skip_serializing_if` skips the
+    // default value; that predicate cannot run at compile time, and in practice it is there to
+    // skip exactly the default (`Option::is_none`, `Vec::is_empty`), so it counts as no default.
+    let has_default = f.serde.default && !f.serde.skip_serializing_if;
     if has_default {
         overrides.push(quote!(has_default: true));
     }

@@ -51,7 +51,9 @@ type checkResult struct {
 
 type warningRecorder struct{ warnings []string }
 
-func (w *warningRecorder) AddWarning(_, text string) { w.warnings = append(w.warnings, normalize(text)) }
+func (w *warningRecorder) AddWarning(_, text string) {
+	w.warnings = append(w.warnings, normalize(text))
+}
 
 // list returns the warnings sorted (the apiserver's order across sibling fields follows Go map
 // iteration and is not stable).

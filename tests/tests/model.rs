@@ -1,0 +1,217 @@
+//! The model constant the derive emits (`CelSchema::MODEL`) describes exactly the JSON schema the
+//! same derive makes schemars generate: field JSON names, required-ness, types, formats, bounds,
+//! list/map types and rules. Each type is compared node by node under kube's CRD settings.
+
+use crd_cel::schema::compare;
+use crd_cel::{CelSchema, CelValidate};
+use crd_cel_examples::*;
+use crd_cel_tests::kube_schema;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, MicroTime, Time};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use kube::CustomResourceExt;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+fn assert_agrees<T: CelSchema + JsonSchema>() {
+    let json = kube_schema::<T>();
+    let diffs = compare(&T::MODEL, &json).expect("the generated schema reads");
+    assert!(
+        diffs.is_empty(),
+        "model of `{}` disagrees with its schema:\n{}\nschema: {json:#}",
+        std::any::type_name::<T>(),
+        diffs.iter().map(|d| format!("  {d}")).collect::<Vec<_>>().join("\n")
+    );
+}
+
+/// Every std type with a blanket model, with the attributes that change a node.
+#[derive(CelValidate, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StdTypes {
+    b: bool,
+    i8_: i8,
+    i16_: i16,
+    i32_: i32,
+    i64_: i64,
+    u8_: u8,
+    u16_: u16,
+    u32_: u32,
+    u64_: u64,
+    usize_: usize,
+    isize_: isize,
+    f32_: f32,
+    f64_: f64,
+    s: String,
+    opt: Option<String>,
+    boxed: Box<i64>,
+    list: Vec<i32>,
+    set: BTreeSet<String>,
+    hash_set: HashSet<i64>,
+    map: BTreeMap<String, i32>,
+    hash_map: HashMap<String, Vec<String>>,
+    any: serde_json::Value,
+    ip: std::net::IpAddr,
+    #[serde(rename = "renamed-field")]
+    renamed: i32,
+    #[serde(skip)]
+    _skipped: i32,
+    #[serde(default)]
+    defaulted: i32,
+    #[serde(default)]
+    opt_defaulted: Option<i32>,
+    #[schemars(required)]
+    forced: Option<i32>,
+    #[schemars(length(min = 1, max = 5))]
+    short: String,
+    #[schemars(length(max = 3), inner(length(max = 10), regex(pattern = "^[a-z]+$")))]
+    bounded_list: Vec<String>,
+    #[schemars(range(min = -5, max = 5))]
+    ranged: i32,
+    #[schemars(regex(pattern = "^x"))]
+    patterned: String,
+    #[schemars(email)]
+    email: String,
+    #[schemars(with = "String")]
+    with_string: u128,
+    #[serde(flatten)]
+    flat: Flattened,
+}
+
+#[derive(CelValidate, Serialize, Deserialize)]
+struct Flattened {
+    flat_a: i32,
+    flat_b: Option<bool>,
+}
+
+/// Every `#[cel]` schema key, rules on containers, fields, items and map values.
+#[derive(CelValidate, Serialize, Deserialize)]
+#[cel(rule = "size(self.items) > 0", message = "needs items")]
+#[cel(rule = "true", reason = "FieldValueForbidden", field_path = ".items", optional_old_self)]
+#[cel(map_type = "atomic")]
+struct CelKeys {
+    #[cel(list_type = "map", list_map_keys = ["key"], max_items = 8, min_items = 1)]
+    #[cel(rule = "self.all(i, i.key != '')", message_expression = "'bad'")]
+    items: Vec<Item>,
+    #[cel(list_type = "atomic")]
+    atomic: Vec<String>,
+    #[cel(list_type = "set")]
+    set_vec: Vec<String>,
+    #[cel(max_properties = 4, min_properties = 1, map_type = "granular")]
+    map: BTreeMap<String, Item>,
+    /// A field whose type has rules of its own, and rules added by the field: the type's come first.
+    #[cel(rule = "self.key.size() < 10")]
+    item: Item,
+    #[cel(rule = "self.key != 'x'", optional_old_self = false)]
+    opt_item: Option<Item>,
+}
+
+#[derive(CelValidate, Serialize, Deserialize)]
+#[cel(rule = "self.key == self.key")]
+struct Item {
+    key: String,
+}
+
+/// A newtype is its inner type's node, with the newtype's rules after the inner type's.
+#[derive(CelValidate, Serialize, Deserialize)]
+#[cel(rule = "self.size() > 0")]
+struct Name(#[schemars(length(max = 63))] String);
+
+#[derive(CelValidate, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+enum Mode {
+    ReadOnly,
+    #[serde(rename = "rw")]
+    ReadWrite,
+    #[serde(skip)]
+    _Hidden,
+}
+
+#[derive(CelValidate, Serialize, Deserialize)]
+struct Generic<T> {
+    value: T,
+    values: Vec<T>,
+}
+
+/// k8s-openapi types as fields, where `Option` adds `nullable`.
+#[derive(CelValidate, Serialize, Deserialize)]
+struct K8sFields {
+    quantity: Option<Quantity>,
+    int_or_string: Option<IntOrString>,
+    conditions: Vec<Condition>,
+    selector: Option<LabelSelector>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    time: Option<Time>,
+}
+
+#[test]
+fn std_types() {
+    assert_agrees::<StdTypes>();
+}
+
+#[test]
+fn cel_keys() {
+    assert_agrees::<CelKeys>();
+    // The field-level rules come after the type's own rules on the same node.
+    let item = CelKeys::MODEL.property("item").unwrap().schema;
+    let rules: Vec<_> = item.validations.to_vec().iter().map(|r| r.rule).collect();
+    assert_eq!(rules, ["self.key == self.key", "self.key.size() < 10"]);
+}
+
+#[test]
+fn newtypes_enums_generics() {
+    assert_agrees::<Name>();
+    assert_agrees::<Mode>();
+    assert_agrees::<Generic<i32>>();
+    assert_agrees::<Generic<Item>>();
+}
+
+#[test]
+fn k8s_openapi_types() {
+    assert_agrees::<Quantity>();
+    assert_agrees::<IntOrString>();
+    assert_agrees::<Time>();
+    assert_agrees::<MicroTime>();
+    assert_agrees::<Condition>();
+    assert_agrees::<LabelSelector>();
+    assert_agrees::<K8sFields>();
+}
+
+#[test]
+fn example_types() {
+    assert_agrees::<WebAppSpec>();
+    assert_agrees::<WebAppStatus>();
+    assert_agrees::<Port>();
+    assert_agrees::<Protocol>();
+    assert_agrees::<Tier>();
+    assert_agrees::<Autoscaling>();
+    assert_agrees::<Resources>();
+}
+
+/// The root model (`spec`, `status`, root rules from `#[kube(validation)]`) against the schema
+/// kube puts in the CRD.
+#[test]
+fn example_root_against_crd() {
+    let crd = serde_json::to_value(WebApp::crd()).unwrap();
+    let schema = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    let diffs = compare(&WebApp::MODEL, schema).unwrap();
+    assert!(diffs.is_empty(), "{diffs:#?}");
+    assert_eq!(WebApp::MODEL.validations.len(), 1);
+}
+
+/// The comparison itself finds a difference when there is one.
+#[test]
+fn comparison_detects_differences() {
+    let mut json = kube_schema::<Item>();
+    json["properties"]["key"]["maxLength"] = 5.into();
+    json["required"] = serde_json::json!([]);
+    let diffs = compare(&Item::MODEL, &json).unwrap();
+    let text: Vec<String> = diffs.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        text,
+        [
+            "properties[key]: required: model true, schema false",
+            "properties[key]: max_length: model None, schema Some(5)",
+        ]
+    );
+}
