@@ -172,8 +172,15 @@ fn conformance_tables() {
             case_files.len()
         ));
     }
-    for p in all.iter().filter(|p| p.to_string_lossy().ends_with(".expected.json")) {
-        let stem = p.file_name().unwrap().to_string_lossy().replace(".expected.json", ".json");
+    for p in all
+        .iter()
+        .filter(|p| p.to_string_lossy().ends_with(".expected.json"))
+    {
+        let stem = p
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(".expected.json", ".json");
         if !p.with_file_name(&stem).exists() {
             problems.push(format!("stale expectation without a case: {}", p.display()));
         }
