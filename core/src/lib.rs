@@ -6,4 +6,6 @@ pub mod model;
 pub mod msg;
 pub mod syntax;
 
-pub use model::{CelSchema, Decoration, ListType, MapType, Property, Reason, Rule, Rules, Schema, Type};
+pub use model::{
+    CelSchema, Decoration, ListType, MapType, Property, Reason, Rule, Rules, Schema, Type,
+};

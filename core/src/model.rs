@@ -280,7 +280,9 @@ impl<'a> Rules<'a> {
 
     /// All rules, in order.
     pub fn to_vec(&self) -> Vec<Rule<'a>> {
-        (0..self.len()).filter_map(|i| self.get(i).copied()).collect()
+        (0..self.len())
+            .filter_map(|i| self.get(i).copied())
+            .collect()
     }
 }
 

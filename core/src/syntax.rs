@@ -90,7 +90,10 @@ pub fn parse(source: &str) -> Result<cel::IdedExpr, SyntaxError> {
         Ok(Err(mut issues)) => {
             // The `cel` crate reports the depth limit as an internal error followed by follow-on
             // noise; cel-go stops with one issue. Keep only that one, in cel-go's words.
-            if let Some(deep) = issues.iter().find(|i| i.message.contains("Recursion limit of")) {
+            if let Some(deep) = issues
+                .iter()
+                .find(|i| i.message.contains("Recursion limit of"))
+            {
                 issues = vec![Issue {
                     message: "max recursion depth exceeded".into(),
                     ..deep.clone()
@@ -189,7 +192,10 @@ mod tests {
     fn too_deep_is_reported_not_crashing() {
         let rule = format!("{}1{}", "(".repeat(300), ")".repeat(300));
         let err = parse(&rule).unwrap_err();
-        assert!(err.to_string().contains("max recursion depth exceeded"), "{err}");
+        assert!(
+            err.to_string().contains("max recursion depth exceeded"),
+            "{err}"
+        );
     }
 
     #[test]

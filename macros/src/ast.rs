@@ -17,7 +17,7 @@ pub enum Data<'a> {
     /// A struct with named fields: an object.
     Struct(Vec<Field<'a>>),
     /// `struct Name(Inner);` or `#[serde(transparent)]`: the inner type's schema.
-    Newtype(Field<'a>),
+    Newtype(Box<Field<'a>>),
     /// An enum of unit variants: a string with `enum` values (the serialized names).
     UnitEnum(Vec<String>),
 }
@@ -72,9 +72,14 @@ impl<'a> Container<'a> {
                         .filter_map(|f| Field::from_ast(cx, f, rename_all))
                         .collect();
                     match fields.len() {
-                        1 => Data::Newtype(fields.into_iter().next().expect("BUG: one field")),
+                        1 => Data::Newtype(Box::new(
+                            fields.into_iter().next().expect("BUG: one field"),
+                        )),
                         _ => {
-                            cx.error_spanned_by(input, "#[serde(transparent)] needs exactly one field");
+                            cx.error_spanned_by(
+                                input,
+                                "#[serde(transparent)] needs exactly one field",
+                            );
                             return None;
                         }
                     }
@@ -88,7 +93,7 @@ impl<'a> Container<'a> {
                 ),
                 syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
                     let f = Field::from_ast(cx, &unnamed.unnamed[0], None)?;
-                    Data::Newtype(f)
+                    Data::Newtype(Box::new(f))
                 }
                 syn::Fields::Unnamed(_) => {
                     cx.error_spanned_by(
@@ -186,8 +191,10 @@ impl<'a> Field<'a> {
             }
             None => String::new(),
         };
-        if serde.flatten {
-            if let Some(r) = cel.rules.first() {
+        if serde.flatten
+            && let Some(r) = cel.rules.first()
+        {
+            {
                 cx.error_spanned_by(
                     &r.attr,
                     "a flattened field has no node of its own; put the rule on the container or inside the flattened type",

@@ -129,7 +129,10 @@ fn parse_lit_str(cx: &Ctxt, meta: &ParseNestedMeta, key: &str) -> syn::Result<Op
             lit: Lit::Str(s), ..
         }) => Ok(Some(s.clone())),
         _ => {
-            cx.error_spanned_by(&expr, format!("`{key}` takes a string literal: {key} = \"...\""));
+            cx.error_spanned_by(
+                &expr,
+                format!("`{key}` takes a string literal: {key} = \"...\""),
+            );
             Ok(None)
         }
     }
@@ -144,7 +147,10 @@ fn parse_u64(cx: &Ctxt, meta: &ParseNestedMeta, key: &str) -> syn::Result<Option
     {
         return Ok(Some(Sp::new(v, i.span())));
     }
-    cx.error_spanned_by(&expr, format!("`{key}` takes a non-negative integer literal: {key} = 16"));
+    cx.error_spanned_by(
+        &expr,
+        format!("`{key}` takes a non-negative integer literal: {key} = 16"),
+    );
     Ok(None)
 }
 
@@ -166,7 +172,11 @@ fn parse_bool_flag(cx: &Ctxt, meta: &ParseNestedMeta, key: &str) -> syn::Result<
     Ok(None)
 }
 
-fn parse_key_list(cx: &Ctxt, meta: &ParseNestedMeta, key: &str) -> syn::Result<Option<Sp<Vec<String>>>> {
+fn parse_key_list(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    key: &str,
+) -> syn::Result<Option<Sp<Vec<String>>>> {
     let expr: Expr = meta.value()?.parse()?;
     if let Expr::Array(arr) = &expr {
         let mut keys = Vec::new();
@@ -178,13 +188,19 @@ fn parse_key_list(cx: &Ctxt, meta: &ParseNestedMeta, key: &str) -> syn::Result<O
                 }) => keys.push(s.value()),
                 other => {
                     ok = false;
-                    cx.error_spanned_by(other, format!("`{key}` entries are string literals (JSON field names)"));
+                    cx.error_spanned_by(
+                        other,
+                        format!("`{key}` entries are string literals (JSON field names)"),
+                    );
                 }
             }
         }
         return Ok(ok.then(|| Sp::new(keys, expr.span())));
     }
-    cx.error_spanned_by(&expr, format!("`{key}` takes a list of field names: {key} = [\"name\"]"));
+    cx.error_spanned_by(
+        &expr,
+        format!("`{key}` takes a list of field names: {key} = [\"name\"]"),
+    );
     Ok(None)
 }
 
@@ -193,7 +209,10 @@ pub fn parse_cel_attrs(cx: &Ctxt, attrs: &[Attribute], on_field: bool) -> CelAtt
     let mut out = CelAttrs::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("cel")) {
         if let syn::Meta::Path(_) = attr.meta {
-            cx.error_spanned_by(attr, "expected #[cel(rule = \"...\")] or #[cel(list_type = ..)]");
+            cx.error_spanned_by(
+                attr,
+                "expected #[cel(rule = \"...\")] or #[cel(list_type = ..)]",
+            );
             continue;
         }
         let mut rule: Option<LitStr> = None;
@@ -206,7 +225,8 @@ pub fn parse_cel_attrs(cx: &Ctxt, attrs: &[Attribute], on_field: bool) -> CelAtt
         let mut rule_key_seen: Option<syn::Path> = None;
         let result = attr.parse_nested_meta(|meta| {
             let key = key_name(&meta);
-            if sym::RULE_KEYS.contains(&key.as_str()) && key != sym::RULE && rule_key_seen.is_none() {
+            if sym::RULE_KEYS.contains(&key.as_str()) && key != sym::RULE && rule_key_seen.is_none()
+            {
                 rule_key_seen = Some(meta.path.clone());
             }
             match key.as_str() {
@@ -222,7 +242,13 @@ pub fn parse_cel_attrs(cx: &Ctxt, attrs: &[Attribute], on_field: bool) -> CelAtt
                 }
                 sym::MESSAGE_EXPRESSION => {
                     if let Some(v) = parse_lit_str(cx, &meta, sym::MESSAGE_EXPRESSION)? {
-                        set_once(cx, &mut message_expression, v, &meta.path, sym::MESSAGE_EXPRESSION);
+                        set_once(
+                            cx,
+                            &mut message_expression,
+                            v,
+                            &meta.path,
+                            sym::MESSAGE_EXPRESSION,
+                        );
                     }
                 }
                 sym::FIELD_PATH => {
@@ -232,12 +258,24 @@ pub fn parse_cel_attrs(cx: &Ctxt, attrs: &[Attribute], on_field: bool) -> CelAtt
                 }
                 sym::REASON => {
                     if let Some(v) = parse_lit_str(cx, &meta, sym::REASON)? {
-                        set_once(cx, &mut reason, Sp::new(v.value(), v.span()), &meta.path, sym::REASON);
+                        set_once(
+                            cx,
+                            &mut reason,
+                            Sp::new(v.value(), v.span()),
+                            &meta.path,
+                            sym::REASON,
+                        );
                     }
                 }
                 sym::OPTIONAL_OLD_SELF => {
                     if let Some(v) = parse_bool_flag(cx, &meta, sym::OPTIONAL_OLD_SELF)? {
-                        set_once(cx, &mut optional_old_self, v, &meta.path, sym::OPTIONAL_OLD_SELF);
+                        set_once(
+                            cx,
+                            &mut optional_old_self,
+                            v,
+                            &meta.path,
+                            sym::OPTIONAL_OLD_SELF,
+                        );
                     }
                 }
                 sym::LIST_TYPE | sym::MAP_TYPE => {
@@ -270,7 +308,10 @@ pub fn parse_cel_attrs(cx: &Ctxt, attrs: &[Attribute], on_field: bool) -> CelAtt
                     if let Some(v) = parse_lit_str(cx, &meta, sym::CRATE)? {
                         match v.parse::<syn::Path>() {
                             Ok(p) => out.crate_path = Some(p),
-                            Err(_) => cx.error_spanned_by(&v, "`crate` takes a path: crate = \"::my_reexport::crd_cel\""),
+                            Err(_) => cx.error_spanned_by(
+                                &v,
+                                "`crate` takes a path: crate = \"::my_reexport::crd_cel\"",
+                            ),
                         }
                     }
                 }
@@ -371,7 +412,10 @@ pub fn parse_serde_container(cx: &Ctxt, attrs: &[Attribute]) -> SerdeContainer {
                 skip_value(&meta)?;
             } else if meta.path.is_ident("transparent") {
                 out.transparent = true;
-            } else if meta.path.is_ident("tag") || meta.path.is_ident("untagged") || meta.path.is_ident("content") {
+            } else if meta.path.is_ident("tag")
+                || meta.path.is_ident("untagged")
+                || meta.path.is_ident("content")
+            {
                 out.tag = Some(meta.path.span());
                 skip_value(&meta)?;
             } else {

@@ -45,8 +45,12 @@ impl RenameRule {
                 }
                 snake
             }
-            RenameRule::ScreamingSnake => RenameRule::Snake.apply_to_variant(variant).to_ascii_uppercase(),
-            RenameRule::Kebab => RenameRule::Snake.apply_to_variant(variant).replace('_', "-"),
+            RenameRule::ScreamingSnake => RenameRule::Snake
+                .apply_to_variant(variant)
+                .to_ascii_uppercase(),
+            RenameRule::Kebab => RenameRule::Snake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
             RenameRule::ScreamingKebab => RenameRule::ScreamingSnake
                 .apply_to_variant(variant)
                 .replace('_', "-"),
@@ -76,12 +80,16 @@ impl RenameRule {
             RenameRule::Camel => {
                 let pascal = RenameRule::Pascal.apply_to_field(field);
                 match pascal.chars().next() {
-                    Some(first) => first.to_ascii_lowercase().to_string() + &pascal[first.len_utf8()..],
+                    Some(first) => {
+                        first.to_ascii_lowercase().to_string() + &pascal[first.len_utf8()..]
+                    }
                     None => pascal,
                 }
             }
             RenameRule::Kebab => field.replace('_', "-"),
-            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake.apply_to_field(field).replace('_', "-"),
+            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake
+                .apply_to_field(field)
+                .replace('_', "-"),
         }
     }
 }

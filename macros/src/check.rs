@@ -3,7 +3,7 @@
 //! would say at CRD creation. Checks that need field types are emitted as `const` items instead.
 
 use crate::ast::{Container, Field};
-use crate::attr::{sym, RuleAttr, SchemaAttrs};
+use crate::attr::{RuleAttr, SchemaAttrs, sym};
 use crate::ctxt::Ctxt;
 use crd_cel_core::syntax;
 
@@ -37,12 +37,12 @@ fn check_rule(cx: &Ctxt, r: &RuleAttr) {
     let message = r.message.as_ref().map(|m| m.value());
     let trimmed_message = message.as_deref().map(str::trim).unwrap_or("");
     if rule.trim().is_empty() {
-        cx.error_spanned_by(&r.rule, "rule is not specified: a CEL rule must not be empty");
-    } else if message.as_deref().is_some_and(|m| !m.is_empty()) && trimmed_message.is_empty() {
         cx.error_spanned_by(
-            r.message.as_ref(),
-            "message must be non-empty if specified",
+            &r.rule,
+            "rule is not specified: a CEL rule must not be empty",
         );
+    } else if message.as_deref().is_some_and(|m| !m.is_empty()) && trimmed_message.is_empty() {
+        cx.error_spanned_by(r.message.as_ref(), "message must be non-empty if specified");
     } else if has_line_break(trimmed_message) {
         cx.error_spanned_by(
             r.message.as_ref(),
@@ -109,10 +109,16 @@ fn check_container_schema(cx: &Ctxt, s: &SchemaAttrs) {
         ));
     }
     if let Some(m) = &s.max_items {
-        cx.push(syn::Error::new(m.span, "`max_items` describes a list field; put it on the field"));
+        cx.push(syn::Error::new(
+            m.span,
+            "`max_items` describes a list field; put it on the field",
+        ));
     }
     if let Some(m) = &s.min_items {
-        cx.push(syn::Error::new(m.span, "`min_items` describes a list field; put it on the field"));
+        cx.push(syn::Error::new(
+            m.span,
+            "`min_items` describes a list field; put it on the field",
+        ));
     }
     check_map_type(cx, s);
 }
@@ -157,7 +163,10 @@ fn check_field_schema(cx: &Ctxt, f: &Field) {
             ),
         )),
         (None, true) => cx.push(syn::Error::new(
-            s.list_type.as_ref().expect("BUG: map list has a list type").span,
+            s.list_type
+                .as_ref()
+                .expect("BUG: map list has a list type")
+                .span,
             format!(
                 "`{} = \"map\"` needs `{} = [\"key\", ..]`: x-kubernetes-list-map-keys must not \
                  be empty if x-kubernetes-list-type is map",

@@ -28,7 +28,11 @@ impl Ctxt {
 
     /// Consumes the context, combining the errors into one.
     pub fn check(self) -> Result<(), syn::Error> {
-        let errors = self.errors.borrow_mut().take().expect("BUG: Ctxt checked twice");
+        let errors = self
+            .errors
+            .borrow_mut()
+            .take()
+            .expect("BUG: Ctxt checked twice");
         let mut iter = errors.into_iter();
         match iter.next() {
             None => Ok(()),

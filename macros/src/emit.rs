@@ -4,8 +4,8 @@
 
 use crate::ast::{Container, Data, Field};
 use crate::attr::{RuleAttr, SchemaAttrs, SchemarsValidation};
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use proc_macro2::TokenStream;
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 fn krate(cont: &Container) -> TokenStream {
@@ -35,7 +35,11 @@ fn rule_tokens(r: &RuleAttr, p: &TokenStream) -> TokenStream {
     let message = opt_lit(&r.message, p);
     let message_expression = opt_lit(&r.message_expression, p);
     let field_path = opt_lit(&r.field_path, p);
-    let reason = match r.reason.as_ref().and_then(|r| crd_cel_core::Reason::parse(&r.value)) {
+    let reason = match r
+        .reason
+        .as_ref()
+        .and_then(|r| crd_cel_core::Reason::parse(&r.value))
+    {
         Some(reason) => {
             let v = format_ident!("{}", reason.as_str());
             quote!(#p::Some(#p::Reason::#v))
@@ -74,7 +78,11 @@ fn decoration_tokens(rules: &[RuleAttr], s: &SchemaAttrs, p: &TokenStream) -> To
         Some("granular") => quote!(#p::Some(#p::MapType::Granular)),
         _ => quote!(#p::None),
     };
-    let keys = s.list_map_keys.as_ref().map(|k| k.value.clone()).unwrap_or_default();
+    let keys = s
+        .list_map_keys
+        .as_ref()
+        .map(|k| k.value.clone())
+        .unwrap_or_default();
     let num = |v: &Option<crate::attr::Sp<u64>>| match v {
         Some(v) => {
             let n = v.value;
@@ -125,14 +133,24 @@ fn bound(e: &Option<syn::Expr>, as_ty: TokenStream, p: &TokenStream) -> TokenStr
 /// struct-update overrides. References in a constant only live for `'static` when they are not
 /// inside a function argument, so everything borrowed goes into the overrides, which the caller
 /// puts in the outermost struct literal.
-fn apply_validation(base: TokenStream, v: &SchemarsValidation, p: &TokenStream) -> (TokenStream, Vec<TokenStream>) {
+fn apply_validation(
+    base: TokenStream,
+    v: &SchemarsValidation,
+    p: &TokenStream,
+) -> (TokenStream, Vec<TokenStream>) {
     let mut expr = base.clone();
     if let Some(len) = &v.length {
-        let (min, max) = (bound(&len.min, quote!(u64), p), bound(&len.max, quote!(u64), p));
+        let (min, max) = (
+            bound(&len.min, quote!(u64), p),
+            bound(&len.max, quote!(u64), p),
+        );
         expr = quote!((#expr).with_length(#min, #max));
     }
     if let Some(range) = &v.range {
-        let (min, max) = (bound(&range.min, quote!(f64), p), bound(&range.max, quote!(f64), p));
+        let (min, max) = (
+            bound(&range.min, quote!(f64), p),
+            bound(&range.max, quote!(f64), p),
+        );
         expr = quote!((#expr).with_range(#min, #max));
     }
     // Only a literal pattern is known at compile time; a pattern given by path is still in the
@@ -161,7 +179,12 @@ fn apply_validation(base: TokenStream, v: &SchemarsValidation, p: &TokenStream) 
 }
 
 /// `Schema { <overrides>, ..<value> }`, or the value alone.
-fn node_literal(base: TokenStream, v: &SchemarsValidation, extra: &[TokenStream], p: &TokenStream) -> TokenStream {
+fn node_literal(
+    base: TokenStream,
+    v: &SchemarsValidation,
+    extra: &[TokenStream],
+    p: &TokenStream,
+) -> TokenStream {
     let (value, mut overrides) = apply_validation(base, v, p);
     overrides.extend(extra.iter().cloned());
     if overrides.is_empty() {
@@ -249,29 +272,49 @@ fn emit_field(
             }
         }
     });
-    let flatten = f.serde.flatten.then(|| quote!(&<#ty as #p::CelSchema>::MODEL));
+    let flatten = f
+        .serde
+        .flatten
+        .then(|| quote!(&<#ty as #p::CelSchema>::MODEL));
     // Checks that need the field's type. A `const _` cannot name generic parameters, so
     // generic containers skip them (the apiserver still checks the CRD).
     let mut checks = TokenStream::new();
     if deco && cont.original.generics.params.is_empty() {
-        let field_name = if newtype { cont.ident.to_string() } else { name.clone() };
-        let span_tokens = f
-            .original
-            .attrs
-            .iter()
-            .find(|a| a.path().is_ident("cel"))
-            .map(|a| a.to_token_stream())
-            .unwrap_or_else(|| f.original.to_token_stream());
-        checks.extend(spanned_const(
-            &span_tokens,
-            quote!(#p::check_decoration(#field_name, &#node, &#deco_ident)),
-        ));
+        let field_name = if newtype {
+            cont.ident.to_string()
+        } else {
+            name.clone()
+        };
+        // The error of a const check lands on the key it is about.
+        let sa = &f.cel.schema;
+        let key_span = sa
+            .list_type
+            .as_ref()
+            .map(|v| v.span)
+            .or(sa.max_items.as_ref().map(|v| v.span))
+            .or(sa.min_items.as_ref().map(|v| v.span))
+            .or(sa.map_type.as_ref().map(|v| v.span))
+            .or(sa.max_properties.as_ref().map(|v| v.span))
+            .or(sa.min_properties.as_ref().map(|v| v.span))
+            .unwrap_or_else(|| f.original.ty.span());
+        checks.extend(quote_spanned! {key_span=>
+            #[allow(long_running_const_eval)]
+            const _: () = {
+                // Called through a local name so the call, where rustc reports a failed
+                // const evaluation, carries this span rather than the derive's.
+                use #p::check_decoration as __cel_check;
+                __cel_check(#field_name, &#node, &#deco_ident)
+            };
+        });
         if let Some(keys) = &f.cel.schema.list_map_keys {
-            let keys = &keys.value;
-            checks.extend(spanned_const(
-                &span_tokens,
-                quote!(#p::check_list_map_keys(#field_name, &#node, &[#(#keys),*])),
-            ));
+            let (span, keys) = (keys.span, &keys.value);
+            checks.extend(quote_spanned! {span=>
+                #[allow(long_running_const_eval)]
+                const _: () = {
+                    use #p::check_list_map_keys as __cel_check;
+                    __cel_check(#field_name, &#node, &[#(#keys),*])
+                };
+            });
         }
     }
     FieldOut {
@@ -281,17 +324,6 @@ fn emit_field(
         decoration_item,
         checks,
     }
-}
-
-/// `const _: () = <expr>;` whose first token has the span of the first token of `over` and whose
-/// last has the span of its last, so that a const-eval error underlines all of `over`.
-fn spanned_const(over: &TokenStream, expr: TokenStream) -> TokenStream {
-    let mut iter = over.clone().into_iter();
-    let first = iter.next().map(|t| t.span()).unwrap_or_else(Span::call_site);
-    let last = over.clone().into_iter().last().map(|t| t.span()).unwrap_or(first);
-    let head = quote_spanned!(first=> #[allow(long_running_const_eval)] const _: () =);
-    let tail = quote_spanned!(last=> ;);
-    quote!(#head #expr #tail)
 }
 
 pub fn emit(cont: &Container) -> TokenStream {
@@ -308,7 +340,9 @@ pub fn emit(cont: &Container) -> TokenStream {
     let mut bounded = generics.clone();
     for param in bounded.type_params_mut() {
         param.bounds.push(syn::parse_quote!(#p::CelSchema));
-        param.bounds.push(syn::parse_quote!(#p::schemars::JsonSchema));
+        param
+            .bounds
+            .push(syn::parse_quote!(#p::schemars::JsonSchema));
     }
     let (bounded_impl, _, _) = bounded.split_for_impl();
 
@@ -488,7 +522,10 @@ fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> To
         })
     });
     let (props, flatten) = if k.no_spec {
-        (quote!(&[#status]), quote!(&[&<#spec as #p::CelSchema>::MODEL]))
+        (
+            quote!(&[#status]),
+            quote!(&[&<#spec as #p::CelSchema>::MODEL]),
+        )
     } else {
         (
             quote!(&[#p::Property { name: "spec", required: true, schema: &<#spec as #p::CelSchema>::MODEL }, #status]),
@@ -521,7 +558,11 @@ fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> To
 
 /// On errors: the errors, plus stub impls so that uses of the type elsewhere do not pile up
 /// follow-on errors (thiserror's `fallback.rs`).
-pub fn fallback(input: &syn::DeriveInput, cont: Option<&Container>, errors: syn::Error) -> TokenStream {
+pub fn fallback(
+    input: &syn::DeriveInput,
+    cont: Option<&Container>,
+    errors: syn::Error,
+) -> TokenStream {
     let krate = cont.map(krate).unwrap_or_else(|| quote!(::crd_cel));
     let p = quote!(#krate::__private);
     let ident = &input.ident;

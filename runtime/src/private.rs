@@ -93,7 +93,10 @@ fn sets_to_list_type(obj: &mut serde_json::Map<String, Value>) {
 }
 
 /// The body of every derived `CelValidate::validate`.
-pub fn validate<T: CelSchema + ?Sized>(_value: &T, type_name: &str) -> Result<(), ValidationErrors> {
+pub fn validate<T: CelSchema + ?Sized>(
+    _value: &T,
+    type_name: &str,
+) -> Result<(), ValidationErrors> {
     Err(ValidationErrors::not_implemented(type_name))
 }
 
@@ -108,11 +111,18 @@ pub fn validate_update<T: CelSchema + ?Sized>(
 
 /// Const check behind `list_map_keys`: every key must be a property of the list's items.
 /// Panics (a compile error in const evaluation) with the apiserver's words and a hint.
-pub const fn check_list_map_keys(field: &'static str, list: &Schema<'static>, keys: &[&'static str]) {
+pub const fn check_list_map_keys(
+    field: &'static str,
+    list: &Schema<'static>,
+    keys: &[&'static str],
+) {
     let items = match list.items {
         Some(items) => items,
         None => {
-            panic_field(field, " has `list_type = \"map\"` but its type is not a list");
+            panic_field(
+                field,
+                " has `list_type = \"map\"` but its type is not a list",
+            );
         }
     };
     let mut i = 0;
@@ -120,10 +130,21 @@ pub const fn check_list_map_keys(field: &'static str, list: &Schema<'static>, ke
         match items.property(keys[i]) {
             Some(p) => {
                 if !p.required && !p.schema.has_default {
-                    panic_key(field, keys[i], "` must be required or have a default: make the field non-optional, or add #[serde(default)]");
+                    panic_key(
+                        field,
+                        keys[i],
+                        "` must be required or have a default: make the field non-optional, or add #[serde(default)]",
+                    );
                 }
-                if !matches!(p.schema.ty, Type::String | Type::Integer | Type::Boolean | Type::Number) {
-                    panic_key(field, keys[i], "` must be a scalar (string, integer, number or boolean)");
+                if !matches!(
+                    p.schema.ty,
+                    Type::String | Type::Integer | Type::Boolean | Type::Number
+                ) {
+                    panic_key(
+                        field,
+                        keys[i],
+                        "` must be a scalar (string, integer, number or boolean)",
+                    );
                 }
             }
             None => panic_key(field, keys[i], "` is not a field of the list's items"),
@@ -133,21 +154,38 @@ pub const fn check_list_map_keys(field: &'static str, list: &Schema<'static>, ke
 }
 
 /// Const check behind list/map attributes on fields: the field's schema must be of that kind.
-pub const fn check_decoration(field: &'static str, node: &Schema<'static>, d: &Decoration<'static>) {
+pub const fn check_decoration(
+    field: &'static str,
+    node: &Schema<'static>,
+    d: &Decoration<'static>,
+) {
     let is_list = matches!(node.ty, Type::Array);
     let is_object = matches!(node.ty, Type::Object);
     if (d.list_type.is_some() || d.max_items.is_some() || d.min_items.is_some()) && !is_list {
-        panic_field(field, " is not a list: `list_type`, `max_items` and `min_items` only apply to Vec/set fields");
+        panic_field(
+            field,
+            " is not a list: `list_type`, `max_items` and `min_items` only apply to Vec/set fields",
+        );
     }
-    if (d.map_type.is_some() || d.max_properties.is_some() || d.min_properties.is_some()) && !is_object {
-        panic_field(field, " is not a map or object: `map_type`, `max_properties` and `min_properties` only apply to maps and structs");
+    if (d.map_type.is_some() || d.max_properties.is_some() || d.min_properties.is_some())
+        && !is_object
+    {
+        panic_field(
+            field,
+            " is not a map or object: `map_type`, `max_properties` and `min_properties` only apply to maps and structs",
+        );
     }
-    if let Some(ListType::Set) = d.list_type {
-        if let Some(items) = node.items {
-            if !matches!(items.ty, Type::String | Type::Integer | Type::Boolean | Type::Number) {
-                panic_field(field, " has `list_type = \"set\"`, which needs scalar items (the apiserver requires it)");
-            }
-        }
+    if let Some(ListType::Set) = d.list_type
+        && let Some(items) = node.items
+        && !matches!(
+            items.ty,
+            Type::String | Type::Integer | Type::Boolean | Type::Number
+        )
+    {
+        panic_field(
+            field,
+            " has `list_type = \"set\"`, which needs scalar items (the apiserver requires it)",
+        );
     }
 }
 

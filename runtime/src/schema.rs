@@ -100,7 +100,11 @@ fn child(path: &str, seg: &str) -> String {
     }
 }
 
-fn opt_u64(obj: &serde_json::Map<String, Value>, key: &str, path: &str) -> Result<Option<u64>, SchemaError> {
+fn opt_u64(
+    obj: &serde_json::Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<u64>, SchemaError> {
     match obj.get(key) {
         None => Ok(None),
         Some(v) => v.as_u64().map(Some).ok_or_else(|| SchemaError {
@@ -110,7 +114,11 @@ fn opt_u64(obj: &serde_json::Map<String, Value>, key: &str, path: &str) -> Resul
     }
 }
 
-fn opt_str(obj: &serde_json::Map<String, Value>, key: &str, path: &str) -> Result<Option<String>, SchemaError> {
+fn opt_str(
+    obj: &serde_json::Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<String>, SchemaError> {
     match obj.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -166,7 +174,10 @@ impl OwnedSchema {
         };
         let required: Vec<String> = match obj.get("required") {
             None => Vec::new(),
-            Some(Value::Array(a)) => a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect(),
             Some(v) => {
                 return Err(SchemaError {
                     path: child(path, "required"),
@@ -190,12 +201,18 @@ impl OwnedSchema {
             Some(i) => Some(Box::new(Self::from_json_at(i, &child(path, "items"))?)),
         };
         let additional_properties = match obj.get("additionalProperties") {
-            Some(a @ Value::Object(_)) => Some(Box::new(Self::from_json_at(a, &child(path, "additionalProperties"))?)),
+            Some(a @ Value::Object(_)) => Some(Box::new(Self::from_json_at(
+                a,
+                &child(path, "additionalProperties"),
+            )?)),
             _ => None,
         };
         let list_map_keys = match obj.get("x-kubernetes-list-map-keys") {
             None => Vec::new(),
-            Some(Value::Array(a)) => a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect(),
             Some(v) => {
                 return Err(SchemaError {
                     path: child(path, "x-kubernetes-list-map-keys"),
@@ -266,7 +283,10 @@ impl OwnedSchema {
     pub fn from_model(s: &Schema<'_>) -> OwnedSchema {
         let mut properties = BTreeMap::new();
         s.for_each_property(&mut |p| {
-            properties.insert(p.name.to_owned(), (p.required, OwnedSchema::from_model(p.schema)));
+            properties.insert(
+                p.name.to_owned(),
+                (p.required, OwnedSchema::from_model(p.schema)),
+            );
         });
         let mut validations: Vec<OwnedRule> = Vec::new();
         for f in s.flatten {
@@ -295,7 +315,9 @@ impl OwnedSchema {
             pattern: s.pattern.map(str::to_owned),
             properties,
             items: s.items.map(|i| Box::new(OwnedSchema::from_model(i))),
-            additional_properties: s.additional_properties.map(|a| Box::new(OwnedSchema::from_model(a))),
+            additional_properties: s
+                .additional_properties
+                .map(|a| Box::new(OwnedSchema::from_model(a))),
             list_type: s.list_type.map(|l| l.as_str().to_owned()),
             list_map_keys: s.list_map_keys.iter().map(|k| (*k).to_owned()).collect(),
             map_type: s.map_type.map(|m| m.as_str().to_owned()),
@@ -331,7 +353,11 @@ pub struct Difference {
 
 impl fmt::Display for Difference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() { "<root>" } else { &self.path };
+        let path = if self.path.is_empty() {
+            "<root>"
+        } else {
+            &self.path
+        };
         write!(f, "{path}: {}", self.what)
     }
 }
@@ -357,9 +383,27 @@ fn diff(m: &OwnedSchema, j: &OwnedSchema, path: &str, out: &mut Vec<Difference>)
         )*};
     }
     field!(
-        ty, format, nullable, has_default, enum_values, max_length, min_length, max_items, min_items,
-        max_properties, min_properties, minimum, maximum, pattern, list_type, list_map_keys, map_type,
-        int_or_string, preserve_unknown_fields, embedded_resource, validations
+        ty,
+        format,
+        nullable,
+        has_default,
+        enum_values,
+        max_length,
+        min_length,
+        max_items,
+        min_items,
+        max_properties,
+        min_properties,
+        minimum,
+        maximum,
+        pattern,
+        list_type,
+        list_map_keys,
+        map_type,
+        int_or_string,
+        preserve_unknown_fields,
+        embedded_resource,
+        validations
     );
     for (name, (req, ms)) in &m.properties {
         let p = child(path, &format!("properties[{name}]"));
@@ -379,7 +423,11 @@ fn diff(m: &OwnedSchema, j: &OwnedSchema, path: &str, out: &mut Vec<Difference>)
             }
         }
     }
-    for name in j.properties.keys().filter(|n| !m.properties.contains_key(*n)) {
+    for name in j
+        .properties
+        .keys()
+        .filter(|n| !m.properties.contains_key(*n))
+    {
         out.push(Difference {
             path: child(path, &format!("properties[{name}]")),
             what: "in the schema, not in the model".into(),
@@ -390,7 +438,10 @@ fn diff(m: &OwnedSchema, j: &OwnedSchema, path: &str, out: &mut Vec<Difference>)
         (None, None) => {}
         (a, _) => out.push(Difference {
             path: child(path, "items"),
-            what: format!("only in the {}", if a.is_some() { "model" } else { "schema" }),
+            what: format!(
+                "only in the {}",
+                if a.is_some() { "model" } else { "schema" }
+            ),
         }),
     }
     match (&m.additional_properties, &j.additional_properties) {
@@ -398,7 +449,10 @@ fn diff(m: &OwnedSchema, j: &OwnedSchema, path: &str, out: &mut Vec<Difference>)
         (None, None) => {}
         (a, _) => out.push(Difference {
             path: child(path, "additionalProperties"),
-            what: format!("only in the {}", if a.is_some() { "model" } else { "schema" }),
+            what: format!(
+                "only in the {}",
+                if a.is_some() { "model" } else { "schema" }
+            ),
         }),
     }
 }

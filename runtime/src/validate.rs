@@ -141,7 +141,10 @@ impl fmt::Display for FieldError {
         write!(f, "{}: {}", self.path, self.kind.description())?;
         let show_value = !matches!(
             self.kind,
-            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::InternalError
+            ErrorType::Required
+                | ErrorType::Forbidden
+                | ErrorType::TooLong
+                | ErrorType::InternalError
         );
         match (&self.value, show_value) {
             (BadValue::TypeName(t), true) => write!(f, ": \"{t}\"")?,
@@ -225,19 +228,39 @@ mod tests {
     fn display_matches_apimachinery() {
         let cases = [
             (
-                err(ErrorType::Invalid, "root.foo", BadValue::Value(json!("baz")), "gotta be bar"),
+                err(
+                    ErrorType::Invalid,
+                    "root.foo",
+                    BadValue::Value(json!("baz")),
+                    "gotta be bar",
+                ),
                 r#"root.foo: Invalid value: "baz": gotta be bar"#,
             ),
             (
-                err(ErrorType::Invalid, "root[1]", BadValue::Value(json!(2)), "gotta be odd"),
+                err(
+                    ErrorType::Invalid,
+                    "root[1]",
+                    BadValue::Value(json!(2)),
+                    "gotta be odd",
+                ),
                 "root[1]: Invalid value: 2: gotta be odd",
             ),
             (
-                err(ErrorType::Invalid, "root.f", BadValue::Omitted, "failed rule: self.m == 2"),
+                err(
+                    ErrorType::Invalid,
+                    "root.f",
+                    BadValue::Omitted,
+                    "failed rule: self.m == 2",
+                ),
                 "root.f: Invalid value: failed rule: self.m == 2",
             ),
             (
-                err(ErrorType::Required, "root.field3", BadValue::Value(json!("x")), "failed rule: x"),
+                err(
+                    ErrorType::Required,
+                    "root.field3",
+                    BadValue::Value(json!("x")),
+                    "failed rule: x",
+                ),
                 "root.field3: Required value: failed rule: x",
             ),
             (
@@ -261,7 +284,12 @@ mod tests {
 
     #[test]
     fn strings_are_go_quoted() {
-        let e = err(ErrorType::Invalid, "a", BadValue::Value(json!("é\"\\\n\u{1}")), "d");
+        let e = err(
+            ErrorType::Invalid,
+            "a",
+            BadValue::Value(json!("é\"\\\n\u{1}")),
+            "d",
+        );
         assert_eq!(e.to_string(), r#"a: Invalid value: "é\"\\\n\x01": d"#);
     }
 

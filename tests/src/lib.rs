@@ -25,7 +25,10 @@ pub fn shared_dir(what: &str) -> Option<std::path::PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("SKIPPED {what}: {} is missing (the shared test data sits beside the checkout)", dir.display());
+        eprintln!(
+            "SKIPPED {what}: {} is missing (the shared test data sits beside the checkout)",
+            dir.display()
+        );
         None
     }
 }

@@ -21,7 +21,11 @@ fn assert_agrees<T: CelSchema + JsonSchema>() {
         diffs.is_empty(),
         "model of `{}` disagrees with its schema:\n{}\nschema: {json:#}",
         std::any::type_name::<T>(),
-        diffs.iter().map(|d| format!("  {d}")).collect::<Vec<_>>().join("\n")
+        diffs
+            .iter()
+            .map(|d| format!("  {d}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
@@ -87,7 +91,12 @@ struct Flattened {
 /// Every `#[cel]` schema key, rules on containers, fields, items and map values.
 #[derive(CelValidate, Serialize, Deserialize)]
 #[cel(rule = "size(self.items) > 0", message = "needs items")]
-#[cel(rule = "true", reason = "FieldValueForbidden", field_path = ".items", optional_old_self)]
+#[cel(
+    rule = "true",
+    reason = "FieldValueForbidden",
+    field_path = ".items",
+    optional_old_self
+)]
 #[cel(map_type = "atomic")]
 struct CelKeys {
     #[cel(list_type = "map", list_map_keys = ["key"], max_items = 8, min_items = 1)]

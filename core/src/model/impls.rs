@@ -150,7 +150,11 @@ mod k8s {
         ..Schema::of(Type::Any)
     };
 
-    const fn prop(name: &'static str, required: bool, schema: &'static Schema<'static>) -> Property<'static> {
+    const fn prop(
+        name: &'static str,
+        required: bool,
+        schema: &'static Schema<'static>,
+    ) -> Property<'static> {
         Property {
             name,
             required,

@@ -1,0 +1,10 @@
+use crd_cel::CelValidate;
+use serde::{Deserialize, Serialize};
+
+#[derive(CelValidate, Serialize, Deserialize)]
+enum Source {
+    Git { url: String },
+    Local,
+}
+
+fn main() {}

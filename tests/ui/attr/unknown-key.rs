@@ -1,0 +1,10 @@
+use crd_cel::CelValidate;
+use serde::{Deserialize, Serialize};
+
+#[derive(CelValidate, Serialize, Deserialize)]
+struct Spec {
+    #[cel(rule = "self > 0", mesage = "typo")]
+    x: i32,
+}
+
+fn main() {}

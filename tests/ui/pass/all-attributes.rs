@@ -1,0 +1,29 @@
+use crd_cel::CelValidate;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(CelValidate, Serialize, Deserialize)]
+#[cel(rule = "self.a <= self.b", message = "a must not exceed b")]
+#[cel(rule = "self.a >= 0", reason = "FieldValueForbidden", field_path = ".a")]
+#[serde(rename_all = "camelCase")]
+struct Spec {
+    #[cel(rule = "self == oldSelf", optional_old_self)]
+    a: i32,
+    #[cel(rule = "self > 0", message_expression = "'b must be positive'")]
+    b: i32,
+    #[cel(list_type = "map", list_map_keys = ["name", "port"], max_items = 4, min_items = 1)]
+    ports: Vec<Port>,
+    #[cel(max_properties = 8, map_type = "granular")]
+    labels: BTreeMap<String, String>,
+    #[cel(list_type = "set")]
+    tags: Vec<String>,
+}
+
+#[derive(CelValidate, Serialize, Deserialize)]
+#[cel(map_type = "atomic")]
+struct Port {
+    name: String,
+    port: i32,
+}
+
+fn main() {}
