@@ -129,6 +129,26 @@ fn opt_str(
     }
 }
 
+/// A list of names (`required`, `x-kubernetes-list-map-keys`); a non-string entry is an error.
+fn names(
+    obj: &serde_json::Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Vec<String>, SchemaError> {
+    let bad = |v: &Value| SchemaError {
+        path: child(path, key),
+        message: format!("must be an array of names, got {v}"),
+    };
+    match obj.get(key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|s| s.as_str().map(str::to_owned).ok_or_else(|| bad(s)))
+            .collect(),
+        Some(v) => Err(bad(v)),
+    }
+}
+
 fn flag(obj: &serde_json::Map<String, Value>, key: &str, path: &str) -> Result<bool, SchemaError> {
     match obj.get(key) {
         None => Ok(false),
@@ -172,19 +192,7 @@ impl OwnedSchema {
                 });
             }
         };
-        let required: Vec<String> = match obj.get("required") {
-            None => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .filter_map(|s| s.as_str().map(str::to_owned))
-                .collect(),
-            Some(v) => {
-                return Err(SchemaError {
-                    path: child(path, "required"),
-                    message: format!("must be an array of names, got {v}"),
-                });
-            }
-        };
+        let required = names(obj, "required", path)?;
         let mut properties = BTreeMap::new();
         if let Some(props) = obj.get("properties") {
             let props = props.as_object().ok_or_else(|| SchemaError {
@@ -207,19 +215,7 @@ impl OwnedSchema {
             )?)),
             _ => None,
         };
-        let list_map_keys = match obj.get("x-kubernetes-list-map-keys") {
-            None => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .filter_map(|s| s.as_str().map(str::to_owned))
-                .collect(),
-            Some(v) => {
-                return Err(SchemaError {
-                    path: child(path, "x-kubernetes-list-map-keys"),
-                    message: format!("must be an array of names, got {v}"),
-                });
-            }
-        };
+        let list_map_keys = names(obj, "x-kubernetes-list-map-keys", path)?;
         let mut validations = Vec::new();
         if let Some(rules) = obj.get("x-kubernetes-validations") {
             let rules = rules.as_array().ok_or_else(|| SchemaError {
