@@ -1,7 +1,10 @@
 //! Implementation detail of [crd-cel](https://docs.rs/crd-cel): the CEL type model, the parser
-//! front end and (in later stages) the checker, shared by the `CelValidate` derive at expansion
-//! time and by the `crd-cel` runtime. Use `crd-cel`; this crate's API is not semver-stable.
+//! front end and the checker, shared by the `CelValidate` derive at expansion time and by the
+//! `crd-cel` runtime. Use `crd-cel`; this crate's API is not semver-stable.
 
+pub mod check;
+pub mod decl;
+pub mod env;
 pub mod model;
 pub mod msg;
 pub mod syntax;

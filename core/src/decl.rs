@@ -1,0 +1,135 @@
+//! Function declarations as constant data: what the checker resolves calls against.
+//!
+//! A declaration is written with type *patterns* ([`P`]) that may mention type parameters
+//! (`A`, `B`), which the checker instantiates with fresh type variables per call, as cel-go does.
+//! Every overload carries the Kubernetes compatibility version range it exists in (CEL-SEMANTICS
+//! 6.1), so one table serves every targeted Kubernetes version.
+
+/// A type pattern in a declaration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum P {
+    /// `dyn`.
+    Dyn,
+    /// `null_type`.
+    Null,
+    /// `bool`.
+    Bool,
+    /// `int`.
+    Int,
+    /// `uint`.
+    Uint,
+    /// `double`.
+    Double,
+    /// `string`.
+    String,
+    /// `bytes`.
+    Bytes,
+    /// `google.protobuf.Duration`.
+    Duration,
+    /// `google.protobuf.Timestamp`.
+    Timestamp,
+    /// `list(T)`.
+    List(&'static P),
+    /// `map(K, V)`.
+    Map(&'static P, &'static P),
+    /// `optional_type(T)`.
+    Optional(&'static P),
+    /// `type(T)`: the type of a type value.
+    Type(&'static P),
+    /// A type parameter of the overload: 0 is `A`, 1 is `B`, ...
+    Param(u8),
+    /// An opaque type of a Kubernetes library.
+    Opaque(Opaque),
+}
+
+/// The opaque types the Kubernetes libraries declare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opaque {
+    /// `kubernetes.URL` (URLs library).
+    Url,
+    /// `net.IP` (IP library).
+    Ip,
+    /// `net.CIDR` (CIDR library).
+    Cidr,
+    /// `kubernetes.Quantity` (Quantity library).
+    Quantity,
+    /// `kubernetes.Semver` (Semver library).
+    Semver,
+    /// `kubernetes.NamedFormat` (Format library).
+    Format,
+}
+
+impl Opaque {
+    /// The type name cel-go prints for it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Opaque::Url => "kubernetes.URL",
+            Opaque::Ip => "net.IP",
+            Opaque::Cidr => "net.CIDR",
+            Opaque::Quantity => "kubernetes.Quantity",
+            Opaque::Semver => "kubernetes.Semver",
+            Opaque::Format => "kubernetes.NamedFormat",
+        }
+    }
+}
+
+/// Where an overload exists: compatibility versions `since <= compat < until` (minor versions of
+/// Kubernetes 1.x). `since: 0` means "from the start".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Versions {
+    /// The first compatibility minor version that has the overload.
+    pub since: u8,
+    /// The first compatibility minor version that no longer has it (`u8::MAX`: never removed).
+    pub until: u8,
+}
+
+impl Versions {
+    /// Present in every version.
+    pub const ALWAYS: Versions = Versions {
+        since: 0,
+        until: u8::MAX,
+    };
+
+    /// Present from compatibility version `1.since` on.
+    pub const fn since(since: u8) -> Versions {
+        Versions {
+            since,
+            until: u8::MAX,
+        }
+    }
+
+    /// Present in `since <= compat < until`.
+    pub const fn range(since: u8, until: u8) -> Versions {
+        Versions { since, until }
+    }
+
+    /// Whether the overload exists at compatibility version `1.compat`.
+    pub const fn contains(self, compat: u8) -> bool {
+        self.since <= compat && compat < self.until
+    }
+}
+
+/// One overload of a function.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Overload {
+    /// cel-go's overload id (`add_int64`, `string_contains_string`, ...), for reference and for
+    /// the cost estimator.
+    pub id: &'static str,
+    /// A member overload (`x.f(y)`): the receiver is `args[0]`.
+    pub member: bool,
+    /// Argument patterns (receiver first for member overloads).
+    pub args: &'static [P],
+    /// Result pattern.
+    pub result: P,
+    /// The compatibility versions that declare it.
+    pub versions: Versions,
+}
+
+/// A function and all its overloads (global and member alike, as cel-go groups them).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Function {
+    /// The function name as the parser produces it (`_+_`, `size`, `sets.contains`, ...).
+    pub name: &'static str,
+    /// The overloads.
+    pub overloads: &'static [Overload],
+}
