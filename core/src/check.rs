@@ -26,7 +26,25 @@ pub struct Node<'a> {
     /// The Kubernetes compatibility minor version the expression compiles against (6.3): new
     /// rules on apiserver 1.N compile at 1.(N-1).
     pub compat: u8,
+    /// The name of the node's object type in messages (the apiserver's `selfType<N>` and path).
+    pub type_name: &'a str,
 }
+
+impl<'a> Node<'a> {
+    /// A node that is not a resource root, compiled at the newest compatibility version.
+    pub const fn new(schema: &'a Schema<'a>) -> Self {
+        Node {
+            schema,
+            resource_root: false,
+            optional_old_self: false,
+            compat: DEFAULT_COMPAT,
+            type_name: "selfType<N>",
+        }
+    }
+}
+
+/// The compatibility version new rules compile at on the newest supported apiserver (1.37).
+pub const DEFAULT_COMPAT: u8 = 36;
 
 /// What a successful check learned about the expression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,10 +105,1452 @@ impl std::error::Error for CheckError {}
 
 /// Parses and type-checks `source` as the apiserver does at CRD creation, against `node`.
 pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Checked, CheckError> {
-    let _ = (source, node);
-    // Placeholder until the checker lands: fail closed.
-    Err(CheckError::Unsupported {
+    let ast = crate::syntax::parse_ast(source).map_err(|e| CheckError::Compilation {
         target,
-        what: "type checking".to_owned(),
-    })
+        issues: e.to_string(),
+    })?;
+    let report = check(&ast.as_ast(), target, node);
+    report.into_result(target)
+}
+
+/// Capacity of the per-node type table: rules with more nodes are reported as too large.
+pub const MAX_NODES: usize = 4096;
+/// Issues kept in full (cel-go lists up to 100; crd-cel keeps the first ones and counts the rest).
+pub const MAX_ISSUES: usize = 12;
+/// Capacity of one issue message.
+pub const ISSUE_LEN: usize = 384;
+/// Capacity of the help text.
+pub const HELP_LEN: usize = 768;
+
+/// One type-check issue: where, and cel-go's message.
+pub struct Issue {
+    /// Offset in code points.
+    pub offset: u32,
+    /// The message (without the `ERROR: <input>:L:C:` prefix).
+    pub message: crate::msg::Buf<ISSUE_LEN>,
+}
+
+/// The outcome of [`check`]: issues, help, whether `oldSelf` is used, the output type.
+pub struct Report {
+    /// The issues, in the order found.
+    pub issues: [Issue; MAX_ISSUES],
+    /// How many issues were kept.
+    pub kept: usize,
+    /// How many issues there were in total.
+    pub total: usize,
+    /// crd-cel's hints (`help: did you mean ...`), one per line.
+    pub help: crate::msg::Buf<HELP_LEN>,
+    /// A construct the checker does not support (checked fails closed).
+    pub unsupported: Option<&'static str>,
+    /// The expression has the type its target requires (bool or string).
+    pub right_type: bool,
+    /// `oldSelf` is referenced.
+    pub uses_old_self: bool,
+}
+
+impl Report {
+    /// Whether the expression was accepted.
+    pub const fn is_ok(&self) -> bool {
+        self.total == 0 && self.unsupported.is_none() && self.right_type
+    }
+
+    /// Renders the issues as cel-go's `ToDisplayString` (sorted by position).
+    pub const fn render<const N: usize>(&self, source: &str, out: &mut crate::msg::Buf<N>) {
+        // Selection sort by offset, stable: few issues.
+        let mut order = [0usize; MAX_ISSUES];
+        let mut i = 0;
+        while i < self.kept {
+            order[i] = i;
+            i += 1;
+        }
+        let mut a = 0;
+        while a < self.kept {
+            let mut b = a + 1;
+            while b < self.kept {
+                let oa = self.issues[order[a]].offset;
+                let ob = self.issues[order[b]].offset;
+                if ob < oa {
+                    let t = order[a];
+                    order[a] = order[b];
+                    order[b] = t;
+                }
+                b += 1;
+            }
+            a += 1;
+        }
+        let mut k = 0;
+        while k < self.kept {
+            if k > 0 {
+                out.push("\n");
+            }
+            let issue = &self.issues[order[k]];
+            render_issue(source, issue.offset, issue.message.as_str(), out);
+            k += 1;
+        }
+        if self.total > self.kept {
+            out.push("\n");
+            out.push_u64((self.total - self.kept) as u64);
+            out.push(" more errors were truncated");
+        }
+    }
+
+    fn into_result(self, target: Target) -> Result<Checked, CheckError> {
+        if let Some(what) = self.unsupported {
+            return Err(CheckError::Unsupported {
+                target,
+                what: what.to_owned(),
+            });
+        }
+        if self.total > 0 {
+            return Err(CheckError::Compilation {
+                target,
+                issues: String::new(),
+            });
+        }
+        if !self.right_type {
+            return Err(CheckError::WrongType { target });
+        }
+        Ok(Checked {
+            uses_old_self: self.uses_old_self,
+        })
+    }
+}
+
+/// Writes one issue: `ERROR: <input>:L:C: message`, the source line and a caret.
+pub const fn render_issue<const N: usize>(
+    source: &str,
+    offset: u32,
+    message: &str,
+    out: &mut crate::msg::Buf<N>,
+) {
+    let b = source.as_bytes();
+    // Find the line and column of the code point at `offset`.
+    let mut i = 0;
+    let mut cp = 0u32;
+    let mut line = 1u64;
+    let mut line_start = 0usize;
+    while i < b.len() && cp < offset {
+        if b[i] == b'\n' {
+            line += 1;
+            line_start = i + 1;
+        }
+        i += utf8_width(b[i]);
+        cp += 1;
+    }
+    // Column: code points from the line start.
+    let mut col = 1u64;
+    let mut j = line_start;
+    while j < i {
+        j += utf8_width(b[j]);
+        col += 1;
+    }
+    out.push("ERROR: <input>:");
+    out.push_u64(line);
+    out.push(":");
+    out.push_u64(col);
+    out.push(": ");
+    out.push(message);
+    let mut end = line_start;
+    let mut chars = 0;
+    while end < b.len() && b[end] != b'\n' {
+        end += utf8_width(b[end]);
+        chars += 1;
+    }
+    if chars > 16384 {
+        return;
+    }
+    let mut line_end = end;
+    if line_end > line_start && b[line_end - 1] == b'\r' {
+        line_end -= 1;
+    }
+    out.push("\n | ");
+    let (_, tail) = b.split_at(line_start);
+    let (text, _) = tail.split_at(line_end - line_start);
+    let mut k = 0;
+    while k < text.len() {
+        let w = utf8_width(text[k]);
+        if text[k] == b'\t' {
+            out.push(" ");
+        } else {
+            let (_, t) = text.split_at(k);
+            let (ch, _) = t.split_at(w);
+            out.push_bytes(ch);
+        }
+        k += w;
+    }
+    out.push("\n | ");
+    let mut k = 0;
+    let mut c = 1;
+    while k < text.len() {
+        let w = utf8_width(text[k]);
+        if c >= col {
+            out.push(if w > 1 { "＾" } else { "^" });
+            return;
+        }
+        out.push(if w > 1 { "．" } else { "." });
+        k += w;
+        c += 1;
+    }
+    out.push("^");
+}
+
+const fn utf8_width(first: u8) -> usize {
+    if first < 0x80 {
+        1
+    } else if first >= 0xF0 {
+        4
+    } else if first >= 0xE0 {
+        3
+    } else {
+        2
+    }
+}
+
+use crate::ast::{Ast, Expr, Var};
+use crate::decl::{Function, P};
+use crate::types::{Kind, META, PLAIN_STRING, Ty, TyId, Types, bytes_eq, id};
+
+const UNSET: TyId = u16::MAX - 1;
+
+/// The checker's state for one expression.
+struct Checker<'a> {
+    ast: Ast<'a>,
+    t: Types<'a>,
+    ty: [TyId; MAX_NODES],
+    compat: u8,
+    self_ty: TyId,
+    old_self_ty: TyId,
+    report: Report,
+}
+
+/// Type-checks a lowered expression against `node` (the `const fn` entry point the derive's
+/// `const` items call).
+pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
+    let mut c = Checker {
+        ast: *ast,
+        t: Types::new(node.type_name),
+        ty: [UNSET; MAX_NODES],
+        compat: node.compat,
+        self_ty: id::ERROR,
+        old_self_ty: id::ERROR,
+        report: Report {
+            issues: [const {
+                Issue {
+                    offset: 0,
+                    message: crate::msg::Buf::new(),
+                }
+            }; MAX_ISSUES],
+            kept: 0,
+            total: 0,
+            help: crate::msg::Buf::new(),
+            unsupported: None,
+            right_type: false,
+            uses_old_self: false,
+        },
+    };
+    if ast.nodes.len() > MAX_NODES || ast.nodes.is_empty() {
+        c.report.unsupported = Some("expressions with more than 4096 nodes");
+        return c.report;
+    }
+    let resource_root = node.resource_root;
+    c.self_ty = match c.t.of_schema(node.schema, 0, resource_root) {
+        Some(t) => t,
+        None => {
+            c.report.unsupported = Some(
+                "rules on a node without a CEL type (no `type`, e.g. bare preserve-unknown-fields)",
+            );
+            return c.report;
+        }
+    };
+    c.old_self_ty = if node.optional_old_self {
+        c.t.optional(c.self_ty)
+    } else {
+        c.self_ty
+    };
+    c.mark_namespaced();
+    let mut i = 0;
+    while i < ast.nodes.len() {
+        if c.ty[i] == UNSET {
+            c.node(i as u32);
+        }
+        if c.report.unsupported.is_some() {
+            return c.report;
+        }
+        i += 1;
+    }
+    if c.t.overflow {
+        c.report.unsupported = Some("expressions this large (type table full)");
+        return c.report;
+    }
+    let root = ast.root() as usize;
+    let out = c.t.substitute(c.ty[root], true);
+    c.report.right_type = match target {
+        Target::Rule => matches!(c.t.get(out), Ty::Bool),
+        Target::MessageExpression => matches!(c.t.get(out), Ty::String),
+    };
+    c.report
+}
+
+/// Names of the macros cel-go expands that the `cel` parser leaves as calls: checked as
+/// unsupported rather than rejected as undeclared.
+const UNEXPANDED_MACROS: &[&str] = &[
+    "optMap",
+    "optFlatMap",
+    "transformList",
+    "transformMap",
+    "transformMapEntry",
+    "sortBy",
+    "existsOne",
+];
+
+const SKIP: TyId = u16::MAX - 2;
+
+impl<'a> Checker<'a> {
+    const fn issue(&mut self, offset: u32) -> Option<usize> {
+        self.report.total += 1;
+        if self.report.kept >= MAX_ISSUES {
+            return None;
+        }
+        let k = self.report.kept;
+        self.report.kept += 1;
+        self.report.issues[k].offset = offset;
+        Some(k)
+    }
+
+    const fn msg(&mut self, k: Option<usize>, s: &str) {
+        if let Some(k) = k {
+            self.report.issues[k].message.push(s);
+        }
+    }
+
+    const fn msg_bytes(&mut self, k: Option<usize>, s: &[u8]) {
+        if let Some(k) = k {
+            self.report.issues[k].message.push_bytes(s);
+        }
+    }
+
+    const fn msg_ty(&mut self, k: Option<usize>, t: TyId) {
+        if let Some(k) = k {
+            self.t.format(t, &mut self.report.issues[k].message);
+        }
+    }
+
+    const fn offset(&self, n: u32) -> u32 {
+        self.ast.nodes[n as usize].offset
+    }
+
+    /// Marks the targets of namespaced calls (`optional.of(x)`, `sets.contains(a, b)`) so that
+    /// the qualifier is not checked as an identifier, as cel-go resolves them.
+    const fn mark_namespaced(&mut self) {
+        let mut i = 0;
+        while i < self.ast.nodes.len() {
+            if let Expr::Call {
+                function,
+                target: Some(target),
+                ..
+            } = self.ast.nodes[i].expr
+            {
+                let mut qualified = [0u8; 128];
+                if let Some(len) = self.qualified_name(target, function, &mut qualified) {
+                    let (name, _) = qualified.split_at(len);
+                    if self.lookup(name).is_some() {
+                        // The qualifier is a chain of selects ending in an identifier; its nodes
+                        // directly precede the target in post-order.
+                        let mut n = target;
+                        loop {
+                            self.ty[n as usize] = SKIP;
+                            match self.ast.nodes[n as usize].expr {
+                                Expr::Select { operand, .. } => n = operand,
+                                _ => break,
+                            }
+                        }
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// `a.b` + `.f` as `a.b.f` when `target` spells a qualified name.
+    const fn qualified_name(
+        &self,
+        target: u32,
+        function: crate::ast::Str,
+        out: &mut [u8; 128],
+    ) -> Option<usize> {
+        // Collect segments from the outermost select down to the identifier.
+        let mut segs = [crate::ast::Str { start: 0, len: 0 }; 8];
+        let mut count = 0;
+        let mut n = target;
+        loop {
+            if count >= 8 {
+                return None;
+            }
+            match self.ast.nodes[n as usize].expr {
+                Expr::Ident(name) => {
+                    segs[count] = name;
+                    count += 1;
+                    break;
+                }
+                Expr::Select {
+                    operand,
+                    field,
+                    test: false,
+                } => {
+                    segs[count] = field;
+                    count += 1;
+                    n = operand;
+                }
+                _ => return None,
+            }
+        }
+        let mut len = 0;
+        let mut k = count;
+        while k > 0 {
+            k -= 1;
+            if !append(out, &mut len, self.ast.str(segs[k])) || !append(out, &mut len, b".") {
+                return None;
+            }
+        }
+        if !append(out, &mut len, self.ast.str(function)) {
+            return None;
+        }
+        Some(len)
+    }
+
+    /// The function declaration named `name`, if it has an overload at this compatibility
+    /// version.
+    const fn lookup(&self, name: &[u8]) -> Option<&'static Function> {
+        let fs = crate::env::FUNCTIONS;
+        let mut i = 0;
+        while i < fs.len() {
+            if bytes_eq(fs[i].name.as_bytes(), name) {
+                let mut k = 0;
+                while k < fs[i].overloads.len() {
+                    if fs[i].overloads[k].versions.contains(self.compat) {
+                        return Some(&fs[i]);
+                    }
+                    k += 1;
+                }
+                return None;
+            }
+            i += 1;
+        }
+        None
+    }
+
+    const fn node(&mut self, n: u32) {
+        let t = match self.ast.nodes[n as usize].expr {
+            Expr::Null => id::NULL,
+            Expr::Bool(_) => id::BOOL,
+            Expr::Int(_) => id::INT,
+            Expr::Uint(_) => id::UINT,
+            Expr::Double(_) => id::DOUBLE,
+            Expr::String(_) => id::STRING,
+            Expr::Bytes(_) => id::BYTES,
+            Expr::Ident(name) => self.ident(n, self.ast.str(name)),
+            Expr::Local {
+                var,
+                range,
+                init,
+                two_vars,
+                ..
+            } => self.local(var, range, init, two_vars),
+            Expr::Select {
+                operand,
+                field,
+                test,
+            } => {
+                let r = self.select_field(n, operand, self.ast.str(field), false);
+                if test {
+                    id::BOOL
+                } else {
+                    self.t.substitute(r, false)
+                }
+            }
+            Expr::Call {
+                function,
+                target,
+                args,
+            } => self.call(n, self.ast.str(function), target, args),
+            Expr::List { elements, optional } => self.list(elements, optional),
+            Expr::Map { entries } => self.map(entries),
+            Expr::Struct { name } => {
+                let k = self.issue(self.offset(n));
+                self.msg(k, "undeclared reference to '");
+                self.msg_bytes(k, self.ast.str(name));
+                self.msg(k, "' (in container '')");
+                id::ERROR
+            }
+            Expr::Comprehension {
+                range,
+                init,
+                cond,
+                step,
+                result,
+                two_vars,
+            } => self.comprehension(range, init, cond, step, result, two_vars),
+        };
+        self.ty[n as usize] = t;
+    }
+
+    const fn ident(&mut self, n: u32, name: &[u8]) -> TyId {
+        if bytes_eq(name, b"self") {
+            return self.self_ty;
+        }
+        if bytes_eq(name, b"oldSelf") {
+            self.report.uses_old_self = true;
+            return self.old_self_ty;
+        }
+        let type_of = if bytes_eq(name, b"bool") {
+            id::BOOL
+        } else if bytes_eq(name, b"int") {
+            id::INT
+        } else if bytes_eq(name, b"uint") {
+            id::UINT
+        } else if bytes_eq(name, b"double") {
+            id::DOUBLE
+        } else if bytes_eq(name, b"string") {
+            id::STRING
+        } else if bytes_eq(name, b"bytes") {
+            id::BYTES
+        } else if bytes_eq(name, b"null_type") {
+            id::NULL
+        } else if bytes_eq(name, b"list") {
+            self.t.list(id::DYN)
+        } else if bytes_eq(name, b"map") {
+            self.t.map(id::DYN, id::DYN)
+        } else if bytes_eq(name, b"type") {
+            self.t.type_of(id::DYN)
+        } else {
+            let k = self.issue(self.offset(n));
+            self.msg(k, "undeclared reference to '");
+            self.msg_bytes(k, name);
+            self.msg(k, "' (in container '')");
+            return id::ERROR;
+        };
+        self.t.type_of(type_of)
+    }
+
+    const fn local(&mut self, var: Var, range: u32, init: u32, two_vars: bool) -> TyId {
+        match var {
+            Var::Accu => self.ty[init as usize],
+            Var::Iter | Var::Iter2 => {
+                let r = self.t.substitute(self.ty[range as usize], false);
+                match (self.t.get(r), var, two_vars) {
+                    (Ty::List(e), Var::Iter, false) => e,
+                    (Ty::List(_), Var::Iter, true) => id::INT,
+                    (Ty::List(e), _, _) => e,
+                    (Ty::Map(k, _), Var::Iter, _) => k,
+                    (Ty::Map(_, v), _, _) => v,
+                    (Ty::Dyn | Ty::Var(_), _, _) => id::DYN,
+                    _ => id::ERROR,
+                }
+            }
+        }
+    }
+
+    const fn comprehension(
+        &mut self,
+        range: u32,
+        init: u32,
+        cond: u32,
+        step: u32,
+        result: u32,
+        _two_vars: bool,
+    ) -> TyId {
+        let r = self.t.substitute(self.ty[range as usize], false);
+        match self.t.kind(r) {
+            Kind::List | Kind::Map => {}
+            Kind::Dyn | Kind::Error | Kind::Param => {
+                self.t.assignable(id::DYN, r);
+            }
+            _ => {
+                let k = self.issue(self.offset(range));
+                self.msg(k, "expression of type '");
+                self.msg_ty(k, r);
+                self.msg(
+                    k,
+                    "' cannot be range of a comprehension (must be list, map, or dynamic)",
+                );
+            }
+        }
+        let accu = self.ty[init as usize];
+        self.assert_type(cond, id::BOOL);
+        self.assert_type(step, accu);
+        self.t.substitute(self.ty[result as usize], false)
+    }
+
+    const fn assert_type(&mut self, n: u32, want: TyId) {
+        let got = self.ty[n as usize];
+        if !self.t.assignable(want, got) {
+            let k = self.issue(self.offset(n));
+            self.msg(k, "expected type '");
+            self.msg_ty(k, want);
+            self.msg(k, "' but found '");
+            self.msg_ty(k, got);
+            self.msg(k, "'");
+        }
+    }
+
+    /// cel-go's `checkSelectField`.
+    const fn select_field(
+        &mut self,
+        n: u32,
+        operand: u32,
+        field: &'a [u8],
+        optional: bool,
+    ) -> TyId {
+        let operand_ty = self.t.substitute(self.ty[operand as usize], false);
+        let (target, is_opt) = match self.t.get(operand_ty) {
+            Ty::Optional(inner) => (self.t.substitute(inner, false), true),
+            _ => (operand_ty, false),
+        };
+        let result = match self.t.get(target) {
+            Ty::Map(_, v) => v,
+            Ty::Object { schema, root, name } => match self.field(schema, root, name, field) {
+                Some(t) => t,
+                None => {
+                    let k = self.issue(self.offset(n));
+                    self.msg(k, "undefined field '");
+                    self.msg_bytes(k, field);
+                    self.msg(k, "'");
+                    self.field_help(schema, root, field);
+                    id::ERROR
+                }
+            },
+            Ty::Var(_) => {
+                self.t.assignable(id::DYN, target);
+                id::DYN
+            }
+            Ty::Dyn | Ty::Error => id::DYN,
+            _ => {
+                let k = self.issue(self.offset(n));
+                self.msg(k, "type '");
+                self.msg_ty(k, target);
+                self.msg(k, "' does not support field selection");
+                id::DYN
+            }
+        };
+        if is_opt || optional {
+            self.t.optional(result)
+        } else {
+            result
+        }
+    }
+
+    /// The type of field `field` (a CEL identifier) of an object, looking through escaping (2),
+    /// keyword field names (compat >= 1.31) and the implicit resource-root fields (1.2).
+    const fn field(
+        &mut self,
+        schema: &'a crate::model::Schema<'a>,
+        root: bool,
+        name: u16,
+        field: &'a [u8],
+    ) -> Option<TyId> {
+        if root && !declares_type_and_meta(schema) {
+            let implicit: Option<&'a crate::model::Schema<'a>> =
+                if bytes_eq(field, b"apiVersion") || bytes_eq(field, b"kind") {
+                    Some(&PLAIN_STRING)
+                } else if bytes_eq(field, b"metadata") {
+                    Some(&META)
+                } else {
+                    None
+                };
+            if let Some(s) = implicit {
+                let child = self.t.child_name(name, field);
+                return self.t.of_schema(s, child, false);
+            }
+        }
+        match find_property(schema, field, self.compat >= 31, 0) {
+            Some(p) => {
+                let child = self.t.child_name(name, p.name.as_bytes());
+                self.t
+                    .of_schema(p.schema, child, p.schema.embedded_resource)
+            }
+            None => None,
+        }
+    }
+
+    /// `help:` lines for an undefined field: a close name, and the fields there are.
+    const fn field_help(&mut self, schema: &'a crate::model::Schema<'a>, root: bool, field: &[u8]) {
+        let h = &mut self.report.help;
+        if !h.is_empty() {
+            return;
+        }
+        let mut best: Option<&str> = None;
+        let mut best_d = usize::MAX;
+        let mut list = crate::msg::Buf::<512>::new();
+        let mut count = 0;
+        if root {
+            list.push("apiVersion, kind, metadata");
+            count = 3;
+        }
+        let mut stack: [&crate::model::Schema<'_>; 8] = [schema; 8];
+        let mut depth = 1;
+        while depth > 0 {
+            depth -= 1;
+            let s = stack[depth];
+            let mut i = 0;
+            while i < s.properties.len() {
+                let p = &s.properties[i];
+                if count > 0 {
+                    list.push(", ");
+                }
+                list.push(p.name);
+                count += 1;
+                let d = distance(p.name.as_bytes(), field);
+                if d < best_d {
+                    best_d = d;
+                    best = Some(p.name);
+                }
+                i += 1;
+            }
+            let mut f = 0;
+            while f < s.flatten.len() && depth < 8 {
+                stack[depth] = s.flatten[f];
+                depth += 1;
+                f += 1;
+            }
+        }
+        let limit = if field.len() < 4 { 1 } else { field.len() / 3 };
+        if let Some(b) = best
+            && best_d <= limit
+        {
+            h.push("help: did you mean '");
+            h.push(b);
+            h.push("'?\n");
+        }
+        if count == 0 {
+            h.push("help: the type has no fields CEL can select");
+        } else {
+            h.push("help: the fields are: ");
+            h.push(list.as_str());
+        }
+    }
+
+    const fn call(
+        &mut self,
+        n: u32,
+        function: &'a [u8],
+        target: Option<u32>,
+        args: crate::ast::Refs,
+    ) -> TyId {
+        let mut u = 0;
+        while u < UNEXPANDED_MACROS.len() {
+            if bytes_eq(UNEXPANDED_MACROS[u].as_bytes(), function) {
+                self.report.unsupported = Some(
+                    "the macros optMap, optFlatMap, sortBy, existsOne and the two-variable comprehensions (all/exists with 3 arguments, transformList, transformMap, transformMapEntry)",
+                );
+                return id::ERROR;
+            }
+            u += 1;
+        }
+        if target.is_some()
+            && args.len == 2
+            && (bytes_eq(function, b"all") || bytes_eq(function, b"exists"))
+        {
+            self.report.unsupported =
+                Some("two-variable comprehensions (all/exists with 3 arguments)");
+            return id::ERROR;
+        }
+        if bytes_eq(function, b"_?._") {
+            let operand = self.ast.r(args, 0);
+            let field_node = self.ast.r(args, 1);
+            return match self.ast.nodes[field_node as usize].expr {
+                Expr::String(f) => {
+                    let r = self.select_field(n, operand, self.ast.str(f), true);
+                    self.t.substitute(r, false)
+                }
+                _ => {
+                    let k = self.issue(self.offset(field_node));
+                    self.msg(k, "unsupported optional field selection");
+                    id::ERROR
+                }
+            };
+        }
+        // A namespaced function: its qualifier was marked, the call is global.
+        let (fn_name_buf, fn_len, member_target) = match target {
+            Some(t) if self.ty[t as usize] == SKIP => {
+                let mut buf = [0u8; 128];
+                let len = match self.qualified_name(t, self.call_function_str(n), &mut buf) {
+                    Some(len) => len,
+                    None => 0,
+                };
+                (buf, len, None)
+            }
+            _ => {
+                let mut buf = [0u8; 128];
+                let mut len = 0;
+                if !append(&mut buf, &mut len, function) {
+                    len = 0;
+                }
+                (buf, len, target)
+            }
+        };
+        let (name, _) = fn_name_buf.split_at(fn_len);
+        let f = match self.lookup(name) {
+            Some(f) => f,
+            None => {
+                let k = self.issue(self.offset(n));
+                self.msg(k, "undeclared reference to '");
+                self.msg_bytes(k, name);
+                self.msg(k, "' (in container '')");
+                self.newer_help(name);
+                return id::ERROR;
+            }
+        };
+        // Argument types: receiver first.
+        let mut arg_tys = [0 as TyId; 16];
+        let mut count = 0;
+        if let Some(t) = member_target {
+            arg_tys[0] = self.ty[t as usize];
+            count = 1;
+        }
+        let mut a = 0;
+        while a < args.len {
+            if count >= 16 {
+                self.report.unsupported = Some("calls with more than 15 arguments");
+                return id::ERROR;
+            }
+            arg_tys[count] = self.ty[self.ast.r(args, a) as usize];
+            count += 1;
+            a += 1;
+        }
+        let (arg_tys, _) = arg_tys.split_at(count);
+        let member = member_target.is_some();
+        if bytes_eq(name, b"_&&_") || bytes_eq(name, b"_||_") {
+            let mut ok = true;
+            let mut i = 0;
+            while i < arg_tys.len() {
+                if !self.t.assignable(arg_tys[i], id::BOOL) {
+                    let arg = self.ast.r(args, i as u32);
+                    let k = self.issue(self.offset(arg));
+                    self.msg(k, "expected type 'bool' but found '");
+                    self.msg_ty(k, arg_tys[i]);
+                    self.msg(k, "'");
+                    ok = false;
+                }
+                i += 1;
+            }
+            return if ok { id::BOOL } else { id::ERROR };
+        }
+        let mut result: Option<TyId> = None;
+        let mut o = 0;
+        while o < f.overloads.len() {
+            let ov = &f.overloads[o];
+            o += 1;
+            if !ov.versions.contains(self.compat) || ov.member != member {
+                continue;
+            }
+            if ov.args.len() != arg_tys.len() {
+                continue;
+            }
+            let mark = self.t.mark();
+            let mut params = [u16::MAX; 4];
+            let mut cand = [0 as TyId; 16];
+            let mut i = 0;
+            while i < ov.args.len() {
+                cand[i] = self.instantiate(&ov.args[i], &mut params, 0);
+                i += 1;
+            }
+            let (cand, _) = cand.split_at(ov.args.len());
+            if self.t.assignable_list(arg_tys, cand) {
+                let r = self.instantiate(&ov.result, &mut params, 0);
+                let r = self.t.substitute(r, false);
+                result = match result {
+                    None => Some(r),
+                    Some(prev) => {
+                        if !self.t.is_dyn(prev) && !self.t.exact(r, prev) {
+                            Some(id::DYN)
+                        } else {
+                            Some(prev)
+                        }
+                    }
+                };
+            } else {
+                self.t.rollback(mark);
+            }
+        }
+        match result {
+            Some(r) => r,
+            None => {
+                let k = self.issue(self.offset(n));
+                self.msg(k, "found no matching overload for '");
+                self.msg_bytes(k, name);
+                self.msg(k, "' applied to '");
+                let mut i = 0;
+                while i < arg_tys.len() {
+                    if member && i == 1 {
+                        self.msg(k, ".(");
+                    } else if i == 0 {
+                        if !member {
+                            self.msg(k, "(");
+                        }
+                    } else {
+                        self.msg(k, ", ");
+                    }
+                    let s = self.t.substitute(arg_tys[i], true);
+                    self.msg_ty(k, s);
+                    i += 1;
+                }
+                if arg_tys.is_empty() {
+                    self.msg(k, "(");
+                } else if member && arg_tys.len() == 1 {
+                    self.msg(k, ".(");
+                }
+                self.msg(k, ")'");
+                id::ERROR
+            }
+        }
+    }
+
+    const fn call_function_str(&self, n: u32) -> crate::ast::Str {
+        match self.ast.nodes[n as usize].expr {
+            Expr::Call { function, .. } => function,
+            _ => crate::ast::Str { start: 0, len: 0 },
+        }
+    }
+
+    /// A hint when the function exists at a newer compatibility version than the target.
+    const fn newer_help(&mut self, name: &[u8]) {
+        let fs = crate::env::FUNCTIONS;
+        let mut i = 0;
+        while i < fs.len() {
+            if bytes_eq(fs[i].name.as_bytes(), name) {
+                let mut since = u8::MAX;
+                let mut k = 0;
+                while k < fs[i].overloads.len() {
+                    let v = fs[i].overloads[k].versions;
+                    if v.since > self.compat && v.since < since {
+                        since = v.since;
+                    }
+                    k += 1;
+                }
+                if since != u8::MAX && self.report.help.is_empty() {
+                    let h = &mut self.report.help;
+                    h.push("help: '");
+                    h.push_bytes(name);
+                    h.push("' is available to new rules from Kubernetes 1.");
+                    h.push_u64(since as u64 + 1);
+                    h.push(" (compatibility version 1.");
+                    h.push_u64(since as u64);
+                    h.push("); the targeted Kubernetes compiles new rules at 1.");
+                    h.push_u64(self.compat as u64);
+                }
+                return;
+            }
+            i += 1;
+        }
+    }
+
+    /// A declaration pattern as a type, with `params` holding the fresh variables.
+    const fn instantiate(&mut self, p: &P, params: &mut [TyId; 4], depth: u32) -> TyId {
+        if depth > 16 {
+            return id::ERROR;
+        }
+        match *p {
+            P::Dyn => id::DYN,
+            P::Null => id::NULL,
+            P::Bool => id::BOOL,
+            P::Int => id::INT,
+            P::Uint => id::UINT,
+            P::Double => id::DOUBLE,
+            P::String => id::STRING,
+            P::Bytes => id::BYTES,
+            P::Duration => id::DURATION,
+            P::Timestamp => id::TIMESTAMP,
+            P::List(e) => {
+                let e = self.instantiate(e, params, depth + 1);
+                self.t.list(e)
+            }
+            P::Map(k, v) => {
+                let k = self.instantiate(k, params, depth + 1);
+                let v = self.instantiate(v, params, depth + 1);
+                self.t.map(k, v)
+            }
+            P::Optional(e) => {
+                let e = self.instantiate(e, params, depth + 1);
+                self.t.optional(e)
+            }
+            P::Type(e) => {
+                let e = self.instantiate(e, params, depth + 1);
+                self.t.type_of(e)
+            }
+            P::Param(i) => {
+                let i = i as usize % 4;
+                if params[i] == u16::MAX {
+                    params[i] = self.t.fresh();
+                }
+                params[i]
+            }
+            P::Opaque(o) => self.t.alloc(Ty::Opaque(o)),
+        }
+    }
+
+    const fn list(&mut self, elements: crate::ast::Refs, optional: crate::ast::Refs) -> TyId {
+        let mut elems: Option<TyId> = None;
+        let mut i = 0;
+        while i < elements.len {
+            let e = self.ast.r(elements, i);
+            let mut et = self.ty[e as usize];
+            if self.is_optional_index(optional, i) {
+                match self.t.get(et) {
+                    Ty::Optional(inner) => et = inner,
+                    _ => {
+                        if !self.t.is_dyn(et) {
+                            let k = self.issue(self.offset(e));
+                            let want = self.t.optional(et);
+                            self.msg(k, "expected type '");
+                            self.msg_ty(k, want);
+                            self.msg(k, "' but found '");
+                            self.msg_ty(k, et);
+                            self.msg(k, "'");
+                        }
+                    }
+                }
+            }
+            elems = Some(self.join(e, elems, et));
+            i += 1;
+        }
+        let e = match elems {
+            Some(e) => e,
+            None => self.t.fresh(),
+        };
+        self.t.list(e)
+    }
+
+    const fn is_optional_index(&self, optional: crate::ast::Refs, i: u32) -> bool {
+        let mut k = 0;
+        while k < optional.len {
+            if self.ast.r(optional, k) == i {
+                return true;
+            }
+            k += 1;
+        }
+        false
+    }
+
+    const fn map(&mut self, entries: crate::ast::Refs) -> TyId {
+        let mut kt: Option<TyId> = None;
+        let mut vt: Option<TyId> = None;
+        let mut i = 0;
+        while i + 2 < entries.len + 2 && i < entries.len {
+            let key = self.ast.r(entries, i);
+            let val = self.ast.r(entries, i + 1);
+            let opt = self.ast.r(entries, i + 2) == 1;
+            kt = Some(self.join(key, kt, self.ty[key as usize]));
+            let mut v = self.ty[val as usize];
+            if opt {
+                match self.t.get(v) {
+                    Ty::Optional(inner) => v = inner,
+                    _ => {
+                        if !self.t.is_dyn(v) {
+                            let k = self.issue(self.offset(val));
+                            let want = self.t.optional(v);
+                            self.msg(k, "expected type '");
+                            self.msg_ty(k, want);
+                            self.msg(k, "' but found '");
+                            self.msg_ty(k, v);
+                            self.msg(k, "'");
+                        }
+                    }
+                }
+            }
+            vt = Some(self.join(val, vt, v));
+            i += 3;
+        }
+        let k = match kt {
+            Some(k) => k,
+            None => self.t.fresh(),
+        };
+        let v = match vt {
+            Some(v) => v,
+            None => self.t.fresh(),
+        };
+        self.t.map(k, v)
+    }
+
+    /// cel-go's `joinTypes` with homogeneous aggregate literals.
+    const fn join(&mut self, n: u32, previous: Option<TyId>, current: TyId) -> TyId {
+        match previous {
+            None => current,
+            Some(prev) => {
+                if self.t.assignable(prev, current) {
+                    self.t.most_general(prev, current, 0)
+                } else {
+                    let k = self.issue(self.offset(n));
+                    self.msg(k, "expected type '");
+                    self.msg_ty(k, prev);
+                    self.msg(k, "' but found '");
+                    self.msg_ty(k, current);
+                    self.msg(k, "'");
+                    id::ERROR
+                }
+            }
+        }
+    }
+}
+
+const fn append(out: &mut [u8; 128], len: &mut usize, s: &[u8]) -> bool {
+    if *len + s.len() > out.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < s.len() {
+        out[*len] = s[i];
+        *len += 1;
+        i += 1;
+    }
+    true
+}
+
+/// Whether a resource root declares `kind`, `apiVersion` and `metadata.name`/`generateName`
+/// with the shapes that keep it unchanged (1.2).
+const fn declares_type_and_meta(s: &crate::model::Schema<'_>) -> bool {
+    use crate::model::Type;
+    let kind = matches!(s.property("kind"), Some(p) if matches!(p.schema.ty, Type::String));
+    let api = matches!(s.property("apiVersion"), Some(p) if matches!(p.schema.ty, Type::String));
+    let meta = match s.property("metadata") {
+        Some(p) => {
+            matches!(p.schema.ty, Type::Object)
+                && !p.schema.properties.is_empty()
+                && matches!(p.schema.property("name"), Some(n) if matches!(n.schema.ty, Type::String))
+                && matches!(p.schema.property("generateName"), Some(n) if matches!(n.schema.ty, Type::String))
+        }
+        None => false,
+    };
+    kind && api && meta
+}
+
+/// The property whose escaped name (2) is `field`, looking through flatten.
+const fn find_property<'a>(
+    s: &'a crate::model::Schema<'a>,
+    field: &[u8],
+    keywords: bool,
+    depth: u32,
+) -> Option<&'a crate::model::Property<'a>> {
+    let mut i = 0;
+    while i < s.properties.len() {
+        let p = &s.properties[i];
+        if escaped_is(p.name.as_bytes(), field) {
+            return Some(p);
+        }
+        if keywords && is_reserved(field) && bytes_eq(p.name.as_bytes(), field) {
+            return Some(p);
+        }
+        i += 1;
+    }
+    if depth < 16 {
+        let mut f = 0;
+        while f < s.flatten.len() {
+            if let Some(p) = find_property(s.flatten[f], field, keywords, depth + 1) {
+                return Some(p);
+            }
+            f += 1;
+        }
+    }
+    None
+}
+
+const RESERVED: [&str; 21] = [
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
+];
+
+const fn is_reserved(name: &[u8]) -> bool {
+    let mut i = 0;
+    while i < RESERVED.len() {
+        if bytes_eq(RESERVED[i].as_bytes(), name) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether escaping the property name `name` (CEL-SEMANTICS 2) gives exactly `ident`.
+pub const fn escaped_is(name: &[u8], ident: &[u8]) -> bool {
+    if name.is_empty() || name[0].is_ascii_digit() {
+        return false;
+    }
+    if is_reserved(name) {
+        // `__<word>__`
+        if ident.len() != name.len() + 4 {
+            return false;
+        }
+        if ident[0] != b'_' || ident[1] != b'_' {
+            return false;
+        }
+        let n = ident.len();
+        if ident[n - 1] != b'_' || ident[n - 2] != b'_' {
+            return false;
+        }
+        let mut i = 0;
+        while i < name.len() {
+            if ident[i + 2] != name[i] {
+                return false;
+            }
+            i += 1;
+        }
+        return true;
+    }
+    let mut i = 0; // in name
+    let mut j = 0; // in ident
+    while i < name.len() {
+        let c = name[i];
+        let rep: &[u8] = if c == b'_' && i + 1 < name.len() && name[i + 1] == b'_' {
+            i += 1;
+            b"__underscores__"
+        } else if c == b'.' {
+            b"__dot__"
+        } else if c == b'-' {
+            b"__dash__"
+        } else if c == b'/' {
+            b"__slash__"
+        } else if c.is_ascii_alphanumeric() || c == b'_' {
+            // a single byte, compared below
+            b""
+        } else {
+            return false;
+        };
+        if rep.is_empty() {
+            if j >= ident.len() || ident[j] != c {
+                return false;
+            }
+            j += 1;
+        } else {
+            let mut k = 0;
+            while k < rep.len() {
+                if j >= ident.len() || ident[j] != rep[k] {
+                    return false;
+                }
+                j += 1;
+                k += 1;
+            }
+        }
+        i += 1;
+    }
+    j == ident.len()
+}
+
+/// Edit distance of two short names (for "did you mean"); long names count as far apart.
+const fn distance(a: &[u8], b: &[u8]) -> usize {
+    const W: usize = 48;
+    if a.len() >= W || b.len() >= W {
+        return usize::MAX;
+    }
+    let mut prev = [0usize; W];
+    let mut cur = [0usize; W];
+    let mut j = 0;
+    while j <= b.len() {
+        prev[j] = j;
+        j += 1;
+    }
+    let mut i = 1;
+    while i <= a.len() {
+        cur[0] = i;
+        let mut j = 1;
+        while j <= b.len() {
+            let cost = if a[i - 1].eq_ignore_ascii_case(&b[j - 1]) {
+                0
+            } else {
+                1
+            };
+            let mut m = prev[j] + 1;
+            if cur[j - 1] + 1 < m {
+                m = cur[j - 1] + 1;
+            }
+            if prev[j - 1] + cost < m {
+                m = prev[j - 1] + cost;
+            }
+            cur[j] = m;
+            j += 1;
+        }
+        prev = cur;
+        i += 1;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Property, Schema, Type};
+
+    static ITEMS: Schema<'static> = Schema::of(Type::String);
+    static SCHEMA: Schema<'static> = Schema {
+        properties: &[
+            Property {
+                name: "n",
+                required: true,
+                schema: &Schema::of(Type::Integer),
+            },
+            Property {
+                name: "s",
+                required: false,
+                schema: &Schema::of(Type::String),
+            },
+            Property {
+                name: "l",
+                required: false,
+                schema: &Schema {
+                    items: Some(&ITEMS),
+                    ..Schema::of(Type::Array)
+                },
+            },
+            Property {
+                name: "my-field",
+                required: false,
+                schema: &Schema::of(Type::Boolean),
+            },
+            Property {
+                name: "namespace",
+                required: false,
+                schema: &Schema::of(Type::String),
+            },
+        ],
+        ..Schema::of(Type::Object)
+    };
+
+    fn run(rule: &str) -> Result<Checked, String> {
+        let ast = crate::syntax::parse_ast(rule).map_err(|e| e.to_string())?;
+        let node = Node::new(&SCHEMA);
+        let report = check(&ast.as_ast(), Target::Rule, &node);
+        if let Some(u) = report.unsupported {
+            return Err(format!("unsupported: {u}"));
+        }
+        if report.total > 0 {
+            let mut out = crate::msg::Buf::<4096>::new();
+            report.render(rule, &mut out);
+            return Err(out.as_str().to_owned());
+        }
+        if !report.right_type {
+            return Err("not bool".into());
+        }
+        Ok(Checked {
+            uses_old_self: report.uses_old_self,
+        })
+    }
+
+    #[test]
+    fn accepts_well_typed_rules() {
+        for rule in [
+            "self.n > 0",
+            "self.n == 1 && self.s == 'x'",
+            "self.l.all(x, x.startsWith('a'))",
+            "self.l.exists(x, x == 'a')",
+            "self.l.map(x, x + 'a').size() > 0",
+            "self.l.filter(x, x != '').size() == 0",
+            "has(self.s) ? self.s.size() < 10 : true",
+            "self.my__dash__field",
+            "self.namespace == 'x'",
+            "self.__namespace__ == 'x'",
+            "self.n in [1, 2, 3]",
+            "'a' in self.l",
+            "self.l == ['a']",
+            "[1, 2].all(x, x > 0)",
+            "{'a': 1}['a'] == 1",
+            "self.s.matches('^a') || self.s.contains('b')",
+            "int(self.s) > 1",
+            "self.n > 1.0",
+            "self.?s.orValue('') == ''",
+            "optional.of(1).hasValue()",
+            "type(self.n) == int",
+            "self.l.size() == self.n",
+            "self.s.lowerAscii() == 'a'",
+            "duration('1s') < duration('2s')",
+            "self.l.exists_one(x, x == 'a')",
+        ] {
+            assert_eq!(run(rule).err(), None, "{rule}");
+        }
+    }
+
+    #[test]
+    fn rejects_with_cel_go_messages() {
+        let cases = [
+            (
+                "self.n == 'x'",
+                "ERROR: <input>:1:8: found no matching overload for '_==_' applied to '(int, string)'\n | self.n == 'x'\n | .......^",
+            ),
+            (
+                "self.m > 0",
+                "ERROR: <input>:1:5: undefined field 'm'\n | self.m > 0\n | ....^",
+            ),
+            ("self.n", "not bool"),
+            (
+                "foo == 1",
+                "ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n | foo == 1\n | ^",
+            ),
+            (
+                "self.l.all(x, x)",
+                "ERROR: <input>:1:15: expected type 'bool' but found 'string'\n | self.l.all(x, x)\n | ..............^",
+            ),
+            (
+                "self.n.size() > 0",
+                "ERROR: <input>:1:12: found no matching overload for 'size' applied to 'int.()'\n | self.n.size() > 0\n | ...........^",
+            ),
+            (
+                "[1, 'a'].size() > 0",
+                "ERROR: <input>:1:5: expected type 'int' but found 'string'\n | [1, 'a'].size() > 0\n | ....^",
+            ),
+        ];
+        for (rule, want) in cases {
+            assert_eq!(run(rule).err().as_deref(), Some(want), "{rule}");
+        }
+    }
+
+    #[test]
+    fn old_self_makes_a_transition_rule() {
+        assert_eq!(run("self.n >= oldSelf.n").unwrap().uses_old_self, true);
+        assert_eq!(
+            run("[1].all(oldSelf, oldSelf > 0)").unwrap().uses_old_self,
+            false
+        );
+    }
+
+    #[test]
+    fn escaping_matches_the_apiserver() {
+        for (name, ident) in [
+            ("a.a", "a__dot__a"),
+            ("a-a", "a__dash__a"),
+            ("a__a", "a__underscores__a"),
+            ("a.-/__a", "a__dot____dash____slash____underscores__a"),
+            ("a._a", "a__dot___a"),
+            ("a___a", "a__underscores___a"),
+            ("a____a", "a__underscores____underscores__a"),
+            ("a__dot__a", "a__underscores__dot__underscores__a"),
+            ("_if", "_if"),
+            ("self", "self"),
+            ("if", "__if__"),
+            ("-x", "__dash__x"),
+        ] {
+            assert!(
+                escaped_is(name.as_bytes(), ident.as_bytes()),
+                "{name} -> {ident}"
+            );
+        }
+        for name in ["@", "1up", "👑", ""] {
+            assert!(!escaped_is(name.as_bytes(), name.as_bytes()), "{name}");
+        }
+    }
 }

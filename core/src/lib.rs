@@ -2,12 +2,16 @@
 //! front end and the checker, shared by the `CelValidate` derive at expansion time and by the
 //! `crd-cel` runtime. Use `crd-cel`; this crate's API is not semver-stable.
 
+pub mod ast;
 pub mod check;
 pub mod decl;
 pub mod env;
+pub mod field_path;
 pub mod model;
 pub mod msg;
+pub mod rule_fields;
 pub mod syntax;
+pub mod types;
 
 pub use model::{
     CelSchema, Decoration, ListType, MapType, Property, Reason, Rule, Rules, Schema, Type,

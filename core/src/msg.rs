@@ -40,6 +40,32 @@ impl<const N: usize> Buf<N> {
         }
     }
 
+    /// Appends UTF-8 bytes (a name taken from a source or schema string).
+    pub const fn push_bytes(&mut self, b: &[u8]) {
+        match core::str::from_utf8(b) {
+            Ok(s) => self.push(s),
+            Err(_) => self.push("\u{fffd}"),
+        }
+    }
+
+    /// Appends a signed decimal number.
+    pub const fn push_i64(&mut self, n: i64) {
+        if n < 0 {
+            self.push("-");
+        }
+        self.push_u64(n.unsigned_abs());
+    }
+
+    /// The length so far, in bytes.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing was written.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// Appends a decimal number.
     pub const fn push_u64(&mut self, mut n: u64) {
         let mut digits = [0u8; 20];

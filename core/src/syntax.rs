@@ -48,6 +48,23 @@ impl std::error::Error for SyntaxError {}
 
 /// Parses `source` as the apiserver does (optional syntax enabled, its depth and size limits).
 pub fn parse(source: &str) -> Result<cel::IdedExpr, SyntaxError> {
+    parse_with(source, |expr, _| expr)
+}
+
+/// Parses `source` like [`parse`] and lowers it to the checker's [`AstBuf`](crate::ast::AstBuf).
+pub fn parse_ast(source: &str) -> Result<crate::ast::AstBuf, SyntaxError> {
+    let owned = source.to_owned();
+    parse_with(source, move |expr, info| {
+        crate::ast::AstBuf::lower(&owned, &expr, &info)
+    })
+}
+
+/// Parses on a thread with a large stack and hands the tree to `then` on that thread (lowering
+/// recurses as deeply as parsing does).
+fn parse_with<T: Send + 'static>(
+    source: &str,
+    then: impl FnOnce(cel::IdedExpr, cel::common::ast::SourceInfo) -> T + Send + 'static,
+) -> Result<T, SyntaxError> {
     let code_points = source.chars().count();
     if code_points > MAX_EXPRESSION_CODE_POINTS {
         return Err(SyntaxError {
@@ -70,7 +87,8 @@ pub fn parse(source: &str) -> Result<cel::IdedExpr, SyntaxError> {
                 .enable_optional_syntax(true)
                 .max_recursion_depth(MAX_RECURSION_DEPTH)
                 .error_recovery_limit(ERROR_RECOVERY_LIMIT)
-                .parse(&owned)
+                .parse_with_source_info(&owned)
+                .map(|(expr, info)| then(expr, info))
                 .map_err(|errors| {
                     errors
                         .errors

@@ -1,0 +1,363 @@
+//! A parsed CEL expression as plain constant data, the checker's input.
+//!
+//! The derive parses each rule at expansion time and emits the result as an [`Ast`] constant;
+//! the runtime builds the same structure in an [`AstBuf`]. Nodes are stored in post-order
+//! (children before their parent, and for a comprehension: range, accumulator init, condition,
+//! step, result, then the comprehension), so the checker can type them with a single forward
+//! pass: no recursion, which const evaluation limits to a few frames.
+//!
+//! Strings and child lists are ranges into shared pools ([`Ast::text`], [`Ast::refs`]), which
+//! keeps every node `Copy` and free of lifetimes.
+
+use cel::common::ast::{EntryExpr, Expr as CelExpr, IdedExpr, LiteralValue, SourceInfo};
+
+/// A byte range of [`Ast::text`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Str {
+    /// First byte.
+    pub start: u32,
+    /// Length in bytes.
+    pub len: u32,
+}
+
+/// A range of [`Ast::refs`]: node indices (or, for maps, `key, value, optional` triples).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refs {
+    /// First entry.
+    pub start: u32,
+    /// Number of entries.
+    pub len: u32,
+}
+
+/// Which comprehension variable a [`Expr::Local`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Var {
+    /// The (first) iteration variable.
+    Iter,
+    /// The second iteration variable of a two-variable comprehension.
+    Iter2,
+    /// The accumulator (`@result` in macro expansions).
+    Accu,
+}
+
+/// An expression node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Expr {
+    /// `null`.
+    Null,
+    /// A bool literal.
+    Bool(bool),
+    /// An int literal.
+    Int(i64),
+    /// A uint literal.
+    Uint(u64),
+    /// A double literal.
+    Double(f64),
+    /// A string literal (its value, in [`Ast::text`]).
+    String(Str),
+    /// A bytes literal (its value, in [`Ast::text`]).
+    Bytes(Str),
+    /// An identifier that is not a comprehension variable (`self`, `oldSelf`, `int`, ...).
+    Ident(Str),
+    /// A comprehension variable, resolved lexically at lowering time.
+    Local {
+        /// The variable's name.
+        name: Str,
+        /// Which variable of the comprehension.
+        var: Var,
+        /// The comprehension's iteration range node.
+        range: u32,
+        /// The comprehension's accumulator init node.
+        init: u32,
+        /// Whether the comprehension has two iteration variables.
+        two_vars: bool,
+    },
+    /// `operand.field`, or `has(operand.field)` when `test`.
+    Select {
+        /// The operand node.
+        operand: u32,
+        /// The field name.
+        field: Str,
+        /// A presence test (`has()`).
+        test: bool,
+    },
+    /// A function call, global or member (`target`), operators included (`_+_`).
+    Call {
+        /// The function name.
+        function: Str,
+        /// The receiver of a member call.
+        target: Option<u32>,
+        /// The argument nodes.
+        args: Refs,
+    },
+    /// A list literal.
+    List {
+        /// The element nodes.
+        elements: Refs,
+        /// Positions (not node indices) of the `?`-optional elements.
+        optional: Refs,
+    },
+    /// A map literal: `entries` holds `key, value, optional (0|1)` triples.
+    Map {
+        /// The entry triples.
+        entries: Refs,
+    },
+    /// A message literal (`Foo{a: 1}`): the Kubernetes environment declares no message types.
+    Struct {
+        /// The type name.
+        name: Str,
+    },
+    /// A comprehension (the expansion of `all`, `exists`, `map`, ...).
+    Comprehension {
+        /// The iteration range node.
+        range: u32,
+        /// The accumulator init node.
+        init: u32,
+        /// The loop condition node.
+        cond: u32,
+        /// The loop step node.
+        step: u32,
+        /// The result node.
+        result: u32,
+        /// Whether there is a second iteration variable.
+        two_vars: bool,
+    },
+}
+
+/// A node and where it is in the source.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Node {
+    /// Offset of the node in the source, in code points (cel-go's location).
+    pub offset: u32,
+    /// The expression.
+    pub expr: Expr,
+}
+
+/// A lowered expression: the root is the last node.
+#[derive(Debug, Clone, Copy)]
+pub struct Ast<'a> {
+    /// The expression source.
+    pub source: &'a str,
+    /// The nodes in post-order.
+    pub nodes: &'a [Node],
+    /// Child indices and map entry triples.
+    pub refs: &'a [u32],
+    /// Names and literal values.
+    pub text: &'a [u8],
+}
+
+impl<'a> Ast<'a> {
+    /// The bytes of a text range.
+    pub const fn str(&self, s: Str) -> &'a [u8] {
+        let (_, tail) = self.text.split_at(s.start as usize);
+        let (head, _) = tail.split_at(s.len as usize);
+        head
+    }
+
+    /// The text range as `&str` (ranges always hold whole UTF-8 strings, except bytes literals).
+    pub const fn text_str(&self, s: Str) -> &'a str {
+        match core::str::from_utf8(self.str(s)) {
+            Ok(s) => s,
+            Err(_) => "",
+        }
+    }
+
+    /// The `i`th entry of a refs range.
+    pub const fn r(&self, refs: Refs, i: u32) -> u32 {
+        self.refs[(refs.start + i) as usize]
+    }
+
+    /// Index of the root node.
+    pub const fn root(&self) -> u32 {
+        (self.nodes.len() - 1) as u32
+    }
+}
+
+/// An owned [`Ast`], built from the `cel` crate's parse tree.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AstBuf {
+    /// The expression source.
+    pub source: String,
+    /// The nodes in post-order.
+    pub nodes: Vec<Node>,
+    /// Child indices and map entry triples.
+    pub refs: Vec<u32>,
+    /// Names and literal values.
+    pub text: Vec<u8>,
+}
+
+impl AstBuf {
+    /// The borrowed form.
+    pub fn as_ast(&self) -> Ast<'_> {
+        Ast {
+            source: &self.source,
+            nodes: &self.nodes,
+            refs: &self.refs,
+            text: &self.text,
+        }
+    }
+
+    /// Lowers a parse tree. `info` gives node offsets.
+    pub fn lower(source: &str, expr: &IdedExpr, info: &SourceInfo) -> AstBuf {
+        let mut l = Lowering {
+            buf: AstBuf {
+                source: source.to_owned(),
+                ..AstBuf::default()
+            },
+            info,
+            scopes: Vec::new(),
+        };
+        l.expr(expr);
+        l.buf
+    }
+}
+
+struct Scope {
+    vars: Vec<(String, Var)>,
+    range: u32,
+    init: u32,
+    two_vars: bool,
+}
+
+struct Lowering<'i> {
+    buf: AstBuf,
+    info: &'i SourceInfo,
+    scopes: Vec<Scope>,
+}
+
+impl Lowering<'_> {
+    fn text(&mut self, bytes: &[u8]) -> Str {
+        let start = self.buf.text.len() as u32;
+        self.buf.text.extend_from_slice(bytes);
+        Str {
+            start,
+            len: bytes.len() as u32,
+        }
+    }
+
+    fn refs(&mut self, items: &[u32]) -> Refs {
+        let start = self.buf.refs.len() as u32;
+        self.buf.refs.extend_from_slice(items);
+        Refs {
+            start,
+            len: items.len() as u32,
+        }
+    }
+
+    fn push(&mut self, id: u64, expr: Expr) -> u32 {
+        let offset = self.info.offset_for(id).map(|(s, _)| s).unwrap_or(0);
+        self.buf.nodes.push(Node { offset, expr });
+        (self.buf.nodes.len() - 1) as u32
+    }
+
+    fn expr(&mut self, e: &IdedExpr) -> u32 {
+        let expr = match &e.expr {
+            CelExpr::Unspecified => Expr::Null,
+            CelExpr::Literal(lit) => match lit {
+                LiteralValue::Null => Expr::Null,
+                LiteralValue::Boolean(b) => Expr::Bool(*b.inner()),
+                LiteralValue::Int(i) => Expr::Int(*i.inner()),
+                LiteralValue::UInt(u) => Expr::Uint(*u.inner()),
+                LiteralValue::Double(d) => Expr::Double(*d.inner()),
+                LiteralValue::String(s) => Expr::String(self.text(s.inner().as_bytes())),
+                LiteralValue::Bytes(b) => Expr::Bytes(self.text(b.inner())),
+            },
+            CelExpr::Ident(name) => self.ident(name),
+            CelExpr::Select(sel) => {
+                let operand = self.expr(&sel.operand);
+                let field = self.text(sel.field.as_bytes());
+                Expr::Select {
+                    operand,
+                    field,
+                    test: sel.test,
+                }
+            }
+            CelExpr::Call(call) => {
+                let target = call.target.as_ref().map(|t| self.expr(t));
+                let args: Vec<u32> = call.args.iter().map(|a| self.expr(a)).collect();
+                let function = self.text(call.func_name.as_bytes());
+                let args = self.refs(&args);
+                Expr::Call {
+                    function,
+                    target,
+                    args,
+                }
+            }
+            CelExpr::List(list) => {
+                let elems: Vec<u32> = list.elements.iter().map(|a| self.expr(a)).collect();
+                let optional: Vec<u32> = list.optional_indices.iter().map(|&i| i as u32).collect();
+                let elements = self.refs(&elems);
+                let optional = self.refs(&optional);
+                Expr::List { elements, optional }
+            }
+            CelExpr::Map(map) => {
+                let mut triples = Vec::new();
+                for entry in &map.entries {
+                    if let EntryExpr::MapEntry(me) = &entry.expr {
+                        let k = self.expr(&me.key);
+                        let v = self.expr(&me.value);
+                        triples.extend_from_slice(&[k, v, u32::from(me.optional)]);
+                    }
+                }
+                let entries = self.refs(&triples);
+                Expr::Map { entries }
+            }
+            CelExpr::Struct(s) => Expr::Struct {
+                name: self.text(s.type_name.as_bytes()),
+            },
+            CelExpr::Comprehension(c) => {
+                let range = self.expr(&c.iter_range);
+                let init = self.expr(&c.accu_init);
+                let two_vars = c.iter_var2.is_some();
+                // The accumulator is visible in the condition, step and result; the iteration
+                // variables only in the condition and step (cel-go's scopes).
+                self.scopes.push(Scope {
+                    vars: vec![(c.accu_var.clone(), Var::Accu)],
+                    range,
+                    init,
+                    two_vars,
+                });
+                let mut iter_vars = vec![(c.iter_var.clone(), Var::Iter)];
+                if let Some(v2) = &c.iter_var2 {
+                    iter_vars.push((v2.clone(), Var::Iter2));
+                }
+                self.scopes.push(Scope {
+                    vars: iter_vars,
+                    range,
+                    init,
+                    two_vars,
+                });
+                let cond = self.expr(&c.loop_cond);
+                let step = self.expr(&c.loop_step);
+                self.scopes.pop();
+                let result = self.expr(&c.result);
+                self.scopes.pop();
+                Expr::Comprehension {
+                    range,
+                    init,
+                    cond,
+                    step,
+                    result,
+                    two_vars,
+                }
+            }
+        };
+        self.push(e.id, expr)
+    }
+
+    fn ident(&mut self, name: &str) -> Expr {
+        for scope in self.scopes.iter().rev() {
+            if let Some((_, var)) = scope.vars.iter().rev().find(|(n, _)| n == name) {
+                let (var, range, init, two_vars) = (*var, scope.range, scope.init, scope.two_vars);
+                return Expr::Local {
+                    name: self.text(name.as_bytes()),
+                    var,
+                    range,
+                    init,
+                    two_vars,
+                };
+            }
+        }
+        Expr::Ident(self.text(name.as_bytes()))
+    }
+}
