@@ -1521,11 +1521,8 @@ mod tests {
 
     #[test]
     fn old_self_makes_a_transition_rule() {
-        assert_eq!(run("self.n >= oldSelf.n").unwrap().uses_old_self, true);
-        assert_eq!(
-            run("[1].all(oldSelf, oldSelf > 0)").unwrap().uses_old_self,
-            false
-        );
+        assert!(run("self.n >= oldSelf.n").unwrap().uses_old_self);
+        assert!(!run("[1].all(oldSelf, oldSelf > 0)").unwrap().uses_old_self);
     }
 
     #[test]
