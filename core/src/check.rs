@@ -110,7 +110,7 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
         issues: e.to_string(),
     })?;
     let report = check(&ast.as_ast(), target, node);
-    report.into_result(target)
+    report.into_result(source, target)
 }
 
 /// Capacity of the per-node type table: rules with more nodes are reported as too large.
@@ -194,7 +194,14 @@ impl Report {
         }
     }
 
-    fn into_result(self, target: Target) -> Result<Checked, CheckError> {
+    /// The issues rendered as cel-go does, followed by nothing else (help is separate).
+    pub fn issues_text(&self, source: &str) -> String {
+        let mut out = crate::msg::Buf::<{ MAX_ISSUES * (ISSUE_LEN + 2 * 1024) }>::new();
+        self.render(source, &mut out);
+        out.as_str().to_owned()
+    }
+
+    fn into_result(self, source: &str, target: Target) -> Result<Checked, CheckError> {
         if let Some(what) = self.unsupported {
             return Err(CheckError::Unsupported {
                 target,
@@ -204,7 +211,7 @@ impl Report {
         if self.total > 0 {
             return Err(CheckError::Compilation {
                 target,
-                issues: String::new(),
+                issues: self.issues_text(source),
             });
         }
         if !self.right_type {
@@ -367,6 +374,12 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     } else {
         c.self_ty
     };
+    if c.unexpanded_macro() {
+        return c.report;
+    }
+    if node.compat < 28 && c.optional_syntax() {
+        return c.report;
+    }
     c.mark_namespaced();
     let mut i = 0;
     while i < ast.nodes.len() {
@@ -381,6 +394,9 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     if c.t.overflow {
         c.report.unsupported = Some("expressions this large (type table full)");
         return c.report;
+    }
+    if c.report.total == 0 && node.compat >= 29 {
+        c.homogeneous_literals();
     }
     let root = ast.root() as usize;
     let out = c.t.substitute(c.ty[root], true);
@@ -400,10 +416,11 @@ const UNEXPANDED_MACROS: &[&str] = &[
     "transformMap",
     "transformMapEntry",
     "sortBy",
-    "existsOne",
 ];
 
 const SKIP: TyId = u16::MAX - 2;
+
+const UNSUPPORTED_MACROS: &str = "the macros optMap, optFlatMap, sortBy and the two-variable comprehensions (all, exists, exists_one with 3 arguments, transformList, transformMap, transformMapEntry)";
 
 impl<'a> Checker<'a> {
     const fn issue(&mut self, offset: u32) -> Option<usize> {
@@ -437,6 +454,181 @@ impl<'a> Checker<'a> {
 
     const fn offset(&self, n: u32) -> u32 {
         self.ast.nodes[n as usize].offset
+    }
+
+    /// Macros the `cel` parser does not expand (optMap, two-variable comprehensions, ...): the
+    /// checker can't type them, so it fails closed instead of reporting made-up errors.
+    const fn unexpanded_macro(&mut self) -> bool {
+        let mut i = 0;
+        while i < self.ast.nodes.len() {
+            if let Expr::Call {
+                function,
+                target: Some(_),
+                args,
+            } = self.ast.nodes[i].expr
+            {
+                let f = self.ast.str(function);
+                let mut u = 0;
+                while u < UNEXPANDED_MACROS.len() {
+                    if bytes_eq(UNEXPANDED_MACROS[u].as_bytes(), f) {
+                        self.report.unsupported = Some(UNSUPPORTED_MACROS);
+                        return true;
+                    }
+                    u += 1;
+                }
+                if args.len == 3
+                    && (bytes_eq(f, b"all") || bytes_eq(f, b"exists") || bytes_eq(f, b"exists_one"))
+                {
+                    self.report.unsupported = Some(UNSUPPORTED_MACROS);
+                    return true;
+                }
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// cel-go's homogeneous aggregate literal validator (compatibility 1.29 on): after a
+    /// successful check, the elements of each list literal (keys and values of each map
+    /// literal) must have exactly the type of the first, except in the arguments of `format`.
+    const fn homogeneous_literals(&mut self) {
+        let mut i = 0;
+        while i < self.ast.nodes.len() {
+            match self.ast.nodes[i].expr {
+                Expr::List { elements, optional } if !self.in_format_call(i as u32) => {
+                    let mut first: Option<TyId> = None;
+                    let mut k = 0;
+                    while k < elements.len {
+                        let e = self.ast.r(elements, k);
+                        let mut et = self.t.substitute(self.ty[e as usize], true);
+                        if self.is_optional_index(optional, k)
+                            && let Ty::Optional(inner) = self.t.get(et)
+                        {
+                            et = inner;
+                        }
+                        match first {
+                            None => first = Some(et),
+                            Some(f) => {
+                                if !self.t.exact(f, et) {
+                                    self.mismatch(e, f, et);
+                                    break;
+                                }
+                            }
+                        }
+                        k += 1;
+                    }
+                }
+                Expr::Map { entries } if !self.in_format_call(i as u32) => {
+                    let mut fk: Option<TyId> = None;
+                    let mut fv: Option<TyId> = None;
+                    let mut k = 0;
+                    while k < entries.len {
+                        let key = self.ast.r(entries, k);
+                        let val = self.ast.r(entries, k + 1);
+                        let kt = self.t.substitute(self.ty[key as usize], true);
+                        let mut vt = self.t.substitute(self.ty[val as usize], true);
+                        if self.ast.r(entries, k + 2) == 1
+                            && let Ty::Optional(inner) = self.t.get(vt)
+                        {
+                            vt = inner;
+                        }
+                        match (fk, fv) {
+                            (Some(a), Some(b)) => {
+                                if !self.t.exact(a, kt) {
+                                    self.mismatch(key, a, kt);
+                                    break;
+                                }
+                                if !self.t.exact(b, vt) {
+                                    self.mismatch(val, b, vt);
+                                    break;
+                                }
+                            }
+                            _ => {
+                                fk = Some(kt);
+                                fv = Some(vt);
+                            }
+                        }
+                        k += 3;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    const fn mismatch(&mut self, n: u32, want: TyId, got: TyId) {
+        let k = self.issue(self.offset(n));
+        self.msg(k, "expected type '");
+        self.msg_ty(k, want);
+        self.msg(k, "' but found '");
+        self.msg_ty(k, got);
+        self.msg(k, "'");
+    }
+
+    /// Whether node `n` is (inside) an argument of a `format` call, which the validator exempts.
+    const fn in_format_call(&self, n: u32) -> bool {
+        // A parent has a larger index in post-order: find calls whose argument subtree holds n.
+        let mut i = n as usize + 1;
+        while i < self.ast.nodes.len() {
+            if let Expr::Call { function, args, .. } = self.ast.nodes[i].expr
+                && bytes_eq(self.ast.str(function), b"format")
+            {
+                let mut a = 0;
+                while a < args.len {
+                    if self.ast.r(args, a) == n {
+                        return true;
+                    }
+                    a += 1;
+                }
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Before compatibility version 1.28 the parser has no optional syntax: cel-go reports each
+    /// use as a syntax issue and checks nothing else.
+    const fn optional_syntax(&mut self) -> bool {
+        let mut found = false;
+        let mut i = 0;
+        while i < self.ast.nodes.len() {
+            let what = match self.ast.nodes[i].expr {
+                Expr::Call { function, .. } => {
+                    let f = self.ast.str(function);
+                    if bytes_eq(f, b"_?._") {
+                        Some("unsupported syntax '.?'")
+                    } else if bytes_eq(f, b"_[?_]") {
+                        Some("unsupported syntax '[?'")
+                    } else {
+                        None
+                    }
+                }
+                Expr::List { optional, .. } if optional.len > 0 => Some("unsupported syntax '?'"),
+                Expr::Map { entries } if self.has_optional_entry(entries) => {
+                    Some("unsupported syntax '?'")
+                }
+                _ => None,
+            };
+            if let Some(m) = what {
+                let k = self.issue(self.ast.nodes[i].offset);
+                self.msg(k, m);
+                found = true;
+            }
+            i += 1;
+        }
+        found
+    }
+
+    const fn has_optional_entry(&self, entries: crate::ast::Refs) -> bool {
+        let mut i = 2;
+        while i < entries.len {
+            if self.ast.r(entries, i) == 1 {
+                return true;
+            }
+            i += 3;
+        }
+        false
     }
 
     /// Marks the targets of namespaced calls (`optional.of(x)`, `sets.contains(a, b)`) so that
@@ -836,24 +1028,6 @@ impl<'a> Checker<'a> {
         target: Option<u32>,
         args: crate::ast::Refs,
     ) -> TyId {
-        let mut u = 0;
-        while u < UNEXPANDED_MACROS.len() {
-            if bytes_eq(UNEXPANDED_MACROS[u].as_bytes(), function) {
-                self.report.unsupported = Some(
-                    "the macros optMap, optFlatMap, sortBy, existsOne and the two-variable comprehensions (all/exists with 3 arguments, transformList, transformMap, transformMapEntry)",
-                );
-                return id::ERROR;
-            }
-            u += 1;
-        }
-        if target.is_some()
-            && args.len == 2
-            && (bytes_eq(function, b"all") || bytes_eq(function, b"exists"))
-        {
-            self.report.unsupported =
-                Some("two-variable comprehensions (all/exists with 3 arguments)");
-            return id::ERROR;
-        }
         if bytes_eq(function, b"_?._") {
             let operand = self.ast.r(args, 0);
             let field_node = self.ast.r(args, 1);

@@ -632,17 +632,17 @@ impl<'a> Types<'a> {
         }
         let d = depth + 1;
         match self.get(t) {
-            Ty::Error => out.push("*error*"),
+            Ty::Error => out.push("!error!"),
             Ty::Dyn => out.push("dyn"),
-            Ty::Null => out.push("null_type"),
+            Ty::Null => out.push("null"),
             Ty::Bool => out.push("bool"),
             Ty::Int => out.push("int"),
             Ty::Uint => out.push("uint"),
             Ty::Double => out.push("double"),
             Ty::String => out.push("string"),
             Ty::Bytes => out.push("bytes"),
-            Ty::Duration => out.push("google.protobuf.Duration"),
-            Ty::Timestamp => out.push("google.protobuf.Timestamp"),
+            Ty::Duration => out.push("duration"),
+            Ty::Timestamp => out.push("timestamp"),
             Ty::List(e) => {
                 out.push("list(");
                 self.format_at(e, out, d);

@@ -13,6 +13,21 @@ pub mod syntax {
     pub use crd_cel_core::syntax::*;
 }
 
+/// The CEL type checker the derive runs at `cargo build`, callable on any schema.
+pub mod check {
+    pub use crd_cel_core::check::*;
+}
+
+/// `fieldPath` resolution and normalization (the apiserver's `ValidFieldPath`).
+pub mod field_path {
+    pub use crd_cel_core::field_path::*;
+}
+
+/// The rule field checks the apiserver runs before compiling a rule.
+pub mod rule_fields {
+    pub use crd_cel_core::rule_fields::*;
+}
+
 pub use crate::model::CelSchema;
 pub use crate::validate::{BadValue, CelValidate, ErrorType, FieldError, ValidationErrors};
 

@@ -17,6 +17,7 @@ const usage = `usage:
   oracle validate --crd FILE [--version V] [--old FILE] [--subresource status] [--namespace NS] [--field-validation Strict|Warn|Ignore] OBJECT
   oracle eval VECTOR.json...
   oracle corpus [--json] [--details] CORPUS_DIR SET...
+  oracle probe PROBES.json
   oracle version`
 
 func main() {
@@ -34,6 +35,8 @@ func main() {
 		os.Exit(cmdEval(args))
 	case "corpus":
 		os.Exit(cmdCorpus(args))
+	case "probe":
+		os.Exit(cmdProbe(args))
 	case "version":
 		cmdVersion()
 	case "-h", "--help", "help":

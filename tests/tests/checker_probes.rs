@@ -1,0 +1,190 @@
+//! The type checker against the apiserver: every rule of `tests/probes/checker.json` is checked
+//! by crd-cel and must give the verdict and the text the oracle recorded in
+//! `checker.expected.json` (`oracle probe`, which compiles them with the apiserver's own code).
+
+use crd_cel::check::{self, Node, Target};
+use crd_cel::model::{Property, Schema, Type};
+use serde_json::Value;
+
+/// A borrowed model from a JSON schema (leaked: test data lives for the whole run).
+fn leak(v: &Value) -> &'static Schema<'static> {
+    let o = v.as_object().expect("schema object");
+    let ty = match o.get("type").and_then(Value::as_str) {
+        Some("boolean") => Type::Boolean,
+        Some("integer") => Type::Integer,
+        Some("number") => Type::Number,
+        Some("string") => Type::String,
+        Some("array") => Type::Array,
+        Some("object") => Type::Object,
+        _ => Type::Any,
+    };
+    let str_of = |k: &str| -> Option<&'static str> {
+        o.get(k)
+            .and_then(Value::as_str)
+            .map(|s| &*Box::leak(s.to_owned().into_boxed_str()))
+    };
+    let flag = |k: &str| o.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let required: Vec<&str> = o
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let properties: Vec<Property<'static>> = o
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .map(|(name, p)| Property {
+                    name: Box::leak(name.clone().into_boxed_str()),
+                    required: required.contains(&name.as_str()),
+                    schema: leak(p),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Box::leak(Box::new(Schema {
+        format: str_of("format"),
+        max_length: o.get("maxLength").and_then(Value::as_u64),
+        max_items: o.get("maxItems").and_then(Value::as_u64),
+        max_properties: o.get("maxProperties").and_then(Value::as_u64),
+        properties: Box::leak(properties.into_boxed_slice()),
+        items: o.get("items").map(leak),
+        additional_properties: o
+            .get("additionalProperties")
+            .filter(|v| v.is_object())
+            .map(leak),
+        int_or_string: flag("x-kubernetes-int-or-string"),
+        preserve_unknown_fields: flag("x-kubernetes-preserve-unknown-fields"),
+        embedded_resource: flag("x-kubernetes-embedded-resource"),
+        ..Schema::of(ty)
+    }))
+}
+
+fn compat_of(env: Option<&str>) -> u8 {
+    match env {
+        None | Some("new@DefaultCompatibilityVersion") => check::DEFAULT_COMPAT,
+        Some(e) => e
+            .strip_prefix("new@1.")
+            .and_then(|m| m.parse().ok())
+            .unwrap_or_else(|| panic!("unsupported env {e}")),
+    }
+}
+
+fn verdict(source: &str, target: Target, node: &Node<'_>) -> Option<String> {
+    match check::check_source(source, target, node) {
+        Ok(_) => None,
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+#[test]
+fn checker_agrees_with_the_apiserver_on_every_probe() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("probes");
+    let input: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("checker.json")).unwrap()).unwrap();
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("checker.expected.json")).unwrap())
+            .unwrap();
+    let known: std::collections::BTreeMap<String, String> =
+        std::fs::read_to_string(dir.join("known-differences.txt"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(|l| {
+                let (rule, why) = l.split_once('\t').expect("rule<TAB>reason");
+                (rule.to_owned(), why.to_owned())
+            })
+            .collect();
+    let mut seen_known = std::collections::BTreeSet::new();
+    let mut total = 0;
+    let mut failures = Vec::new();
+    for (group, exp) in input["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(expected["groups"].as_array().unwrap())
+    {
+        let schema = leak(&group["schema"]);
+        let compat = compat_of(group["env"].as_str());
+        let resource_root = group["isResourceRoot"].as_bool().unwrap_or(false);
+        for (rule, want) in group["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(exp["results"].as_array().unwrap())
+        {
+            total += 1;
+            let source = rule["rule"].as_str().unwrap();
+            let node = Node {
+                resource_root,
+                optional_old_self: rule["optionalOldSelf"].as_bool().unwrap_or(false),
+                compat,
+                ..Node::new(schema)
+            };
+            let got = verdict(source, Target::Rule, &node);
+            let want_err = want["error"].as_str().map(str::to_owned);
+            let key = format!("[{}] {source}", group["name"].as_str().unwrap());
+            if let Some(why) = known.get(&key) {
+                seen_known.insert(key.clone());
+                if got == want_err {
+                    failures.push(format!(
+                        "{key}: listed as a known difference ({why}) but now agrees: remove it"
+                    ));
+                } else {
+                    println!("known difference {key}: {why}");
+                }
+            } else if got != want_err {
+                failures.push(format!(
+                    "[{}] rule {source:?}\n  apiserver: {}\n  crd-cel:   {}",
+                    group["name"],
+                    want_err.as_deref().unwrap_or("accepted"),
+                    got.as_deref().unwrap_or("accepted"),
+                ));
+            } else if got.is_none() {
+                let uses = check::check_source(source, Target::Rule, &node)
+                    .unwrap()
+                    .uses_old_self;
+                if uses != want["transitionRule"].as_bool().unwrap_or(false) {
+                    failures.push(format!(
+                        "[{}] rule {source:?}: transition rule flag differs",
+                        group["name"]
+                    ));
+                }
+            }
+            if got.is_none()
+                && let Some(me) = rule["messageExpression"].as_str()
+            {
+                total += 1;
+                let got = verdict(me, Target::MessageExpression, &node);
+                let want_err = want["messageExpressionError"].as_str().map(str::to_owned);
+                if got != want_err {
+                    failures.push(format!(
+                        "[{}] messageExpression {me:?}\n  apiserver: {}\n  crd-cel:   {}",
+                        group["name"],
+                        want_err.as_deref().unwrap_or("accepted"),
+                        got.as_deref().unwrap_or("accepted"),
+                    ));
+                }
+            }
+        }
+    }
+    for k in known.keys() {
+        if !seen_known.contains(k) {
+            failures.push(format!(
+                "known-differences.txt lists {k}, which is not a probe"
+            ));
+        }
+    }
+    println!(
+        "checker probes: {total} expressions, {} known differences, {} unexpected",
+        known.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {total} probes disagree with the apiserver:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
