@@ -317,6 +317,14 @@ fn emit_field(
             });
         }
     }
+    if !f.cel.rules.is_empty() && cont.original.generics.params.is_empty() {
+        let place = if newtype {
+            cont.ident.to_string()
+        } else {
+            format!("{}.{}", cont.ident, name)
+        };
+        checks.extend(crate::rules::checks(&f.cel.rules, &node, p, &place, false));
+    }
     FieldOut {
         shadow,
         property,
@@ -347,7 +355,17 @@ pub fn emit(cont: &Container) -> TokenStream {
     let (bounded_impl, _, _) = bounded.split_for_impl();
 
     let container_deco = decoration_tokens(&cont.cel.rules, &cont.cel.schema, &p);
-    let container_checks = TokenStream::new();
+    let container_checks = if generics.params.is_empty() {
+        crate::rules::checks(
+            &cont.cel.rules,
+            &quote!(<#ident as #p::CelSchema>::MODEL),
+            &p,
+            &name,
+            false,
+        )
+    } else {
+        TokenStream::new()
+    };
 
     let (shadow_def, model, items, checks) = match &cont.data {
         Data::Struct(fields) => {
@@ -532,7 +550,16 @@ fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> To
             quote!(&[]),
         )
     };
+    let root_checks = crate::rules::checks(
+        &k.rules,
+        &quote!(<#root as #p::CelSchema>::MODEL),
+        p,
+        &root_name,
+        true,
+    );
     quote! {
+        #root_checks
+
         #[automatically_derived]
         impl #p::CelSchema for #root {
             const MODEL: #p::Schema<'static> = #p::Schema {

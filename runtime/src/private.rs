@@ -207,3 +207,96 @@ const fn panic_key(field: &'static str, key: &'static str, what: &'static str) -
     buf.push(what);
     buf.panic()
 }
+
+pub use crd_cel_core::ast;
+pub use crd_cel_core::check;
+
+/// The compatibility version new rules are checked at: the targeted Kubernetes minor minus one
+/// (CEL-SEMANTICS.md 6.3). The lowest enabled `k8s-1-NN` feature wins (features add up across
+/// a dependency graph, and the oldest apiserver a CRD must work on is the one that matters).
+pub const TARGET_COMPAT: u8 = if cfg!(feature = "k8s-1-30") {
+    29
+} else if cfg!(feature = "k8s-1-31") {
+    30
+} else if cfg!(feature = "k8s-1-32") {
+    31
+} else if cfg!(feature = "k8s-1-33") {
+    32
+} else if cfg!(feature = "k8s-1-34") {
+    33
+} else if cfg!(feature = "k8s-1-35") {
+    34
+} else if cfg!(feature = "k8s-1-36") {
+    35
+} else {
+    check::DEFAULT_COMPAT
+};
+
+/// Const check behind every `#[cel(rule = ..)]` and `message_expression`: type-checks the
+/// expression against the model of its node, as the apiserver does at CRD creation, and panics
+/// (a compile error at the rule's literal) with the apiserver's message and crd-cel's help.
+#[allow(clippy::too_many_arguments)]
+pub const fn check_expression(
+    ast: &ast::Ast<'_>,
+    schema: &Schema<'_>,
+    target: check::Target,
+    place: &str,
+    index: usize,
+    resource_root: bool,
+    optional_old_self: bool,
+) {
+    let node = check::Node {
+        schema,
+        resource_root,
+        optional_old_self,
+        compat: TARGET_COMPAT,
+        type_name: if resource_root { "selfType<N>" } else { place },
+    };
+    let report = check::check(ast, target, &node);
+    if report.is_ok() {
+        return;
+    }
+    let mut m = crd_cel_core::msg::Buf::<16384>::new();
+    m.push(match target {
+        check::Target::Rule => "CEL rule #",
+        check::Target::MessageExpression => "messageExpression of CEL rule #",
+    });
+    m.push_u64(index as u64);
+    m.push(" on `");
+    m.push(place);
+    if let Some(what) = report.unsupported {
+        m.push("` cannot be checked: not supported by crd-cel yet: ");
+        m.push(what);
+        m.push("\nhelp: remove the rule or rewrite it without this construct; please report it");
+        m.panic();
+    }
+    m.push("` is rejected by the apiserver: ");
+    if report.total > 0 {
+        m.push(match target {
+            check::Target::Rule => "compilation failed: ",
+            check::Target::MessageExpression => "messageExpression compilation failed: ",
+        });
+        report.render(ast.source, &mut m);
+    } else {
+        m.push(match target {
+            check::Target::Rule => "cel expression must evaluate to a bool",
+            check::Target::MessageExpression => "messageExpression must evaluate to a string",
+        });
+    }
+    if !report.help.is_empty() {
+        m.push("\n");
+        m.push(report.help.as_str());
+    }
+    if compat_hint(&report) {
+        m.push("\nnote: checked for Kubernetes 1.");
+        m.push_u64(TARGET_COMPAT as u64 + 1);
+        m.push(" (new rules compile at compatibility version 1.");
+        m.push_u64(TARGET_COMPAT as u64);
+        m.push("); choose the target with the crd-cel features `k8s-1-NN`");
+    }
+    m.panic()
+}
+
+const fn compat_hint(report: &check::Report) -> bool {
+    report.total > 0 && TARGET_COMPAT != check::DEFAULT_COMPAT
+}

@@ -7,5 +7,6 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("ui/attr/*.rs");
     t.compile_fail("ui/check/*.rs");
+    t.compile_fail("ui/types/*.rs");
     t.pass("ui/pass/*.rs");
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 #[cel(rule = "self.a >= 0", reason = "FieldValueForbidden", field_path = ".a")]
 #[serde(rename_all = "camelCase")]
 struct Spec {
-    #[cel(rule = "self == oldSelf", optional_old_self)]
+    #[cel(rule = "!oldSelf.hasValue() || oldSelf.value() == self", optional_old_self)]
     a: i32,
     #[cel(rule = "self > 0", message_expression = "'b must be positive'")]
     b: i32,
