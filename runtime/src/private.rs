@@ -189,6 +189,32 @@ pub const fn check_decoration(
     }
 }
 
+/// Const check behind `field_path`: the path must resolve in the schema of the node the rule
+/// is on (CEL-SEMANTICS.md 3.4), or the apiserver rejects the CRD with
+/// `x-kubernetes-validations[i].fieldPath: Invalid value: "<path>": must be a valid path`.
+/// Panics (a compile error in const evaluation) with that text, the reason, and a hint.
+///
+/// The derive calls it in one `const` item per rule that has a `field_path`, with the model of
+/// the type or field the rule is on. An empty path is no `fieldPath` to the apiserver and
+/// passes; blank or multi-line paths are reported at expansion (`rule_fields`).
+pub const fn check_field_path(model: &Schema<'_>, path: &str) {
+    if path.is_empty() {
+        return;
+    }
+    if let Err(e) = crd_cel_core::field_path::valid_field_path(model, path) {
+        let mut buf = crd_cel_core::msg::Buf::<1024>::new();
+        buf.push("fieldPath: Invalid value: \"");
+        buf.push(path);
+        buf.push("\": must be a valid path: ");
+        e.push_to(&mut buf);
+        buf.push(
+            "\n  = help: the path is resolved from the type the rule is on: `.name` or `['name']` \
+             for a field, `.key` or `['key']` for a map entry; list items cannot be addressed",
+        );
+        buf.panic()
+    }
+}
+
 const fn panic_field(field: &'static str, what: &'static str) -> ! {
     let mut buf = crd_cel_core::msg::Buf::<512>::new();
     buf.push("field `");
@@ -299,4 +325,38 @@ pub const fn check_expression(
 
 const fn compat_hint(report: &check::Report) -> bool {
     report.total > 0 && TARGET_COMPAT != check::DEFAULT_COMPAT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STR: Schema<'static> = Schema::of(Type::String);
+    const MODEL: Schema<'static> = Schema {
+        properties: &[Property {
+            name: "a",
+            required: false,
+            schema: &STR,
+        }],
+        ..Schema::of(Type::Object)
+    };
+
+    // The check runs in const evaluation, where the derive puts it.
+    const _: () = check_field_path(&MODEL, ".a");
+    const _: () = check_field_path(&MODEL, "['a']");
+    const _: () = check_field_path(&MODEL, "");
+
+    #[test]
+    #[should_panic(
+        expected = "fieldPath: Invalid value: \".nope\": must be a valid path: does not refer to a valid field"
+    )]
+    fn unknown_field_panics_with_the_apiserver_text() {
+        check_field_path(&MODEL, ".nope");
+    }
+
+    #[test]
+    #[should_panic(expected = "must be a valid path: expected single quoted string but got 0")]
+    fn list_index_panics() {
+        check_field_path(&MODEL, ".a[0]");
+    }
 }

@@ -5,7 +5,7 @@
 //! The derive's constant model and the JSON schema schemars generates come from the same
 //! attributes but by different roads; [`compare`] is how tests prove they agree.
 
-use crate::model::{Rule, Schema};
+use crate::model::{ListType, MapType, Property, Reason, Rule, Rules, Schema, Type};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -325,6 +325,117 @@ impl OwnedSchema {
     }
 }
 
+/// The memory behind models borrowed from [`OwnedSchema`]s ([`OwnedSchema::with_model`]).
+///
+/// The checker and the validator take a [`Schema`], a tree of references made to live in
+/// constants; a schema read from a manifest is turned into one whose nodes, property lists and
+/// rule lists live here, and whose strings are borrowed from the owned schema. Everything is
+/// freed when the arena is dropped (the nodes hold only references and numbers, so nothing
+/// needs dropping one by one).
+#[derive(Debug, Default)]
+pub struct SchemaArena {
+    bump: bumpalo::Bump,
+}
+
+impl SchemaArena {
+    /// An empty arena.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Bytes allocated so far.
+    pub fn allocated_bytes(&self) -> usize {
+        self.bump.allocated_bytes()
+    }
+}
+
+impl OwnedSchema {
+    /// The model of this schema, allocated in `arena` and borrowing strings from `self`.
+    ///
+    /// Every field is mapped; `flatten` stays empty (a JSON schema has its properties merged).
+    /// Values the model has no spelling for become what the apiserver would read them as for
+    /// typing: an unknown `type` is no type ([`Type::Any`]), an unknown
+    /// `x-kubernetes-list-type`/`x-kubernetes-map-type` is unset, an unknown `reason` is unset
+    /// (the rule field checks report such values from the owned rule).
+    pub fn with_model<'a>(&'a self, arena: &'a SchemaArena) -> &'a Schema<'a> {
+        arena.bump.alloc(self.model_in(arena))
+    }
+
+    fn model_in<'a>(&'a self, arena: &'a SchemaArena) -> Schema<'a> {
+        let bump = &arena.bump;
+        let enum_values: &'a [&'a str] =
+            bump.alloc_slice_fill_iter(self.enum_values.iter().map(|v| -> &'a str {
+                bump.alloc_str(&serde_json::to_string(v).expect("BUG: JSON values serialize"))
+            }));
+        let properties: &'a [Property<'a>] =
+            bump.alloc_slice_fill_iter(self.properties.iter().map(|(name, (required, s))| {
+                Property {
+                    name: name.as_str(),
+                    required: *required,
+                    schema: s.with_model(arena),
+                }
+            }));
+        let list_map_keys: &'a [&'a str] =
+            bump.alloc_slice_fill_iter(self.list_map_keys.iter().map(String::as_str));
+        let rules: &'a [Rule<'a>] =
+            bump.alloc_slice_fill_iter(self.validations.iter().map(|r| Rule {
+                rule: r.rule.as_str(),
+                message: r.message.as_deref(),
+                message_expression: r.message_expression.as_deref(),
+                field_path: r.field_path.as_deref(),
+                reason: r.reason.as_deref().and_then(Reason::parse),
+                optional_old_self: r.optional_old_self,
+            }));
+        Schema {
+            ty: match self.ty.as_deref() {
+                Some("boolean") => Type::Boolean,
+                Some("integer") => Type::Integer,
+                Some("number") => Type::Number,
+                Some("string") => Type::String,
+                Some("array") => Type::Array,
+                Some("object") => Type::Object,
+                _ => Type::Any,
+            },
+            format: self.format.as_deref(),
+            nullable: self.nullable,
+            has_default: self.has_default,
+            enum_values,
+            max_length: self.max_length,
+            min_length: self.min_length,
+            max_items: self.max_items,
+            min_items: self.min_items,
+            max_properties: self.max_properties,
+            min_properties: self.min_properties,
+            minimum: self.minimum,
+            maximum: self.maximum,
+            pattern: self.pattern.as_deref(),
+            properties,
+            flatten: &[],
+            items: self.items.as_ref().map(|i| i.with_model(arena)),
+            additional_properties: self
+                .additional_properties
+                .as_ref()
+                .map(|a| a.with_model(arena)),
+            list_type: match self.list_type.as_deref() {
+                Some("atomic") => Some(ListType::Atomic),
+                Some("set") => Some(ListType::Set),
+                Some("map") => Some(ListType::Map),
+                _ => None,
+            },
+            list_map_keys,
+            map_type: match self.map_type.as_deref() {
+                Some("atomic") => Some(MapType::Atomic),
+                Some("granular") => Some(MapType::Granular),
+                _ => None,
+            },
+            int_or_string: self.int_or_string,
+            preserve_unknown_fields: self.preserve_unknown_fields,
+            embedded_resource: self.embedded_resource,
+            validations: Rules::new(rules),
+        }
+    }
+}
+
 impl OwnedRule {
     fn from_rule(r: &Rule<'_>) -> OwnedRule {
         OwnedRule {
@@ -473,4 +584,114 @@ pub(crate) fn rule_to_json(r: &Rule<'_>) -> Value {
         o.insert("optionalOldSelf".into(), b.into());
     }
     Value::Object(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sample() -> Value {
+        json!({
+            "type": "object",
+            "required": ["spec"],
+            "x-kubernetes-validations": [
+                {"rule": "self.spec.replicas >= 0", "message": "m", "messageExpression": "'x'",
+                 "fieldPath": ".spec", "reason": "FieldValueForbidden", "optionalOldSelf": false}
+            ],
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "nullable": true,
+                    "maxProperties": 9,
+                    "minProperties": 1,
+                    "x-kubernetes-map-type": "atomic",
+                    "properties": {
+                        "replicas": {"type": "integer", "format": "int32", "minimum": 0, "maximum": 10.5, "default": 1},
+                        "mode": {"type": "string", "enum": ["A", "B"], "maxLength": 3, "minLength": 1, "pattern": "^[AB]$"},
+                        "when": {"type": "string", "format": "date-time"},
+                        "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 4, "minItems": 1,
+                                 "x-kubernetes-list-type": "set"},
+                        "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                                  "x-kubernetes-list-map-keys": ["name", "protocol"],
+                                  "items": {"type": "object", "required": ["name"], "properties": {
+                                      "name": {"type": "string"}, "protocol": {"type": "string", "default": "TCP"}}}},
+                        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "port": {"x-kubernetes-int-or-string": true},
+                        "raw": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                                "x-kubernetes-embedded-resource": true}
+                    }
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn model_round_trips_every_field() {
+        let owned = OwnedSchema::from_json(&sample()).expect("reads");
+        let arena = SchemaArena::new();
+        let model = owned.with_model(&arena);
+        assert_eq!(OwnedSchema::from_model(model), owned);
+        assert!(arena.allocated_bytes() > 0);
+    }
+
+    #[test]
+    fn model_fields_are_mapped() {
+        let owned = OwnedSchema::from_json(&sample()).expect("reads");
+        let arena = SchemaArena::new();
+        let root = owned.with_model(&arena);
+        assert_eq!(root.ty, Type::Object);
+        let rule = root.validations.get(0).expect("one rule");
+        assert_eq!(rule.reason, Some(Reason::FieldValueForbidden));
+        assert_eq!(rule.field_path, Some(".spec"));
+        let spec = root.property("spec").expect("spec");
+        assert!(spec.required);
+        let spec = spec.schema;
+        assert!(spec.nullable);
+        assert_eq!(spec.map_type, Some(MapType::Atomic));
+        let mode = spec.property("mode").expect("mode").schema;
+        assert_eq!(mode.enum_values, ["\"A\"", "\"B\""]);
+        let ports = spec.property("ports").expect("ports").schema;
+        assert_eq!(ports.list_type, Some(ListType::Map));
+        assert_eq!(ports.list_map_keys, ["name", "protocol"]);
+        let items = ports.items.expect("items");
+        assert!(items.property("name").expect("name").required);
+        assert!(
+            items
+                .property("protocol")
+                .expect("protocol")
+                .schema
+                .has_default
+        );
+        let labels = spec.property("labels").expect("labels").schema;
+        assert_eq!(
+            labels.additional_properties.map(|a| a.ty),
+            Some(Type::String)
+        );
+        let port = spec.property("port").expect("port").schema;
+        assert_eq!((port.ty, port.int_or_string), (Type::Any, true));
+        assert!(root.flatten.is_empty());
+    }
+
+    #[test]
+    fn unknown_spellings_map_to_unset() {
+        let owned = OwnedSchema::from_json(&json!({
+            "type": "thing", "x-kubernetes-list-type": "bag", "x-kubernetes-map-type": "odd",
+            "x-kubernetes-validations": [{"rule": "true", "reason": "Nope"}]
+        }))
+        .expect("reads");
+        let arena = SchemaArena::new();
+        let m = owned.with_model(&arena);
+        assert_eq!((m.ty, m.list_type, m.map_type), (Type::Any, None, None));
+        assert_eq!(m.validations.get(0).and_then(|r| r.reason), None);
+    }
+
+    #[test]
+    fn one_arena_serves_many_schemas() {
+        let a = OwnedSchema::from_json(&json!({"type": "string"})).expect("reads");
+        let b = OwnedSchema::from_json(&json!({"type": "integer"})).expect("reads");
+        let arena = SchemaArena::new();
+        let (ma, mb) = (a.with_model(&arena), b.with_model(&arena));
+        assert_eq!((ma.ty, mb.ty), (Type::String, Type::Integer));
+    }
 }
