@@ -5,7 +5,11 @@
 use crate::ast::{Container, Field};
 use crate::attr::{RuleAttr, SchemaAttrs, sym};
 use crate::ctxt::Ctxt;
+use crd_cel_core::rule_fields::{
+    ErrorKind, RuleField, RuleFieldError, RuleInput, check_rule_fields,
+};
 use crd_cel_core::syntax;
+use syn::LitStr;
 
 pub fn check(cx: &Ctxt, cont: &Container) {
     for rule in &cont.cel.rules {
@@ -25,59 +29,40 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     }
 }
 
-fn has_line_break(s: &str) -> bool {
-    s.contains('\n') || s.contains('\r')
-}
-
-/// The rule field checks of CEL-SEMANTICS.md 3.2, in the apiserver's order and words, then the
-/// syntax of `rule` and `messageExpression`. The first four checks form an if/else chain as in
-/// the apiserver, so the user sees the error the apiserver would report.
+/// The rule field checks of CEL-SEMANTICS.md 3.2 (`crd_cel_core::rule_fields`, shared with the
+/// CLI): the apiserver's text, then a hint, on the key the error is about. Then the syntax of
+/// `rule` and `messageExpression`. Resolving `field_path` needs the field types, so it is a
+/// const check (`__private::check_field_path`).
 fn check_rule(cx: &Ctxt, r: &RuleAttr) {
     let rule = r.rule.value();
-    let message = r.message.as_ref().map(|m| m.value());
-    let trimmed_message = message.as_deref().map(str::trim).unwrap_or("");
-    if rule.trim().is_empty() {
-        cx.error_spanned_by(
-            &r.rule,
-            "rule is not specified: a CEL rule must not be empty",
-        );
-    } else if message.as_deref().is_some_and(|m| !m.is_empty()) && trimmed_message.is_empty() {
-        cx.error_spanned_by(r.message.as_ref(), "message must be non-empty if specified");
-    } else if has_line_break(trimmed_message) {
-        cx.error_spanned_by(
-            r.message.as_ref(),
-            "message must not contain line breaks (the apiserver rejects it); keep it on one line",
-        );
-    } else if has_line_break(rule.trim()) && trimmed_message.is_empty() {
-        cx.error_spanned_by(
-            &r.rule,
-            "message must be specified if rule contains line breaks: add `message = \"...\"`",
-        );
-    }
-    if let Some(me) = &r.message_expression
-        && me.value().trim().is_empty()
-    {
-        cx.error_spanned_by(me, "messageExpression must be non-empty if specified");
-    }
-    if let Some(reason) = &r.reason
-        && crd_cel_core::Reason::parse(&reason.value).is_none()
-    {
-        cx.push(syn::Error::new(
-            reason.span,
-            format!(
-                "Unsupported value: \"{}\": supported values: \"FieldValueDuplicate\", \
-                 \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"",
-                reason.value
-            ),
-        ));
-    }
-    if let Some(fp) = &r.field_path {
-        let v = fp.value();
-        if v.trim().is_empty() {
-            cx.error_spanned_by(fp, "field_path must be non-empty if specified");
-        } else if has_line_break(&v) {
-            cx.error_spanned_by(fp, "field_path must not contain line breaks");
-        }
+    let message = r.message.as_ref().map(LitStr::value);
+    let message_expression = r.message_expression.as_ref().map(LitStr::value);
+    let field_path = r.field_path.as_ref().map(LitStr::value);
+    let input = RuleInput {
+        rule: &rule,
+        message: message.as_deref(),
+        message_expression: message_expression.as_deref(),
+        reason: r.reason.as_ref().map(|s| s.value.as_str()),
+        field_path: field_path.as_deref(),
+        optional_old_self: r.optional_old_self.as_ref().map(|b| b.value),
+    };
+    for e in check_rule_fields(&input, None) {
+        let text = match hint(&e) {
+            Some(h) => format!("{}; {h}", e.body()),
+            None => e.body(),
+        };
+        let span = match e.field {
+            RuleField::Message if e.kind == ErrorKind::Invalid => {
+                r.message.as_ref().map(LitStr::span)
+            }
+            RuleField::MessageExpression => r.message_expression.as_ref().map(LitStr::span),
+            RuleField::Reason => r.reason.as_ref().map(|s| s.span),
+            RuleField::FieldPath => r.field_path.as_ref().map(LitStr::span),
+            RuleField::OptionalOldSelf => r.optional_old_self.as_ref().map(|b| b.span),
+            // A missing message is the rule's fault (it has line breaks).
+            RuleField::Rule | RuleField::Message => None,
+        };
+        cx.push(syn::Error::new(span.unwrap_or_else(|| r.rule.span()), text));
     }
     if !rule.trim().is_empty()
         && let Err(e) = syntax::parse(&rule)
@@ -90,6 +75,24 @@ fn check_rule(cx: &Ctxt, r: &RuleAttr) {
     {
         cx.error_spanned_by(me, format!("messageExpression compilation failed: {e}"));
     }
+}
+
+/// What to do about a rule field error, in the derive's terms.
+fn hint(e: &RuleFieldError<'_>) -> Option<&'static str> {
+    Some(match (e.field, e.detail) {
+        (RuleField::Rule, _) => "a CEL rule must not be empty",
+        (RuleField::Message, "must be non-empty if specified") => {
+            "write a message or remove `message`"
+        }
+        (RuleField::Message, "must not contain line breaks") => "keep the message on one line",
+        (RuleField::Message, _) => "add `message = \"...\"`",
+        (RuleField::MessageExpression, _) => "write an expression or remove `message_expression`",
+        (RuleField::FieldPath, "must be non-empty if specified") => {
+            "write a path such as `.field` or remove `field_path`"
+        }
+        (RuleField::FieldPath, "must not contain line breaks") => "keep the path on one line",
+        _ => return None,
+    })
 }
 
 const LIST_TYPES: &[&str] = &["atomic", "set", "map"];
