@@ -68,6 +68,13 @@ pub enum CheckError {
         /// Rule (must be bool) or messageExpression (must be string).
         target: Target,
     },
+    /// Program planning failed on a constant (`program instantiation failed: ...`).
+    Program {
+        /// Rule or messageExpression.
+        target: Target,
+        /// The planner's error.
+        detail: String,
+    },
     /// A construct crd-cel cannot check yet: failing closed rather than passing unchecked.
     Unsupported {
         /// Rule or messageExpression.
@@ -94,6 +101,14 @@ impl core::fmt::Display for CheckError {
             CheckError::WrongType {
                 target: Target::MessageExpression,
             } => f.write_str("messageExpression must evaluate to a string"),
+            CheckError::Program {
+                target: Target::Rule,
+                detail,
+            } => write!(f, "program instantiation failed: {detail}"),
+            CheckError::Program {
+                target: Target::MessageExpression,
+                detail,
+            } => write!(f, "messageExpression instantiation failed: {detail}"),
             CheckError::Unsupported { what, .. } => {
                 write!(f, "not supported by crd-cel yet: {what}")
             }
@@ -109,8 +124,30 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
         target,
         issues: e.to_string(),
     })?;
-    let report = check(&ast.as_ast(), target, node);
-    report.into_result(source, target)
+    let ast = ast.as_ast();
+    let report = check(&ast, target, node);
+    let checked = report.into_result(source, target)?;
+    // The literal validators run on expressions that type-checked (cel-go's order).
+    let mut issues = Vec::new();
+    for issue in crate::literals::check(&ast, node.compat) {
+        match issue {
+            crate::literals::LiteralIssue::Compile { offset, message } => {
+                let mut out = crate::msg::Buf::<{ 4 * 1024 + 512 }>::new();
+                render_issue(source, offset, &message, &mut out);
+                issues.push(out.as_str().to_owned());
+            }
+            crate::literals::LiteralIssue::Program(detail) => {
+                return Err(CheckError::Program { target, detail });
+            }
+        }
+    }
+    if !issues.is_empty() {
+        return Err(CheckError::Compilation {
+            target,
+            issues: issues.join("\n"),
+        });
+    }
+    Ok(checked)
 }
 
 /// Capacity of the per-node type table: rules with more nodes are reported as too large.

@@ -6,6 +6,7 @@ pub mod ast;
 pub mod check;
 pub mod decl;
 pub mod env;
+pub mod literals;
 pub mod field_path;
 pub mod model;
 pub mod msg;

@@ -130,6 +130,15 @@ pub fn checks(
 ) -> TokenStream {
     let mut out = TokenStream::new();
     for (i, r) in rules.iter().enumerate() {
+        if let Some(fp) = &r.field_path {
+            out.extend(quote_spanned! {fp.span()=>
+                #[allow(long_running_const_eval)]
+                const _: () = {
+                    use #p::check_field_path as __cel_check;
+                    __cel_check(&#node, #fp)
+                };
+            });
+        }
         let optional_old_self = r.optional_old_self.as_ref().is_some_and(|b| b.value);
         let exprs = std::iter::once((r.rule.value(), r.rule.span(), quote!(Rule))).chain(
             r.message_expression
@@ -141,6 +150,14 @@ pub fn checks(
             let Ok(ast) = crd_cel_core::syntax::parse_ast(&source) else {
                 continue;
             };
+            // Constant arguments need no types: checked here, with the newest environment's
+            // words (older targets reject the same constants, at program planning).
+            let literal =
+                crd_cel_core::literals::check(&ast.as_ast(), crd_cel_core::check::DEFAULT_COMPAT);
+            if let Some(msg) = literal_message(&source, &literal, i, place) {
+                out.extend(quote_spanned! {span=> ::core::compile_error! { #msg } });
+                continue;
+            }
             let ast = ast_tokens(&ast);
             let index = i;
             out.extend(quote_spanned! {span=>
@@ -158,4 +175,34 @@ pub fn checks(
         }
     }
     out
+}
+
+fn literal_message(
+    source: &str,
+    issues: &[crd_cel_core::literals::LiteralIssue],
+    index: usize,
+    place: &str,
+) -> Option<String> {
+    use crd_cel_core::literals::LiteralIssue;
+    let mut compile = Vec::new();
+    for issue in issues {
+        match issue {
+            LiteralIssue::Compile { offset, message } => {
+                let mut buf = crd_cel_core::msg::Buf::<4096>::new();
+                crd_cel_core::check::render_issue(source, *offset, message, &mut buf);
+                compile.push(buf.as_str().to_owned());
+            }
+            LiteralIssue::Program(detail) => {
+                return Some(format!(
+                    "CEL rule #{index} on `{place}` is rejected by the apiserver: program instantiation failed: {detail}"
+                ));
+            }
+        }
+    }
+    (!compile.is_empty()).then(|| {
+        format!(
+            "CEL rule #{index} on `{place}` is rejected by the apiserver: compilation failed: {}\nhelp: durations use Go syntax (`1h30m`, `90s`; no `d`), timestamps RFC 3339 (`2024-01-01T00:00:00Z`), regexes RE2",
+            compile.join("\n")
+        )
+    })
 }

@@ -1,0 +1,276 @@
+//! The `crd-cel` command line tool.
+//!
+//! `crd-cel check [--output text|json] [--kubernetes-version 1.N] FILE...` reads CRD manifests
+//! (multi-document YAML or JSON, `-` for stdin) and reports what the apiserver would report about
+//! their validation rules at CRD creation: the rule field checks, compile errors from the same
+//! checker the derive runs at `cargo build`, the `oldSelf` placement checks, with the
+//! apiserver's paths and texts. Exit code 0: every CRD accepted; 1: some rejected; 2: bad
+//! input or usage.
+//!
+//! The work is in this library ([`run`]); `src/bin/crd-cel.rs` only calls it.
+
+pub mod crd;
+mod gojson;
+pub mod input;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use crd::{CrdReport, DEFAULT_KUBERNETES_MINOR, MIN_KUBERNETES_MINOR, Options};
+use input::{Document, InputError};
+use serde::Serialize;
+use std::ffi::OsString;
+use std::io::{Read, Write};
+
+/// Exit code: every CRD accepted.
+pub const EXIT_ACCEPTED: u8 = 0;
+/// Exit code: at least one CRD rejected.
+pub const EXIT_REJECTED: u8 = 1;
+/// Exit code: bad input (unreadable file, syntax error, not a CRD, no schema) or usage.
+pub const EXIT_BAD_INPUT: u8 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "crd-cel",
+    version,
+    about = "Check Kubernetes CRD validation rules (x-kubernetes-validations) as the apiserver does"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Report what the apiserver would say about the CRDs' rules at creation
+    /// (`kubectl create -f CRD`): rule field errors, compile errors, oldSelf placement.
+    Check(CheckArgs),
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    /// Output format: `text` (the apiserver's message per CRD and a summary) or `json`
+    /// (one JSON object per CRD, one per line, as the apiserver oracle's `check-crd`).
+    #[arg(short, long, value_enum, default_value_t = OutputFormat::Text)]
+    output: OutputFormat,
+    /// The Kubernetes release to emulate (`1.31`, `v1.31` or `1.31.4`); new rules compile at
+    /// the release before it, as the apiserver's compatibility version.
+    #[arg(long, value_name = "1.N", default_value = "1.37", value_parser = parse_kubernetes_version)]
+    kubernetes_version: u8,
+    /// Manifest files (YAML streams or JSON); `-` reads stdin, as does no file when stdin is
+    /// not a terminal.
+    #[arg(value_name = "FILE")]
+    files: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OutputFormat {
+    Text,
+    Json,
+}
+
+/// Parses `1.N`, `v1.N` or `1.N.P` into the minor version, within the supported range.
+fn parse_kubernetes_version(s: &str) -> Result<u8, String> {
+    let v = s.strip_prefix('v').unwrap_or(s);
+    let mut parts = v.split('.');
+    let (major, minor, patch) = (parts.next(), parts.next(), parts.next());
+    let ok_patch = patch.is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    match (major, minor.and_then(|m| m.parse::<u8>().ok())) {
+        (Some("1"), Some(minor)) if ok_patch && parts.next().is_none() => {
+            if (MIN_KUBERNETES_MINOR..=DEFAULT_KUBERNETES_MINOR).contains(&minor) {
+                Ok(minor)
+            } else {
+                Err(format!(
+                    "Kubernetes 1.{minor} is not supported: crd-cel emulates 1.{MIN_KUBERNETES_MINOR} to 1.{DEFAULT_KUBERNETES_MINOR}"
+                ))
+            }
+        }
+        _ => Err(format!(
+            "expected a Kubernetes version such as 1.{DEFAULT_KUBERNETES_MINOR}, got {s:?}"
+        )),
+    }
+}
+
+/// What the process has to talk to.
+pub struct Io<'a> {
+    /// Standard input (read for `-`).
+    pub stdin: &'a mut dyn Read,
+    /// Whether standard input is a terminal (then no file is a usage error, not a read).
+    pub stdin_is_terminal: bool,
+    /// Results.
+    pub stdout: &'a mut dyn Write,
+    /// Diagnostics.
+    pub stderr: &'a mut dyn Write,
+}
+
+/// Runs the tool with `args` (the program name first) and returns the exit code.
+pub fn run<I, T>(args: I, io: &mut Io<'_>) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let text = e.render().to_string();
+            let code = u8::try_from(e.exit_code()).unwrap_or(EXIT_BAD_INPUT);
+            let out: &mut dyn Write = if e.use_stderr() {
+                &mut *io.stderr
+            } else {
+                &mut *io.stdout
+            };
+            let _ = write!(out, "{text}");
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Check(args) => check(args, io),
+    }
+}
+
+/// One line of `--output json`: the oracle's `check-crd` object, without the cost fields.
+#[derive(Serialize)]
+struct JsonResult<'a> {
+    file: &'a str,
+    doc: usize,
+    crd: &'a str,
+    accepted: bool,
+    errors: Vec<String>,
+    text: String,
+    warnings: Vec<String>,
+    rules: &'a [crd::RuleReport],
+}
+
+fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
+    let mut files = args.files;
+    if files.is_empty() {
+        if io.stdin_is_terminal {
+            let _ = writeln!(
+                io.stderr,
+                "crd-cel: no FILE given and stdin is a terminal: name manifests, or `-` to read stdin (see `crd-cel check --help`)"
+            );
+            return EXIT_BAD_INPUT;
+        }
+        files.push("-".to_owned());
+    }
+    if files.iter().filter(|f| *f == "-").count() > 1 {
+        let _ = writeln!(io.stderr, "crd-cel: `-` (stdin) may be given only once");
+        return EXIT_BAD_INPUT;
+    }
+    let opts = Options {
+        kubernetes_minor: args.kubernetes_version,
+    };
+    let mut bad = Vec::<InputError>::new();
+    let (mut crds, mut rejected, mut rules) = (0usize, 0usize, 0usize);
+    for file in &files {
+        let docs =
+            input::read_source(file, io.stdin).and_then(|text| input::split_documents(file, &text));
+        let docs = match docs {
+            Ok(d) => d,
+            Err(e) => {
+                let _ = writeln!(io.stderr, "crd-cel: {e}");
+                bad.push(e);
+                continue;
+            }
+        };
+        if docs.is_empty() {
+            let e = InputError {
+                location: file.clone(),
+                message: "no documents".to_owned(),
+            };
+            let _ = writeln!(io.stderr, "crd-cel: {e}");
+            bad.push(e);
+        }
+        for doc in &docs {
+            match crd::check_crd(&doc.value, &opts) {
+                Ok(report) => {
+                    crds += 1;
+                    rules += report.rules.len();
+                    if !report.accepted() {
+                        rejected += 1;
+                    }
+                    print_report(args.output, doc, &report, io);
+                }
+                Err(message) => {
+                    let e = InputError {
+                        location: doc.location(),
+                        message,
+                    };
+                    let _ = writeln!(io.stderr, "crd-cel: {e}");
+                    bad.push(e);
+                }
+            }
+        }
+    }
+    if args.output == OutputFormat::Text {
+        let _ = writeln!(
+            io.stdout,
+            "Summary: {crds} CRD{} with {rules} rule{} in {} file{} - accepted: {}, rejected: {rejected}, input errors: {} (Kubernetes 1.{})",
+            plural(crds),
+            plural(rules),
+            files.len(),
+            plural(files.len()),
+            crds - rejected,
+            bad.len(),
+            opts.kubernetes_minor,
+        );
+    }
+    if !bad.is_empty() {
+        EXIT_BAD_INPUT
+    } else if rejected > 0 {
+        EXIT_REJECTED
+    } else {
+        EXIT_ACCEPTED
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn print_report(format: OutputFormat, doc: &Document, report: &CrdReport, io: &mut Io<'_>) {
+    match format {
+        OutputFormat::Text => {
+            if report.accepted() {
+                let _ = writeln!(
+                    io.stdout,
+                    "{}: {} accepted ({} rule{})",
+                    doc.location(),
+                    report.name,
+                    report.rules.len(),
+                    plural(report.rules.len())
+                );
+            } else {
+                let _ = writeln!(io.stdout, "{}: {}", doc.location(), report.text());
+            }
+        }
+        OutputFormat::Json => {
+            let line = gojson::to_string(&JsonResult {
+                file: &doc.file,
+                doc: doc.index,
+                crd: &report.name,
+                accepted: report.accepted(),
+                errors: report.errors.iter().map(ToString::to_string).collect(),
+                text: report.text(),
+                warnings: Vec::new(),
+                rules: &report.rules,
+            });
+            let _ = writeln!(io.stdout, "{line}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kubernetes_versions() {
+        assert_eq!(parse_kubernetes_version("1.37"), Ok(37));
+        assert_eq!(parse_kubernetes_version("v1.31"), Ok(31));
+        assert_eq!(parse_kubernetes_version("1.30.4"), Ok(30));
+        assert!(parse_kubernetes_version("1.38").is_err());
+        assert!(parse_kubernetes_version("1.24").is_err());
+        assert!(parse_kubernetes_version("2.1").is_err());
+        assert!(parse_kubernetes_version("1.30.x").is_err());
+        assert!(parse_kubernetes_version("1").is_err());
+    }
+}

@@ -1,0 +1,164 @@
+//! The `crd-cel` binary end to end: outputs, exit codes, stdin, bad input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const ASSETS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/assets");
+
+fn asset(name: &str) -> String {
+    format!("{ASSETS}/{name}")
+}
+
+fn crd_cel(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crd-cel"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    {
+        let mut input = child.stdin.take().expect("stdin");
+        input
+            .write_all(stdin.unwrap_or("").as_bytes())
+            .expect("writes");
+    }
+    child.wait_with_output().expect("finishes")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const P: &str = "spec.validation.openAPIV3Schema.properties[spec]";
+
+#[test]
+fn rejected_crd_prints_the_apiserver_text_and_exits_1() {
+    let out = crd_cel(&["check", &asset("widgets.yaml")], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let want = format!(
+        "{}: document 0: CustomResourceDefinition.apiextensions.k8s.io \"widgets.example.com\" is invalid: [\
+         {P}.properties[tags].items.x-kubernetes-validations[0].rule: Invalid value: \"self == oldSelf\": oldSelf cannot be used on the uncorrelatable portion of the schema within {P}.properties[tags], \
+         {P}.x-kubernetes-validations[0].message: Invalid value: \"   \": must be non-empty if specified, \
+         {P}.x-kubernetes-validations[1].fieldPath: Invalid value: \".tags[0]\": must be a valid path]",
+        asset("widgets.yaml")
+    );
+    assert_eq!(lines[0], want);
+    assert_eq!(
+        lines[1],
+        format!(
+            "{}: document 1: gadgets.example.com accepted (1 rule)",
+            asset("widgets.yaml")
+        )
+    );
+    assert_eq!(
+        lines[2],
+        "Summary: 2 CRDs with 4 rules in 1 file - accepted: 1, rejected: 1, input errors: 0 (Kubernetes 1.37)"
+    );
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn json_output_is_the_oracle_shape() {
+    let out = crd_cel(&["check", "--output", "json", &asset("gadgets.json")], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let want = format!(
+        "{{\"file\":{file:?},\"doc\":0,\"crd\":\"gadgets.example.com\",\"accepted\":false,\
+         \"errors\":[\"spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].reason: Unsupported value: \\\"FieldValueNope\\\": supported values: \\\"FieldValueDuplicate\\\", \\\"FieldValueForbidden\\\", \\\"FieldValueInvalid\\\", \\\"FieldValueRequired\\\"\"],\
+         \"text\":\"CustomResourceDefinition.apiextensions.k8s.io \\\"gadgets.example.com\\\" is invalid: spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].reason: Unsupported value: \\\"FieldValueNope\\\": supported values: \\\"FieldValueDuplicate\\\", \\\"FieldValueForbidden\\\", \\\"FieldValueInvalid\\\", \\\"FieldValueRequired\\\"\",\
+         \"warnings\":[],\
+         \"rules\":[{{\"path\":\"spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule\",\"rule\":\"self.name.startsWith('a') \\u0026\\u0026 self.name.size() \\u003c 10\"}},\
+         {{\"path\":\"spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule\",\"rule\":\"self.name.size() \\u003c 10\"}}]}}\n",
+        file = asset("gadgets.json")
+    );
+    assert_eq!(stdout, want);
+}
+
+#[test]
+fn stdin_and_an_accepted_crd_exit_0() {
+    let yaml = std::fs::read_to_string(asset("widgets.yaml")).expect("readable");
+    let second = yaml.split("\n---\n").nth(1).expect("two documents");
+    for args in [&["check", "-"][..], &["check"][..]] {
+        let out = crd_cel(args, Some(second));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).starts_with("-: document 0: gadgets.example.com accepted (1 rule)\n"),
+            "{}",
+            text(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn bad_input_exits_2_with_file_and_document() {
+    let cases = [
+        (
+            "not-a-crd.yaml",
+            "not-a-crd.yaml: document 0: not an apiextensions.k8s.io/v1 CustomResourceDefinition (apiVersion \"v1\", kind \"ConfigMap\")",
+        ),
+        (
+            "no-schema.yaml",
+            "no-schema.yaml: document 0: spec.versions[0] has no schema.openAPIV3Schema",
+        ),
+        ("broken.yaml", "broken.yaml: document 0: YAML error: "),
+        ("missing.yaml", "missing.yaml: cannot read: "),
+    ];
+    for (file, want) in cases {
+        let out = crd_cel(&["check", &asset(file)], None);
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(want), "{file}: {stderr}");
+    }
+    let out = crd_cel(&["check", &asset("broken.yaml")], None);
+    assert!(
+        text(&out.stderr).contains("line 4 column"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Bad input wins over a rejection.
+    let out = crd_cel(
+        &["check", &asset("widgets.yaml"), &asset("not-a-crd.yaml")],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = crd_cel(&["check", "--kubernetes-version", "1.40", "x"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("Kubernetes 1.40 is not supported"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = crd_cel(&["check", "-", "-"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let out = crd_cel(&["frobnicate"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let out = crd_cel(&["check", "--help"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("--kubernetes-version"));
+}
+
+#[test]
+fn kubernetes_version_is_echoed() {
+    let out = crd_cel(
+        &[
+            "check",
+            "--kubernetes-version",
+            "v1.30.2",
+            &asset("gadgets.json"),
+        ],
+        None,
+    );
+    assert!(
+        text(&out.stdout).ends_with("(Kubernetes 1.30)\n"),
+        "{}",
+        text(&out.stdout)
+    );
+}

@@ -1,0 +1,311 @@
+//! Checks of constant arguments, which need no types: cel-go's literal validators (from
+//! compatibility version 1.29: `duration`, `timestamp` and `matches` arguments) and the errors
+//! the apiserver's program planning raises for constants (CEL-SEMANTICS.md 3.3).
+
+use crate::ast::{Ast, Expr};
+
+/// One issue found in a constant argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiteralIssue {
+    /// A compile issue (`invalid duration argument`) at a code-point offset.
+    Compile {
+        /// Offset of the literal, in code points.
+        offset: u32,
+        /// cel-go's message.
+        message: String,
+    },
+    /// A `program instantiation failed: ...` error (the text after that prefix).
+    Program(String),
+}
+
+/// The literal checks of the apiserver at compatibility version `1.compat`, in source order.
+pub fn check(ast: &Ast<'_>, compat: u8) -> Vec<LiteralIssue> {
+    let mut out = Vec::new();
+    let mut program = None;
+    for node in ast.nodes {
+        let Expr::Call {
+            function,
+            target,
+            args,
+        } = node.expr
+        else {
+            continue;
+        };
+        let function = ast.text_str(function);
+        let arg = |i: u32| -> Option<(u32, &str)> {
+            if i >= args.len {
+                return None;
+            }
+            let n = ast.r(args, i);
+            match ast.nodes[n as usize].expr {
+                Expr::String(s) => Some((ast.nodes[n as usize].offset, ast.text_str(s))),
+                _ => None,
+            }
+        };
+        match (function, target.is_some(), args.len) {
+            ("duration", false, 1) => {
+                if let Some((offset, s)) = arg(0)
+                    && parse_go_duration(s).is_none()
+                {
+                    if compat >= 29 {
+                        out.push(compile(offset, "invalid duration argument"));
+                    } else {
+                        program.get_or_insert_with(|| {
+                            "type conversion error from 'string' to 'google.protobuf.Duration'"
+                                .to_owned()
+                        });
+                    }
+                }
+            }
+            ("timestamp", false, 1) => {
+                if let Some((offset, s)) = arg(0)
+                    && !is_rfc3339(s)
+                {
+                    if compat >= 29 {
+                        out.push(compile(offset, "invalid timestamp argument"));
+                    } else {
+                        program.get_or_insert_with(|| {
+                            "type conversion error from 'string' to 'google.protobuf.Timestamp'"
+                                .to_owned()
+                        });
+                    }
+                }
+            }
+            ("matches", true, 1) => {
+                if let Some((offset, re)) = arg(0)
+                    && let Err(e) = check_re2(re)
+                {
+                    if compat >= 29 {
+                        out.push(compile(offset, "invalid matches argument"));
+                    } else {
+                        program.get_or_insert(e);
+                    }
+                }
+            }
+            ("find", true, 1) | ("findAll", true, 1 | 2) => {
+                if let Some((_, re)) = arg(0)
+                    && let Err(e) = check_re2(re)
+                {
+                    program.get_or_insert(e);
+                }
+            }
+            _ => {}
+        }
+    }
+    // Compile issues stop the apiserver before program planning.
+    if out.is_empty()
+        && let Some(p) = program
+    {
+        out.push(LiteralIssue::Program(p));
+    }
+    out
+}
+
+fn compile(offset: u32, message: &str) -> LiteralIssue {
+    LiteralIssue::Compile {
+        offset,
+        message: message.to_owned(),
+    }
+}
+
+/// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or `0`; nanoseconds.
+pub fn parse_go_duration(s: &str) -> Option<i128> {
+    let mut rest = s;
+    let mut neg = false;
+    if let Some(r) = rest.strip_prefix('-') {
+        neg = true;
+        rest = r;
+    } else if let Some(r) = rest.strip_prefix('+') {
+        rest = r;
+    }
+    if rest == "0" {
+        return Some(0);
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    let mut total: i128 = 0;
+    while !rest.is_empty() {
+        let int_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let (int_part, r) = rest.split_at(int_len);
+        let (frac_part, r) = match r.strip_prefix('.') {
+            Some(r) => {
+                let n = r.bytes().take_while(u8::is_ascii_digit).count();
+                r.split_at(n)
+            }
+            None => ("", r),
+        };
+        if int_part.is_empty() && frac_part.is_empty() {
+            return None;
+        }
+        let unit_len = r
+            .char_indices()
+            .find(|(_, c)| *c == '.' || c.is_ascii_digit())
+            .map(|(i, _)| i)
+            .unwrap_or(r.len());
+        let (unit, r) = r.split_at(unit_len);
+        let scale: i128 = match unit {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return None,
+        };
+        let int: i128 = if int_part.is_empty() {
+            0
+        } else {
+            int_part.parse().ok()?
+        };
+        let mut value = int.checked_mul(scale)?;
+        let mut frac_scale = scale;
+        for d in frac_part.bytes() {
+            frac_scale /= 10;
+            value += i128::from(d - b'0') * frac_scale;
+        }
+        total = total.checked_add(value)?;
+        if total > i128::from(i64::MAX) + i128::from(neg) {
+            return None;
+        }
+        rest = r;
+    }
+    Some(if neg { -total } else { total })
+}
+
+/// Go's `time.Parse(time.RFC3339, s)` acceptance, plus CEL's year range 1..=9999.
+pub fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |from: usize, n: usize| -> Option<u32> {
+        let part = b.get(from..from + n)?;
+        if !part.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(part).ok()?.parse().ok()
+    };
+    let (Some(year), Some(month), Some(day)) = (digits(0, 4), digits(5, 2), digits(8, 2)) else {
+        return false;
+    };
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') || b.get(10) != Some(&b'T') {
+        return false;
+    }
+    let (Some(hour), Some(min), Some(sec)) = (digits(11, 2), digits(14, 2), digits(17, 2)) else {
+        return false;
+    };
+    if b.get(13) != Some(&b':') || b.get(16) != Some(&b':') {
+        return false;
+    }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if year == 0
+        || !(1..=12).contains(&month)
+        || day == 0
+        || day > days[(month - 1) as usize]
+        || hour > 23
+        || min > 59
+        || sec > 59
+    {
+        return false;
+    }
+    let mut i = 19;
+    if b.get(i) == Some(&b'.') {
+        let n = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return false;
+        }
+        i += 1 + n;
+    }
+    match b.get(i) {
+        Some(b'Z') => i + 1 == b.len(),
+        Some(b'+' | b'-') => {
+            let (Some(h), Some(m)) = (digits(i + 1, 2), digits(i + 4, 2)) else {
+                return false;
+            };
+            b.get(i + 3) == Some(&b':') && h < 24 && m < 60 && i + 6 == b.len()
+        }
+        _ => false,
+    }
+}
+
+/// RE2 syntax (Go's `regexp.Compile`), via `regex-syntax`, whose grammar is RE2's. The error
+/// text follows Go's `error parsing regexp: <code>: `<expr>`` for the common cases.
+pub fn check_re2(re: &str) -> Result<(), String> {
+    let err = match regex_syntax::ParserBuilder::new().build().parse(re) {
+        Ok(_) => return Ok(()),
+        Err(e) => e,
+    };
+    let text = err.to_string();
+    let detail = if text.contains("unclosed character class") {
+        let from = re.rfind('[').unwrap_or(0);
+        format!("missing closing ]: `{}`", &re[from..])
+    } else if text.contains("unclosed group") {
+        format!("missing closing ): `{re}`")
+    } else if text.contains("unopened group") {
+        format!("unexpected ): `{re}`")
+    } else if text.contains("repetition operator missing expression") {
+        format!("missing argument to repetition operator: `{re}`")
+    } else {
+        format!("invalid regular expression: `{re}`")
+    };
+    Err(format!("error parsing regexp: {detail}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_durations() {
+        assert_eq!(parse_go_duration("1s"), Some(1_000_000_000));
+        assert_eq!(parse_go_duration("1h30m"), Some(5_400_000_000_000));
+        assert_eq!(parse_go_duration("-1.5s"), Some(-1_500_000_000));
+        assert_eq!(parse_go_duration("0"), Some(0));
+        assert_eq!(parse_go_duration(".5ms"), Some(500_000));
+        for bad in ["1d", "", "1", "s", "1.s.", "--1s", "1 s"] {
+            assert_eq!(parse_go_duration(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn rfc3339_timestamps() {
+        for ok in [
+            "2020-01-01T00:00:00Z",
+            "2020-02-29T23:59:59.123456789+01:00",
+            "0001-01-01T00:00:00-00:00",
+        ] {
+            assert!(is_rfc3339(ok), "{ok}");
+        }
+        for bad in [
+            "nope",
+            "2021-02-29T00:00:00Z",
+            "2020-01-01 00:00:00Z",
+            "2020-01-01T00:00:00",
+            "2020-13-01T00:00:00Z",
+        ] {
+            assert!(!is_rfc3339(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn regexes() {
+        assert!(check_re2("^[a-z]+$").is_ok());
+        assert_eq!(
+            check_re2("[").unwrap_err(),
+            "error parsing regexp: missing closing ]: `[`"
+        );
+        assert!(check_re2("(a").is_err());
+    }
+}
