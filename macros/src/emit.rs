@@ -317,6 +317,17 @@ fn emit_field(
             });
         }
     }
+    if !newtype && !f.serde.flatten && cont.original.generics.params.is_empty() {
+        let place = format!("{}.{}", cont.ident, name);
+        checks.extend(quote_spanned! {f.original.ty.span()=>
+            #[allow(long_running_const_eval)]
+            const _: () = {
+                const NODE: #p::Schema<'static> = #node;
+                use #p::check_correlatable as __cel_check;
+                __cel_check(#place, &NODE)
+            };
+        });
+    }
     if !f.cel.rules.is_empty() && cont.original.generics.params.is_empty() {
         let place = if newtype {
             cont.ident.to_string()
