@@ -1,5 +1,6 @@
-//! `crd-cel check` against the apiserver oracle's recorded verdicts on the project's own
-//! `crd-create` cases (`tests/cases/<name>.json` + `<name>.expected.json`).
+//! `crd-cel check` against the apiserver: the oracle's recorded verdicts on the project's own
+//! `crd-create` cases (`tests/cases/<name>.json` + `<name>.expected.json`), and the `expect` of
+//! the `crd-create` reference vectors (`../shared/reference/vectors`, skipped if absent).
 //!
 //! For each case the CRD (the case's `crd`, or its `openAPIV3Schema` wrapped the way the oracle
 //! wraps it) is checked and compared with the oracle's `check` object: `accepted`, every error
@@ -244,5 +245,125 @@ fn crd_create_cases_match_the_oracle() {
     assert!(
         failures.is_empty(),
         "crd-cel disagrees with the oracle on: {failures:#?}"
+    );
+}
+
+/// One expected error of a reference vector matches one actual error on every field it gives
+/// (the oracle's `errorMatches`).
+fn error_matches(want: &Value, got: &crd_cel_cli::crd::CrdError) -> bool {
+    let loose = |key: &str| want[key].as_str().is_some_and(|a| a.contains("contains"));
+    let text = got.to_string();
+    want["type"].as_str().is_none_or(|t| t == got.kind.reason())
+        && want["field"].as_str().is_none_or(|f| f == got.field)
+        && want["detail"].as_str().is_none_or(|d| {
+            if loose("asserted") {
+                got.detail.contains(d)
+            } else {
+                got.detail == d
+            }
+        })
+        && want["detailContains"]
+            .as_str()
+            .is_none_or(|d| got.detail.contains(d))
+        && want["detailPrefix"]
+            .as_str()
+            .is_none_or(|d| got.detail.starts_with(d))
+        && want["message"].as_str().is_none_or(|m| {
+            if loose("messageAsserted") {
+                text.contains(m)
+            } else {
+                text == m
+            }
+        })
+}
+
+/// The `crd-create` vectors of `../shared/reference/vectors` against their `expect` (which the
+/// oracle agrees with): expected errors as a multiset, no error left over.
+#[test]
+fn reference_crd_create_vectors_match_their_expectations() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference/vectors");
+    if !dir.is_dir() {
+        eprintln!(
+            "SKIPPED reference crd-create vectors: {} is missing (the shared test data sits beside the checkout)",
+            dir.display()
+        );
+        return;
+    }
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .expect("readable")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut failures = Vec::new();
+    let mut seen = 0;
+    println!();
+    for file in files {
+        let v: Value =
+            serde_json::from_str(&fs::read_to_string(&file).expect("readable")).expect("JSON");
+        if v["harness"]["mode"] != "crd-create" {
+            continue;
+        }
+        seen += 1;
+        let id = v["id"].as_str().unwrap_or("?");
+        let report = check_crd(&synthetic_crd(&v["openAPIV3Schema"]), &Options::default())
+            .unwrap_or_else(|e| panic!("{id}: {e}"));
+        let expected = v["expect"]["errors"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let mut used = vec![false; report.errors.len()];
+        let mut mismatches = Vec::new();
+        for want in &expected {
+            match (0..report.errors.len())
+                .find(|&i| !used[i] && error_matches(want, &report.errors[i]))
+            {
+                Some(i) => used[i] = true,
+                None => mismatches.push(format!("missing: {want}")),
+            }
+        }
+        for (i, e) in report.errors.iter().enumerate() {
+            if !used[i] {
+                mismatches.push(format!("unexpected: {e}"));
+            }
+        }
+        let cost = expected
+            .iter()
+            .any(|e| e["detail"].as_str().is_some_and(|d| d.contains(" cost ")));
+        let typed = expected
+            .iter()
+            .filter_map(|e| e["message"].as_str().or(e["detail"].as_str()))
+            .map(|d| format!(": {d}"))
+            .chain(report.errors.iter().map(ToString::to_string))
+            .any(|e| is_type_check_result(&e));
+        let class = if cost {
+            "pending: cost"
+        } else if typed {
+            "type-checked"
+        } else {
+            "asserted"
+        };
+        println!(
+            "{id:<60} {class:<16} {}",
+            if mismatches.is_empty() {
+                "matches"
+            } else {
+                "differs"
+            }
+        );
+        for m in &mismatches {
+            println!("    {m}");
+        }
+        if class == "asserted" && !mismatches.is_empty() {
+            failures.push(id.to_owned());
+        }
+    }
+    assert!(
+        seen >= 3,
+        "expected the crd-create reference vectors, found {seen}"
+    );
+    assert!(
+        failures.is_empty(),
+        "crd-cel disagrees with the reference vectors: {failures:#?}"
     );
 }
