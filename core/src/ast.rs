@@ -9,7 +9,10 @@
 //! Strings and child lists are ranges into shared pools ([`Ast::text`], [`Ast::refs`]), which
 //! keeps every node `Copy` and free of lifetimes.
 
-use cel::common::ast::{EntryExpr, Expr as CelExpr, IdedExpr, LiteralValue, SourceInfo};
+use cel::common::ast::{
+    CallExpr, ComprehensionExpr, EntryExpr, Expr as CelExpr, IdedExpr, ListExpr, LiteralValue,
+    MapExpr, SourceInfo,
+};
 
 /// A byte range of [`Ast::text`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +109,14 @@ pub enum Expr {
     Struct {
         /// The type name.
         name: Str,
+    },
+    /// Marks the expansion of a macro that exists only from compatibility version `since`
+    /// (`optMap`, the two-variable comprehensions, `sortBy`); the expansion follows it.
+    Macro {
+        /// The macro's name.
+        name: Str,
+        /// The first compatibility minor version that has it.
+        since: u8,
     },
     /// A comprehension (the expansion of `all`, `exists`, `map`, ...).
     Comprehension {
@@ -206,6 +217,8 @@ impl AstBuf {
             },
             info,
             scopes: Vec::new(),
+            synthetic: std::collections::HashMap::new(),
+            next_id: 1 << 48,
         };
         l.expr(expr);
         l.buf
@@ -223,6 +236,9 @@ struct Lowering<'i> {
     buf: AstBuf,
     info: &'i SourceInfo,
     scopes: Vec<Scope>,
+    /// Offsets of the nodes this lowering synthesizes when it expands a macro.
+    synthetic: std::collections::HashMap<u64, u32>,
+    next_id: u64,
 }
 
 impl Lowering<'_> {
@@ -244,8 +260,15 @@ impl Lowering<'_> {
         }
     }
 
+    fn offset(&self, id: u64) -> u32 {
+        match self.synthetic.get(&id) {
+            Some(&o) => o,
+            None => self.info.offset_for(id).map(|(s, _)| s).unwrap_or(0),
+        }
+    }
+
     fn push(&mut self, id: u64, expr: Expr) -> u32 {
-        let offset = self.info.offset_for(id).map(|(s, _)| s).unwrap_or(0);
+        let offset = self.offset(id);
         self.buf.nodes.push(Node { offset, expr });
         (self.buf.nodes.len() - 1) as u32
     }
@@ -271,6 +294,18 @@ impl Lowering<'_> {
                     field,
                     test: sel.test,
                 }
+            }
+            CelExpr::Call(call) if self.macro_expansion(e.id, call).is_some() => {
+                let (marker, expanded) = self.macro_expansion(e.id, call).unwrap_or_default();
+                let name = self.text(marker.0.as_bytes());
+                self.push(
+                    e.id,
+                    Expr::Macro {
+                        name,
+                        since: marker.1,
+                    },
+                );
+                return self.expr(&expanded);
             }
             CelExpr::Call(call) => {
                 let target = call.target.as_ref().map(|t| self.expr(t));
@@ -309,6 +344,7 @@ impl Lowering<'_> {
                 let range = self.expr(&c.iter_range);
                 let init = self.expr(&c.accu_init);
                 let two_vars = c.iter_var2.is_some();
+                // optMap's binding puts its variable in the accumulator (`cel.bind`).
                 // The accumulator is visible in the condition, step and result; the iteration
                 // variables only in the condition and step (cel-go's scopes).
                 self.scopes.push(Scope {
@@ -345,6 +381,149 @@ impl Lowering<'_> {
         self.push(e.id, expr)
     }
 
+    /// cel-go's expansions of the macros the `cel` parser leaves as calls: the two-variable
+    /// comprehensions (`ext/comprehensions.go`), `optMap`/`optFlatMap` (`cel/optional.go`) and
+    /// `sortBy` (`ext/lists.go`). Returns the marker (macro name, first compatibility version)
+    /// and the expansion, or `None` for any other call.
+    fn macro_expansion(
+        &mut self,
+        id: u64,
+        call: &CallExpr,
+    ) -> Option<((&'static str, u8), IdedExpr)> {
+        let target = call.target.as_deref()?;
+        let ident = |e: &IdedExpr| match &e.expr {
+            CelExpr::Ident(n) => Some(n.clone()),
+            _ => None,
+        };
+        let f = call.func_name.as_str();
+        let n = call.args.len();
+        let offset = self.offset(id);
+        let b = Builder {
+            next: std::cell::Cell::new(self.next_id),
+            offsets: std::cell::RefCell::new(Vec::new()),
+            offset,
+        };
+        let two_var = |_: &Builder| -> Option<(String, String)> {
+            Some((ident(&call.args[0])?, ident(&call.args[1])?))
+        };
+        let expansion = match (f, n) {
+            ("all" | "exists" | "exists_one" | "existsOne", 3) => {
+                let (k, v) = two_var(&b)?;
+                let pred = call.args[2].clone();
+                let accu = || "@result".to_owned();
+                let (init, cond, step, result) = match f {
+                    "all" => (
+                        b.bool(true),
+                        b.call("@not_strictly_false", vec![b.ident(&accu())]),
+                        b.call("_&&_", vec![b.ident(&accu()), pred]),
+                        b.ident(&accu()),
+                    ),
+                    "exists" => {
+                        let not = b.call("!_", vec![b.ident(&accu())]);
+                        (
+                            b.bool(false),
+                            b.call("@not_strictly_false", vec![not]),
+                            b.call("_||_", vec![b.ident(&accu()), pred]),
+                            b.ident(&accu()),
+                        )
+                    }
+                    _ => {
+                        let plus = b.call("_+_", vec![b.ident(&accu()), b.int(1)]);
+                        (
+                            b.int(0),
+                            b.bool(true),
+                            b.call("_?_:_", vec![pred, plus, b.ident(&accu())]),
+                            b.call("_==_", vec![b.ident(&accu()), b.int(1)]),
+                        )
+                    }
+                };
+                let comp = b.comprehension(target.clone(), k, Some(v), init, cond, step, result);
+                Some((
+                    (
+                        if f == "existsOne" {
+                            "existsOne"
+                        } else {
+                            f_static(f)
+                        },
+                        32,
+                    ),
+                    comp,
+                ))
+            }
+            ("transformList" | "transformMap" | "transformMapEntry", 3 | 4) => {
+                let (k, v) = two_var(&b)?;
+                let expr = call.args[n - 1].clone();
+                let filter = (n == 4).then(|| call.args[2].clone());
+                let accu = || "@result".to_owned();
+                let (init, add) = match f {
+                    "transformList" => {
+                        let l = b.list(vec![expr]);
+                        (b.list(vec![]), b.call("_+_", vec![b.ident(&accu()), l]))
+                    }
+                    "transformMap" => {
+                        let key = b.ident(&k);
+                        (
+                            b.map(),
+                            b.call("cel.@mapInsert", vec![b.ident(&accu()), key, expr]),
+                        )
+                    }
+                    _ => (
+                        b.map(),
+                        b.call("cel.@mapInsert", vec![b.ident(&accu()), expr]),
+                    ),
+                };
+                let step = match filter {
+                    Some(filter) => b.call("_?_:_", vec![filter, add, b.ident(&accu())]),
+                    None => add,
+                };
+                let cond = b.bool(true);
+                let result = b.ident(&accu());
+                let comp = b.comprehension(target.clone(), k, Some(v), init, cond, step, result);
+                Some(((f_static(f), 32), comp))
+            }
+            ("optMap" | "optFlatMap", 2) => {
+                let var = ident(&call.args[0])?;
+                let body = call.args[1].clone();
+                let has = b.member(target.clone(), "hasValue", vec![]);
+                let value = b.member(target.clone(), "value", vec![]);
+                let empty = b.list(vec![]);
+                let cond = b.bool(false);
+                let step = b.ident(&var);
+                let bind =
+                    b.comprehension(empty, "#unused".to_owned(), None, value, cond, step, body);
+                let bind_var = var;
+                let _ = bind_var;
+                let some = if f == "optMap" {
+                    b.call("optional.of", vec![bind])
+                } else {
+                    bind
+                };
+                let none = b.call("optional.none", vec![]);
+                Some(((f_static(f), 28), b.call("_?_:_", vec![has, some, none])))
+            }
+            ("sortBy", 2) => {
+                let var = ident(&call.args[0])?;
+                let key = call.args[1].clone();
+                // target.map(var, key), expanded as the map macro is.
+                let accu = || "@result".to_owned();
+                let l = b.list(vec![key]);
+                let step = b.call("_+_", vec![b.ident(&accu()), l]);
+                let init = b.list(vec![]);
+                let cond = b.bool(true);
+                let result = b.ident(&accu());
+                let keys = b.comprehension(target.clone(), var, None, init, cond, step, result);
+                Some((
+                    ("sortBy", 34),
+                    b.member(target.clone(), "@sortByAssociatedKeys", vec![keys]),
+                ))
+            }
+            _ => None,
+        };
+        self.next_id = b.next.get();
+        self.synthetic.extend(b.offsets.into_inner());
+        expansion
+    }
+
     fn ident(&mut self, name: &str) -> Expr {
         for scope in self.scopes.iter().rev() {
             if let Some((_, var)) = scope.vars.iter().rev().find(|(n, _)| n == name) {
@@ -359,5 +538,103 @@ impl Lowering<'_> {
             }
         }
         Expr::Ident(self.text(name.as_bytes()))
+    }
+}
+
+fn f_static(f: &str) -> &'static str {
+    match f {
+        "all" => "all",
+        "exists" => "exists",
+        "exists_one" => "exists_one",
+        "transformList" => "transformList",
+        "transformMap" => "transformMap",
+        "transformMapEntry" => "transformMapEntry",
+        "optMap" => "optMap",
+        "optFlatMap" => "optFlatMap",
+        _ => "sortBy",
+    }
+}
+
+/// Builds parse-tree nodes for macro expansions, all located at the macro call.
+struct Builder {
+    next: std::cell::Cell<u64>,
+    offsets: std::cell::RefCell<Vec<(u64, u32)>>,
+    offset: u32,
+}
+
+impl Builder {
+    fn node(&self, expr: CelExpr) -> IdedExpr {
+        let id = self.next.get();
+        self.next.set(id + 1);
+        self.offsets.borrow_mut().push((id, self.offset));
+        IdedExpr { id, expr }
+    }
+
+    fn bool(&self, b: bool) -> IdedExpr {
+        self.node(CelExpr::Literal(LiteralValue::Boolean(b.into())))
+    }
+
+    fn int(&self, i: i64) -> IdedExpr {
+        self.node(CelExpr::Literal(LiteralValue::Int(i.into())))
+    }
+
+    fn ident(&self, name: &str) -> IdedExpr {
+        self.node(CelExpr::Ident(name.to_owned()))
+    }
+
+    fn call(&self, f: &str, args: Vec<IdedExpr>) -> IdedExpr {
+        self.node(CelExpr::Call(CallExpr {
+            func_name: f.to_owned(),
+            target: None,
+            args,
+        }))
+    }
+
+    fn member(&self, target: IdedExpr, f: &str, args: Vec<IdedExpr>) -> IdedExpr {
+        self.node(CelExpr::Call(CallExpr {
+            func_name: f.to_owned(),
+            target: Some(Box::new(target)),
+            args,
+        }))
+    }
+
+    fn list(&self, elements: Vec<IdedExpr>) -> IdedExpr {
+        self.node(CelExpr::List(ListExpr::new(elements)))
+    }
+
+    fn map(&self) -> IdedExpr {
+        self.node(CelExpr::Map(MapExpr::default()))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn comprehension(
+        &self,
+        range: IdedExpr,
+        iter_var: String,
+        iter_var2: Option<String>,
+        init: IdedExpr,
+        cond: IdedExpr,
+        step: IdedExpr,
+        result: IdedExpr,
+    ) -> IdedExpr {
+        let accu_var = if iter_var == "#unused" {
+            // optMap/optFlatMap bind their variable as the accumulator (cel.bind).
+            match &step.expr {
+                CelExpr::Ident(n) => n.clone(),
+                _ => "@result".to_owned(),
+            }
+        } else {
+            "@result".to_owned()
+        };
+        self.node(CelExpr::Comprehension(Box::new(ComprehensionExpr {
+            iter_range: range,
+            iter_var,
+            iter_var2,
+            accu_var,
+            accu_init: init,
+            loop_cond: cond,
+            loop_step: step,
+            result,
+        })))
     }
 }

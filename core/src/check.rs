@@ -68,6 +68,8 @@ pub enum CheckError {
         /// Rule (must be bool) or messageExpression (must be string).
         target: Target,
     },
+    /// The node has no CEL type, so no rule can be compiled on it.
+    UntypedNode,
     /// Program planning failed on a constant (`program instantiation failed: ...`).
     Program {
         /// Rule or messageExpression.
@@ -109,6 +111,7 @@ impl core::fmt::Display for CheckError {
                 target: Target::MessageExpression,
                 detail,
             } => write!(f, "messageExpression instantiation failed: {detail}"),
+            CheckError::UntypedNode => f.write_str(UNTYPED_NODE),
             CheckError::Unsupported { what, .. } => {
                 write!(f, "not supported by crd-cel yet: {what}")
             }
@@ -150,6 +153,9 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
     Ok(checked)
 }
 
+/// The apiserver's detail for rules on a node without a CEL type.
+pub const UNTYPED_NODE: &str = "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations";
+
 /// Capacity of the per-node type table: rules with more nodes are reported as too large.
 pub const MAX_NODES: usize = 4096;
 /// Issues kept in full (cel-go lists up to 100; crd-cel keeps the first ones and counts the rest).
@@ -179,6 +185,9 @@ pub struct Report {
     pub help: crate::msg::Buf<HELP_LEN>,
     /// A construct the checker does not support (checked fails closed).
     pub unsupported: Option<&'static str>,
+    /// The node has no CEL type (no `type`, e.g. a bare preserve-unknown-fields node): the
+    /// apiserver rejects every rule on it (3.1 step 4).
+    pub untyped_node: bool,
     /// The expression has the type its target requires (bool or string).
     pub right_type: bool,
     /// `oldSelf` is referenced.
@@ -188,7 +197,7 @@ pub struct Report {
 impl Report {
     /// Whether the expression was accepted.
     pub const fn is_ok(&self) -> bool {
-        self.total == 0 && self.unsupported.is_none() && self.right_type
+        self.total == 0 && self.unsupported.is_none() && !self.untyped_node && self.right_type
     }
 
     /// Renders the issues as cel-go's `ToDisplayString` (sorted by position).
@@ -239,6 +248,9 @@ impl Report {
     }
 
     fn into_result(self, source: &str, target: Target) -> Result<Checked, CheckError> {
+        if self.untyped_node {
+            return Err(CheckError::UntypedNode);
+        }
         if let Some(what) = self.unsupported {
             return Err(CheckError::Unsupported {
                 target,
@@ -388,6 +400,7 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
             total: 0,
             help: crate::msg::Buf::new(),
             unsupported: None,
+            untyped_node: false,
             right_type: false,
             uses_old_self: false,
         },
@@ -400,9 +413,7 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     c.self_ty = match c.t.of_schema(node.schema, 0, resource_root) {
         Some(t) => t,
         None => {
-            c.report.unsupported = Some(
-                "rules on a node without a CEL type (no `type`, e.g. bare preserve-unknown-fields)",
-            );
+            c.report.untyped_node = true;
             return c.report;
         }
     };
@@ -411,9 +422,6 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     } else {
         c.self_ty
     };
-    if c.unexpanded_macro() {
-        return c.report;
-    }
     if node.compat < 28 && c.optional_syntax() {
         return c.report;
     }
@@ -444,20 +452,7 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     c.report
 }
 
-/// Names of the macros cel-go expands that the `cel` parser leaves as calls: checked as
-/// unsupported rather than rejected as undeclared.
-const UNEXPANDED_MACROS: &[&str] = &[
-    "optMap",
-    "optFlatMap",
-    "transformList",
-    "transformMap",
-    "transformMapEntry",
-    "sortBy",
-];
-
 const SKIP: TyId = u16::MAX - 2;
-
-const UNSUPPORTED_MACROS: &str = "the macros optMap, optFlatMap, sortBy and the two-variable comprehensions (all, exists, exists_one with 3 arguments, transformList, transformMap, transformMapEntry)";
 
 impl<'a> Checker<'a> {
     const fn issue(&mut self, offset: u32) -> Option<usize> {
@@ -491,38 +486,6 @@ impl<'a> Checker<'a> {
 
     const fn offset(&self, n: u32) -> u32 {
         self.ast.nodes[n as usize].offset
-    }
-
-    /// Macros the `cel` parser does not expand (optMap, two-variable comprehensions, ...): the
-    /// checker can't type them, so it fails closed instead of reporting made-up errors.
-    const fn unexpanded_macro(&mut self) -> bool {
-        let mut i = 0;
-        while i < self.ast.nodes.len() {
-            if let Expr::Call {
-                function,
-                target: Some(_),
-                args,
-            } = self.ast.nodes[i].expr
-            {
-                let f = self.ast.str(function);
-                let mut u = 0;
-                while u < UNEXPANDED_MACROS.len() {
-                    if bytes_eq(UNEXPANDED_MACROS[u].as_bytes(), f) {
-                        self.report.unsupported = Some(UNSUPPORTED_MACROS);
-                        return true;
-                    }
-                    u += 1;
-                }
-                if args.len == 3
-                    && (bytes_eq(f, b"all") || bytes_eq(f, b"exists") || bytes_eq(f, b"exists_one"))
-                {
-                    self.report.unsupported = Some(UNSUPPORTED_MACROS);
-                    return true;
-                }
-            }
-            i += 1;
-        }
-        false
     }
 
     /// cel-go's homogeneous aggregate literal validator (compatibility 1.29 on): after a
@@ -804,6 +767,23 @@ impl<'a> Checker<'a> {
             } => self.call(n, self.ast.str(function), target, args),
             Expr::List { elements, optional } => self.list(elements, optional),
             Expr::Map { entries } => self.map(entries),
+            Expr::Macro { name, since } => {
+                if self.compat < since {
+                    let name = self.ast.str(name);
+                    let k = self.issue(self.offset(n));
+                    self.msg(k, "undeclared reference to '");
+                    self.msg_bytes(k, name);
+                    self.msg(k, "' (in container '')");
+                    if self.report.help.is_empty() {
+                        let h = &mut self.report.help;
+                        h.push("help: the macro '");
+                        h.push_bytes(name);
+                        h.push("' is available to new rules from Kubernetes 1.");
+                        h.push_u64(since as u64 + 1);
+                    }
+                }
+                id::ERROR
+            }
             Expr::Struct { name } => {
                 let k = self.issue(self.offset(n));
                 self.msg(k, "undeclared reference to '");

@@ -87,6 +87,10 @@ fn expr_tokens(e: &Expr) -> TokenStream {
             let entries = refs_tokens(entries);
             quote!(Expr::Map { entries: #entries })
         }
+        Expr::Macro { name, since } => {
+            let name = str_tokens(name);
+            quote!(Expr::Macro { name: #name, since: #since })
+        }
         Expr::Struct { name } => {
             let name = str_tokens(name);
             quote!(Expr::Struct { name: #name })

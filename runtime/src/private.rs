@@ -297,6 +297,11 @@ pub const fn check_expression(
         m.panic();
     }
     m.push("` is rejected by the apiserver: ");
+    if report.untyped_node {
+        m.push(check::UNTYPED_NODE);
+        m.push("\nhelp: the field's type has no CEL type (e.g. serde_json::Value, a bare x-kubernetes-preserve-unknown-fields node); put the rule on the containing type");
+        m.panic();
+    }
     if report.total > 0 {
         m.push(match target {
             check::Target::Rule => "compilation failed: ",
