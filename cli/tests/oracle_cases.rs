@@ -6,9 +6,8 @@
 //! wraps it) is checked and compared with the oracle's `check` object: `accepted`, every error
 //! text (sorted by field), the Status `text`, and the `path`/`rule` of every listed rule.
 //! Cases whose oracle errors are about cost are reported but not asserted (cost is a later
-//! stage), and so are cases whose verdict includes a compile result on either side (the type
-//! checker is developed separately; see `Class::TypeChecked`); every other case must match
-//! exactly. A table and a summary are printed (`--nocapture`).
+//! stage); every other case must match exactly, including the type checker's messages, except
+//! the listed known differences. A table and a summary are printed (`--nocapture`).
 
 use crd_cel_cli::crd::{CrdReport, Options, check_crd};
 use serde_json::{Value, json};
@@ -41,9 +40,8 @@ enum Class {
     Asserted,
     /// The oracle reports cost errors, which crd-cel does not compute yet.
     PendingCost,
-    /// The oracle or crd-cel reports a compile result (an error from the type checker, which
-    /// is developed separately): reported, not asserted, until the checker engineer tightens
-    /// this (assert `Class::TypeChecked` too).
+    /// The oracle or crd-cel reports a compile result (an error from the type checker): must
+    /// match, except the listed `KNOWN_TYPE_CHECK_DIFFERENCES`.
     TypeChecked,
 }
 
@@ -197,6 +195,12 @@ fn run_cases() -> Vec<Outcome> {
     outcomes
 }
 
+/// Type-checked cases where crd-cel's text is not the apiserver's yet (the verdict is).
+const KNOWN_TYPE_CHECK_DIFFERENCES: &[(&str, &str)] = &[(
+    "escape-crd-true-keyword-parse-error / case 0",
+    "the cel parser reports `self.true` as \"no viable alternative at input '.true'\" at column 7, cel-go as \"mismatched input 'true' expecting IDENTIFIER\" at column 6",
+)];
+
 #[test]
 fn crd_create_cases_match_the_oracle() {
     let outcomes = run_cases();
@@ -227,13 +231,18 @@ fn crd_create_cases_match_the_oracle() {
             for m in &o.mismatches {
                 println!("    {m}");
             }
-            if o.class == Class::Asserted {
-                failures.push(o.name.clone());
+            let known = KNOWN_TYPE_CHECK_DIFFERENCES
+                .iter()
+                .find(|(name, _)| *name == o.name);
+            match (o.class, known) {
+                (Class::PendingCost, _) => {}
+                (_, Some((_, why))) => println!("    known difference: {why}"),
+                _ => failures.push(o.name.clone()),
             }
         }
     }
     println!(
-        "\nSummary: {} crd-create cases; asserted {} ({} match), pending cost {} ({} match), type-checked (not asserted) {} ({} match)",
+        "\nSummary: {} crd-create cases; asserted {} ({} match), pending cost {} ({} match), type-checked {} ({} match)",
         outcomes.len(),
         counts[0][0] + counts[0][1],
         counts[0][0],
@@ -354,7 +363,7 @@ fn reference_crd_create_vectors_match_their_expectations() {
         for m in &mismatches {
             println!("    {m}");
         }
-        if class == "asserted" && !mismatches.is_empty() {
+        if class != "pending: cost" && !mismatches.is_empty() {
             failures.push(id.to_owned());
         }
     }

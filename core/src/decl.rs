@@ -57,6 +57,16 @@ pub enum Opaque {
     Semver,
     /// `kubernetes.NamedFormat` (Format library).
     Format,
+    /// `kubernetes.authorization.Authorizer` (Authz library).
+    Authorizer,
+    /// `kubernetes.authorization.PathCheck`.
+    PathCheck,
+    /// `kubernetes.authorization.GroupCheck`.
+    GroupCheck,
+    /// `kubernetes.authorization.ResourceCheck`.
+    ResourceCheck,
+    /// `kubernetes.authorization.Decision`.
+    Decision,
 }
 
 impl Opaque {
@@ -69,6 +79,11 @@ impl Opaque {
             Opaque::Quantity => "kubernetes.Quantity",
             Opaque::Semver => "kubernetes.Semver",
             Opaque::Format => "kubernetes.NamedFormat",
+            Opaque::Authorizer => "kubernetes.authorization.Authorizer",
+            Opaque::PathCheck => "kubernetes.authorization.PathCheck",
+            Opaque::GroupCheck => "kubernetes.authorization.GroupCheck",
+            Opaque::ResourceCheck => "kubernetes.authorization.ResourceCheck",
+            Opaque::Decision => "kubernetes.authorization.Decision",
         }
     }
 }

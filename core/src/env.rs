@@ -265,7 +265,99 @@ pub const FUNCTIONS: &[Function] = &[
     function("major", k8s::MAJOR),
     function("minor", k8s::MINOR),
     function("patch", k8s::PATCH),
+    // Kubernetes Authz (library/authz.go), 1.27, and AuthzSelectors, 1.31 (its feature gate is on
+    // by default). CRD rules have no `authorizer` variable, so no call can succeed, but the
+    // declarations decide cel-go's messages (`x.check('get')` is a known function).
+    function("path", AUTHZ_PATH),
+    function("group", AUTHZ_GROUP),
+    function("serviceAccount", AUTHZ_SERVICE_ACCOUNT),
+    function("resource", AUTHZ_RESOURCE),
+    function("subresource", AUTHZ_SUBRESOURCE),
+    function("namespace", AUTHZ_NAMESPACE),
+    function("name", AUTHZ_NAME),
+    function("check", AUTHZ_CHECK),
+    function("allowed", AUTHZ_ALLOWED),
+    function("errored", AUTHZ_ERRORED),
+    function("error", AUTHZ_ERROR),
+    function("reason", AUTHZ_REASON),
+    function("fieldSelector", AUTHZ_FIELD_SELECTOR),
+    function("labelSelector", AUTHZ_LABEL_SELECTOR),
 ];
+
+const AUTHORIZER: P = P::Opaque(Opaque::Authorizer);
+const PATH_CHECK: P = P::Opaque(Opaque::PathCheck);
+const GROUP_CHECK: P = P::Opaque(Opaque::GroupCheck);
+const RESOURCE_CHECK: P = P::Opaque(Opaque::ResourceCheck);
+const DECISION: P = P::Opaque(Opaque::Decision);
+const V27: Versions = Versions::since(27);
+
+const AUTHZ_PATH: &[Overload] = &[member(
+    "authorizer_path",
+    &[AUTHORIZER, P::String],
+    PATH_CHECK,
+    V27,
+)];
+const AUTHZ_GROUP: &[Overload] = &[member(
+    "authorizer_group",
+    &[AUTHORIZER, P::String],
+    GROUP_CHECK,
+    V27,
+)];
+const AUTHZ_SERVICE_ACCOUNT: &[Overload] = &[member(
+    "authorizer_serviceaccount",
+    &[AUTHORIZER, P::String, P::String],
+    AUTHORIZER,
+    V27,
+)];
+const AUTHZ_RESOURCE: &[Overload] = &[member(
+    "groupcheck_resource",
+    &[GROUP_CHECK, P::String],
+    RESOURCE_CHECK,
+    V27,
+)];
+const AUTHZ_SUBRESOURCE: &[Overload] = &[member(
+    "resourcecheck_subresource",
+    &[RESOURCE_CHECK, P::String],
+    RESOURCE_CHECK,
+    V27,
+)];
+const AUTHZ_NAMESPACE: &[Overload] = &[member(
+    "resourcecheck_namespace",
+    &[RESOURCE_CHECK, P::String],
+    RESOURCE_CHECK,
+    V27,
+)];
+const AUTHZ_NAME: &[Overload] = &[member(
+    "resourcecheck_name",
+    &[RESOURCE_CHECK, P::String],
+    RESOURCE_CHECK,
+    V27,
+)];
+const AUTHZ_CHECK: &[Overload] = &[
+    member("pathcheck_check", &[PATH_CHECK, P::String], DECISION, V27),
+    member(
+        "resourcecheck_check",
+        &[RESOURCE_CHECK, P::String],
+        DECISION,
+        V27,
+    ),
+];
+const AUTHZ_ALLOWED: &[Overload] = &[member("decision_allowed", &[DECISION], P::Bool, V27)];
+const AUTHZ_ERRORED: &[Overload] = &[member("decision_errored", &[DECISION], P::Bool, V27)];
+const AUTHZ_ERROR: &[Overload] = &[member("decision_error", &[DECISION], P::String, V27)];
+const AUTHZ_REASON: &[Overload] = &[member("decision_reason", &[DECISION], P::String, V27)];
+const AUTHZ_FIELD_SELECTOR: &[Overload] = &[member(
+    "resourcecheck_fieldselector",
+    &[RESOURCE_CHECK, P::String],
+    RESOURCE_CHECK,
+    V31,
+)];
+const AUTHZ_LABEL_SELECTOR: &[Overload] = &[member(
+    "resourcecheck_labelselector",
+    &[RESOURCE_CHECK, P::String],
+    RESOURCE_CHECK,
+    V31,
+)];
 
 /// Byte-wise string equality, usable in `const fn`.
 const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {

@@ -1,5 +1,5 @@
 //! The Kubernetes libraries: `k8s.io/apiserver/pkg/cel/library/*.go` (v0.37.2), enabled by
-//! `environment/base.go`. Authz and AuthzSelectors are left out (no `authorizer` variable in CRD
+//! `environment/base.go`. Authz and AuthzSelectors are declared in `env.rs` (no `authorizer` variable in CRD
 //! rules), as is `jsonpatch.go` (mutation environments only).
 
 use super::{
