@@ -145,16 +145,46 @@ pub struct Node {
 }
 
 /// A lowered expression: the root is the last node.
+///
+/// Nodes and refs are stored packed (little-endian `u32` words, [`NODE_WORDS`] per node), so
+/// that the derive emits each expression as three byte-string literals: rustc type-checks a
+/// byte string in no time, where a tree of struct literals costs milliseconds per rule.
 #[derive(Debug, Clone, Copy)]
 pub struct Ast<'a> {
     /// The expression source.
     pub source: &'a str,
-    /// The nodes in post-order.
-    pub nodes: &'a [Node],
-    /// Child indices and map entry triples.
-    pub refs: &'a [u32],
+    /// The nodes in post-order, packed ([`Ast::node`] decodes one).
+    pub nodes: &'a [u8],
+    /// Child indices and map entry triples, packed `u32`s.
+    pub refs: &'a [u8],
     /// Names and literal values.
     pub text: &'a [u8],
+}
+
+/// Words per packed node: offset, tag, six payload words.
+pub const NODE_WORDS: usize = 8;
+
+const fn word(b: &[u8], i: usize) -> u32 {
+    let k = i * 4;
+    (b[k] as u32) | ((b[k + 1] as u32) << 8) | ((b[k + 2] as u32) << 16) | ((b[k + 3] as u32) << 24)
+}
+
+const fn str_at(b: &[u8], i: usize) -> Str {
+    Str {
+        start: word(b, i),
+        len: word(b, i + 1),
+    }
+}
+
+const fn refs_at(b: &[u8], i: usize) -> Refs {
+    Refs {
+        start: word(b, i),
+        len: word(b, i + 1),
+    }
+}
+
+const fn wide(b: &[u8], i: usize) -> u64 {
+    (word(b, i) as u64) | ((word(b, i + 1) as u64) << 32)
 }
 
 impl<'a> Ast<'a> {
@@ -175,12 +205,216 @@ impl<'a> Ast<'a> {
 
     /// The `i`th entry of a refs range.
     pub const fn r(&self, refs: Refs, i: u32) -> u32 {
-        self.refs[(refs.start + i) as usize]
+        word(self.refs, (refs.start + i) as usize)
+    }
+
+    /// Number of nodes.
+    pub const fn len(&self) -> usize {
+        self.nodes.len() / (NODE_WORDS * 4)
+    }
+
+    /// Whether there are no nodes.
+    pub const fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Index of the root node.
     pub const fn root(&self) -> u32 {
-        (self.nodes.len() - 1) as u32
+        (self.len() - 1) as u32
+    }
+
+    /// Where node `i` is in the source (code points).
+    pub const fn offset(&self, i: u32) -> u32 {
+        word(self.nodes, i as usize * NODE_WORDS)
+    }
+
+    /// Node `i`, decoded.
+    pub const fn node(&self, i: u32) -> Node {
+        let b = self.nodes;
+        let base = i as usize * NODE_WORDS;
+        let tag = word(b, base + 1);
+        let flag = (tag >> 8) & 0xff;
+        let expr = match tag & 0xff {
+            0 => Expr::Null,
+            1 => Expr::Bool(flag != 0),
+            2 => Expr::Int(wide(b, base + 2) as i64),
+            3 => Expr::Uint(wide(b, base + 2)),
+            4 => Expr::Double(f64::from_bits(wide(b, base + 2))),
+            5 => Expr::String(str_at(b, base + 2)),
+            6 => Expr::Bytes(str_at(b, base + 2)),
+            7 => Expr::Ident(str_at(b, base + 2)),
+            8 => Expr::Local {
+                name: str_at(b, base + 2),
+                var: match flag & 3 {
+                    0 => Var::Iter,
+                    1 => Var::Iter2,
+                    _ => Var::Accu,
+                },
+                range: word(b, base + 2 + 2),
+                init: word(b, base + 2 + 3),
+                two_vars: flag & 4 != 0,
+            },
+            9 => Expr::Select {
+                operand: word(b, base + 2),
+                field: str_at(b, base + 2 + 1),
+                test: flag != 0,
+            },
+            10 => Expr::Call {
+                function: str_at(b, base + 2),
+                target: if flag != 0 {
+                    Some(word(b, base + 2 + 2))
+                } else {
+                    None
+                },
+                args: refs_at(b, base + 2 + 3),
+            },
+            11 => Expr::List {
+                elements: refs_at(b, base + 2),
+                optional: refs_at(b, base + 2 + 2),
+            },
+            12 => Expr::Map {
+                entries: refs_at(b, base + 2),
+            },
+            13 => Expr::Struct {
+                name: str_at(b, base + 2),
+            },
+            14 => Expr::Macro {
+                name: str_at(b, base + 2),
+                since: flag as u8,
+            },
+            _ => Expr::Comprehension {
+                range: word(b, base + 2),
+                init: word(b, base + 2 + 1),
+                cond: word(b, base + 2 + 2),
+                step: word(b, base + 2 + 3),
+                result: word(b, base + 2 + 4),
+                two_vars: flag != 0,
+            },
+        };
+        Node {
+            offset: word(b, base),
+            expr,
+        }
+    }
+}
+
+impl Node {
+    /// The packed form ([`NODE_WORDS`] words) that [`Ast::node`] decodes.
+    pub fn pack(&self, out: &mut Vec<u8>) {
+        let mut w = [0u32; NODE_WORDS];
+        w[0] = self.offset;
+        let s2 = |w: &mut [u32; NODE_WORDS], k: usize, s: Str| {
+            w[2 + k] = s.start;
+            w[3 + k] = s.len;
+        };
+        let r2 = |w: &mut [u32; NODE_WORDS], k: usize, r: Refs| {
+            w[2 + k] = r.start;
+            w[3 + k] = r.len;
+        };
+        let wide = |w: &mut [u32; NODE_WORDS], v: u64| {
+            w[2] = v as u32;
+            w[3] = (v >> 32) as u32;
+        };
+        let (tag, flag) = match self.expr {
+            Expr::Null => (0, 0),
+            Expr::Bool(b) => (1, u32::from(b)),
+            Expr::Int(i) => {
+                wide(&mut w, i as u64);
+                (2, 0)
+            }
+            Expr::Uint(u) => {
+                wide(&mut w, u);
+                (3, 0)
+            }
+            Expr::Double(d) => {
+                wide(&mut w, d.to_bits());
+                (4, 0)
+            }
+            Expr::String(s) => {
+                s2(&mut w, 0, s);
+                (5, 0)
+            }
+            Expr::Bytes(s) => {
+                s2(&mut w, 0, s);
+                (6, 0)
+            }
+            Expr::Ident(s) => {
+                s2(&mut w, 0, s);
+                (7, 0)
+            }
+            Expr::Local {
+                name,
+                var,
+                range,
+                init,
+                two_vars,
+            } => {
+                s2(&mut w, 0, name);
+                w[4] = range;
+                w[5] = init;
+                let v = match var {
+                    Var::Iter => 0,
+                    Var::Iter2 => 1,
+                    Var::Accu => 2,
+                };
+                (8, v | if two_vars { 4 } else { 0 })
+            }
+            Expr::Select {
+                operand,
+                field,
+                test,
+            } => {
+                w[2] = operand;
+                s2(&mut w, 1, field);
+                (9, u32::from(test))
+            }
+            Expr::Call {
+                function,
+                target,
+                args,
+            } => {
+                s2(&mut w, 0, function);
+                w[4] = target.unwrap_or(0);
+                r2(&mut w, 3, args);
+                (10, u32::from(target.is_some()))
+            }
+            Expr::List { elements, optional } => {
+                r2(&mut w, 0, elements);
+                r2(&mut w, 2, optional);
+                (11, 0)
+            }
+            Expr::Map { entries } => {
+                r2(&mut w, 0, entries);
+                (12, 0)
+            }
+            Expr::Struct { name } => {
+                s2(&mut w, 0, name);
+                (13, 0)
+            }
+            Expr::Macro { name, since } => {
+                s2(&mut w, 0, name);
+                (14, u32::from(since))
+            }
+            Expr::Comprehension {
+                range,
+                init,
+                cond,
+                step,
+                result,
+                two_vars,
+            } => {
+                w[2] = range;
+                w[3] = init;
+                w[4] = cond;
+                w[5] = step;
+                w[6] = result;
+                (15, u32::from(two_vars))
+            }
+        };
+        w[1] = tag | (flag << 8);
+        for x in w {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
     }
 }
 
@@ -195,6 +429,10 @@ pub struct AstBuf {
     pub refs: Vec<u32>,
     /// Names and literal values.
     pub text: Vec<u8>,
+    /// `nodes`, packed.
+    pub packed_nodes: Vec<u8>,
+    /// `refs`, packed.
+    pub packed_refs: Vec<u8>,
 }
 
 impl AstBuf {
@@ -202,10 +440,18 @@ impl AstBuf {
     pub fn as_ast(&self) -> Ast<'_> {
         Ast {
             source: &self.source,
-            nodes: &self.nodes,
-            refs: &self.refs,
+            nodes: &self.packed_nodes,
+            refs: &self.packed_refs,
             text: &self.text,
         }
+    }
+
+    fn pack(&mut self) {
+        self.packed_nodes.clear();
+        for n in &self.nodes {
+            n.pack(&mut self.packed_nodes);
+        }
+        self.packed_refs = self.refs.iter().flat_map(|r| r.to_le_bytes()).collect();
     }
 
     /// Lowers a parse tree. `info` gives node offsets.
@@ -221,6 +467,7 @@ impl AstBuf {
             next_id: 1 << 48,
         };
         l.expr(expr);
+        l.buf.pack();
         l.buf
     }
 }

@@ -128,7 +128,7 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
         issues: e.to_string(),
     })?;
     let ast = ast.as_ast();
-    let report = check(&ast, target, node);
+    let report = check::<MAX_NODES, { crate::types::MAX_TYPES }>(&ast, target, node);
     let checked = report.into_result(source, target)?;
     // The literal validators run on expressions that type-checked (cel-go's order).
     let mut issues = Vec::new();
@@ -155,6 +155,17 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
 
 /// The apiserver's detail for rules on a node without a CEL type.
 pub const UNTYPED_NODE: &str = "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations";
+
+/// The type capacity for an expression of `nodes` nodes: generous (a check that runs out is
+/// reported as unsupported, which would be a false rejection).
+pub const fn capacity(nodes: usize) -> usize {
+    let t = 64 + 32 * nodes;
+    if t > crate::types::MAX_TYPES {
+        crate::types::MAX_TYPES
+    } else {
+        t
+    }
+}
 
 /// Capacity of the per-node type table: rules with more nodes are reported as too large.
 pub const MAX_NODES: usize = 4096;
@@ -369,10 +380,10 @@ use crate::types::{Kind, META, PLAIN_STRING, Ty, TyId, Types, bytes_eq, id};
 const UNSET: TyId = u16::MAX - 1;
 
 /// The checker's state for one expression.
-struct Checker<'a> {
+struct Checker<'a, const N: usize, const T: usize> {
     ast: Ast<'a>,
-    t: Types<'a>,
-    ty: [TyId; MAX_NODES],
+    t: Types<'a, T>,
+    ty: [TyId; N],
     compat: u8,
     self_ty: TyId,
     old_self_ty: TyId,
@@ -380,12 +391,18 @@ struct Checker<'a> {
 }
 
 /// Type-checks a lowered expression against `node` (the `const fn` entry point the derive's
-/// `const` items call).
-pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
-    let mut c = Checker {
+/// `const` items call). `N` must be at least the number of nodes and `T` bounds the types the
+/// check may build ([`capacity`] gives what the derive uses): const evaluation is costly, so
+/// each check is sized to its expression.
+pub const fn check<const N: usize, const T: usize>(
+    ast: &Ast<'_>,
+    target: Target,
+    node: &Node<'_>,
+) -> Report {
+    let mut c: Checker<'_, N, T> = Checker {
         ast: *ast,
         t: Types::new(node.type_name),
-        ty: [UNSET; MAX_NODES],
+        ty: [UNSET; N],
         compat: node.compat,
         self_ty: id::ERROR,
         old_self_ty: id::ERROR,
@@ -405,8 +422,8 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
             uses_old_self: false,
         },
     };
-    if ast.nodes.len() > MAX_NODES || ast.nodes.is_empty() {
-        c.report.unsupported = Some("expressions with more than 4096 nodes");
+    if ast.len() > N || ast.is_empty() {
+        c.report.unsupported = Some("expressions with more nodes than the check was sized for");
         return c.report;
     }
     let resource_root = node.resource_root;
@@ -427,7 +444,7 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     }
     c.mark_namespaced();
     let mut i = 0;
-    while i < ast.nodes.len() {
+    while i < ast.len() {
         if c.ty[i] == UNSET {
             c.node(i as u32);
         }
@@ -454,7 +471,7 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
 
 const SKIP: TyId = u16::MAX - 2;
 
-impl<'a> Checker<'a> {
+impl<'a, const N: usize, const T: usize> Checker<'a, N, T> {
     const fn issue(&mut self, offset: u32) -> Option<usize> {
         self.report.total += 1;
         if self.report.kept >= MAX_ISSUES {
@@ -485,7 +502,7 @@ impl<'a> Checker<'a> {
     }
 
     const fn offset(&self, n: u32) -> u32 {
-        self.ast.nodes[n as usize].offset
+        self.ast.offset(n)
     }
 
     /// cel-go's homogeneous aggregate literal validator (compatibility 1.29 on): after a
@@ -493,8 +510,8 @@ impl<'a> Checker<'a> {
     /// literal) must have exactly the type of the first, except in the arguments of `format`.
     const fn homogeneous_literals(&mut self) {
         let mut i = 0;
-        while i < self.ast.nodes.len() {
-            match self.ast.nodes[i].expr {
+        while i < self.ast.len() {
+            match self.ast.node(i as u32).expr {
                 Expr::List { elements, optional } if !self.in_format_call(i as u32) => {
                     let mut first: Option<TyId> = None;
                     let mut k = 0;
@@ -570,8 +587,8 @@ impl<'a> Checker<'a> {
     const fn in_format_call(&self, n: u32) -> bool {
         // A parent has a larger index in post-order: find calls whose argument subtree holds n.
         let mut i = n as usize + 1;
-        while i < self.ast.nodes.len() {
-            if let Expr::Call { function, args, .. } = self.ast.nodes[i].expr
+        while i < self.ast.len() {
+            if let Expr::Call { function, args, .. } = self.ast.node(i as u32).expr
                 && bytes_eq(self.ast.str(function), b"format")
             {
                 let mut a = 0;
@@ -592,8 +609,8 @@ impl<'a> Checker<'a> {
     const fn optional_syntax(&mut self) -> bool {
         let mut found = false;
         let mut i = 0;
-        while i < self.ast.nodes.len() {
-            let what = match self.ast.nodes[i].expr {
+        while i < self.ast.len() {
+            let what = match self.ast.node(i as u32).expr {
                 Expr::Call { function, .. } => {
                     let f = self.ast.str(function);
                     if bytes_eq(f, b"_?._") {
@@ -611,7 +628,7 @@ impl<'a> Checker<'a> {
                 _ => None,
             };
             if let Some(m) = what {
-                let k = self.issue(self.ast.nodes[i].offset);
+                let k = self.issue(self.ast.offset(i as u32));
                 self.msg(k, m);
                 found = true;
             }
@@ -635,12 +652,12 @@ impl<'a> Checker<'a> {
     /// the qualifier is not checked as an identifier, as cel-go resolves them.
     const fn mark_namespaced(&mut self) {
         let mut i = 0;
-        while i < self.ast.nodes.len() {
+        while i < self.ast.len() {
             if let Expr::Call {
                 function,
                 target: Some(target),
                 ..
-            } = self.ast.nodes[i].expr
+            } = self.ast.node(i as u32).expr
             {
                 let mut qualified = [0u8; 128];
                 if let Some(len) = self.qualified_name(target, function, &mut qualified) {
@@ -651,7 +668,7 @@ impl<'a> Checker<'a> {
                         let mut n = target;
                         loop {
                             self.ty[n as usize] = SKIP;
-                            match self.ast.nodes[n as usize].expr {
+                            match self.ast.node(n).expr {
                                 Expr::Select { operand, .. } => n = operand,
                                 _ => break,
                             }
@@ -678,7 +695,7 @@ impl<'a> Checker<'a> {
             if count >= 8 {
                 return None;
             }
-            match self.ast.nodes[n as usize].expr {
+            match self.ast.node(n).expr {
                 Expr::Ident(name) => {
                     segs[count] = name;
                     count += 1;
@@ -716,7 +733,9 @@ impl<'a> Checker<'a> {
         let fs = crate::env::FUNCTIONS;
         let mut i = 0;
         while i < fs.len() {
-            if bytes_eq(fs[i].name.as_bytes(), name) {
+            let f = fs[i].name.as_bytes();
+            // Length and first byte first: calls are what const evaluation spends its time on.
+            if f.len() == name.len() && !name.is_empty() && f[0] == name[0] && bytes_eq(f, name) {
                 let mut k = 0;
                 while k < fs[i].overloads.len() {
                     if fs[i].overloads[k].versions.contains(self.compat) {
@@ -732,7 +751,7 @@ impl<'a> Checker<'a> {
     }
 
     const fn node(&mut self, n: u32) {
-        let t = match self.ast.nodes[n as usize].expr {
+        let t = match self.ast.node(n).expr {
             Expr::Null => id::NULL,
             Expr::Bool(_) => id::BOOL,
             Expr::Int(_) => id::INT,
@@ -1048,7 +1067,7 @@ impl<'a> Checker<'a> {
         if bytes_eq(function, b"_?._") {
             let operand = self.ast.r(args, 0);
             let field_node = self.ast.r(args, 1);
-            return match self.ast.nodes[field_node as usize].expr {
+            return match self.ast.node(field_node).expr {
                 Expr::String(f) => {
                     let r = self.select_field(n, operand, self.ast.str(f), true);
                     self.t.substitute(r, false)
@@ -1197,7 +1216,7 @@ impl<'a> Checker<'a> {
     }
 
     const fn call_function_str(&self, n: u32) -> crate::ast::Str {
-        match self.ast.nodes[n as usize].expr {
+        match self.ast.node(n).expr {
             Expr::Call { function, .. } => function,
             _ => crate::ast::Str { start: 0, len: 0 },
         }
@@ -1626,7 +1645,8 @@ mod tests {
     fn run(rule: &str) -> Result<Checked, String> {
         let ast = crate::syntax::parse_ast(rule).map_err(|e| e.to_string())?;
         let node = Node::new(&SCHEMA);
-        let report = check(&ast.as_ast(), Target::Rule, &node);
+        let report =
+            check::<MAX_NODES, { crate::types::MAX_TYPES }>(&ast.as_ast(), Target::Rule, &node);
         if let Some(u) = report.unsupported {
             return Err(format!("unsupported: {u}"));
         }

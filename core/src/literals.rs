@@ -22,7 +22,8 @@ pub enum LiteralIssue {
 pub fn check(ast: &Ast<'_>, compat: u8) -> Vec<LiteralIssue> {
     let mut out = Vec::new();
     let mut program = None;
-    for node in ast.nodes {
+    for i in 0..ast.len() as u32 {
+        let node = ast.node(i);
         let Expr::Call {
             function,
             target,
@@ -37,8 +38,8 @@ pub fn check(ast: &Ast<'_>, compat: u8) -> Vec<LiteralIssue> {
                 return None;
             }
             let n = ast.r(args, i);
-            match ast.nodes[n as usize].expr {
-                Expr::String(s) => Some((ast.nodes[n as usize].offset, ast.text_str(s))),
+            match ast.node(n).expr {
+                Expr::String(s) => Some((ast.offset(n), ast.text_str(s))),
                 _ => None,
             }
         };

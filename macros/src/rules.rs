@@ -3,123 +3,18 @@
 //! runs the const checker on the model of the node the rule is on (ARCHITECTURE.md decision 1).
 
 use crate::attr::RuleAttr;
-use crd_cel_core::ast::{AstBuf, Expr, Refs, Str, Var};
+use crd_cel_core::ast::AstBuf;
 use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};
 
-fn str_tokens(s: Str) -> TokenStream {
-    let (start, len) = (s.start, s.len);
-    quote!(Str { start: #start, len: #len })
-}
-
-fn refs_tokens(r: Refs) -> TokenStream {
-    let (start, len) = (r.start, r.len);
-    quote!(Refs { start: #start, len: #len })
-}
-
-fn expr_tokens(e: &Expr) -> TokenStream {
-    match *e {
-        Expr::Null => quote!(Expr::Null),
-        Expr::Bool(b) => quote!(Expr::Bool(#b)),
-        Expr::Int(i) => quote!(Expr::Int(#i)),
-        Expr::Uint(u) => quote!(Expr::Uint(#u)),
-        Expr::Double(d) => {
-            let lit = Literal::f64_suffixed(d);
-            if d.is_finite() {
-                quote!(Expr::Double(#lit))
-            } else {
-                quote!(Expr::Double(f64::NAN))
-            }
-        }
-        Expr::String(s) => {
-            let s = str_tokens(s);
-            quote!(Expr::String(#s))
-        }
-        Expr::Bytes(s) => {
-            let s = str_tokens(s);
-            quote!(Expr::Bytes(#s))
-        }
-        Expr::Ident(s) => {
-            let s = str_tokens(s);
-            quote!(Expr::Ident(#s))
-        }
-        Expr::Local {
-            name,
-            var,
-            range,
-            init,
-            two_vars,
-        } => {
-            let name = str_tokens(name);
-            let var = match var {
-                Var::Iter => quote!(Var::Iter),
-                Var::Iter2 => quote!(Var::Iter2),
-                Var::Accu => quote!(Var::Accu),
-            };
-            quote!(Expr::Local { name: #name, var: #var, range: #range, init: #init, two_vars: #two_vars })
-        }
-        Expr::Select {
-            operand,
-            field,
-            test,
-        } => {
-            let field = str_tokens(field);
-            quote!(Expr::Select { operand: #operand, field: #field, test: #test })
-        }
-        Expr::Call {
-            function,
-            target,
-            args,
-        } => {
-            let function = str_tokens(function);
-            let target = match target {
-                Some(t) => quote!(Some(#t)),
-                None => quote!(None),
-            };
-            let args = refs_tokens(args);
-            quote!(Expr::Call { function: #function, target: #target, args: #args })
-        }
-        Expr::List { elements, optional } => {
-            let (elements, optional) = (refs_tokens(elements), refs_tokens(optional));
-            quote!(Expr::List { elements: #elements, optional: #optional })
-        }
-        Expr::Map { entries } => {
-            let entries = refs_tokens(entries);
-            quote!(Expr::Map { entries: #entries })
-        }
-        Expr::Macro { name, since } => {
-            let name = str_tokens(name);
-            quote!(Expr::Macro { name: #name, since: #since })
-        }
-        Expr::Struct { name } => {
-            let name = str_tokens(name);
-            quote!(Expr::Struct { name: #name })
-        }
-        Expr::Comprehension {
-            range,
-            init,
-            cond,
-            step,
-            result,
-            two_vars,
-        } => quote!(Expr::Comprehension {
-            range: #range, init: #init, cond: #cond, step: #step, result: #result, two_vars: #two_vars
-        }),
-    }
-}
-
-/// The lowered expression as an `Ast` constant expression (names resolved through a
-/// `use .._private::ast::*` the caller emits).
-fn ast_tokens(ast: &AstBuf) -> TokenStream {
+/// The lowered expression as an `Ast` constant expression: three byte strings, which rustc
+/// type-checks far faster than a tree of struct literals.
+fn ast_tokens(ast: &AstBuf, p: &TokenStream) -> TokenStream {
     let source = &ast.source;
-    let nodes = ast.nodes.iter().map(|n| {
-        let offset = n.offset;
-        let expr = expr_tokens(&n.expr);
-        quote!(Node { offset: #offset, expr: #expr })
-    });
-    let refs = &ast.refs;
+    let nodes = Literal::byte_string(&ast.packed_nodes);
+    let refs = Literal::byte_string(&ast.packed_refs);
     let text = Literal::byte_string(&ast.text);
-    quote!(Ast { source: #source, nodes: &[#(#nodes),*], refs: &[#(#refs),*], text: #text })
+    quote!(#p::ast::Ast { source: #source, nodes: #nodes, refs: #refs, text: #text })
 }
 
 /// One `const _` per rule and messageExpression of `rules`, checking them against `node` (an
@@ -162,18 +57,18 @@ pub fn checks(
                 out.extend(quote_spanned! {span=> ::core::compile_error! { #msg } });
                 continue;
             }
-            let ast = ast_tokens(&ast);
+            let nodes = ast.nodes.len();
+            let types = crd_cel_core::check::capacity(nodes);
+            let ast = ast_tokens(&ast, p);
             let index = i;
             out.extend(quote_spanned! {span=>
                 #[allow(long_running_const_eval)]
                 const _: () = {
-                    #[allow(unused_imports)]
-                    use #p::ast::*;
-                    const AST: Ast<'static> = #ast;
+                    const AST: #p::ast::Ast<'static> = #ast;
                     // Called through a local name so that rustc reports a failed evaluation at
                     // this span (the rule's literal), not the derive's.
                     use #p::check_expression as __cel_check;
-                    __cel_check(&AST, &#node, #p::check::Target::#target, #place, #index, #resource_root, #optional_old_self)
+                    __cel_check::<#nodes, #types>(&AST, &#node, #p::check::Target::#target, #place, #index, #resource_root, #optional_old_self)
                 };
             });
         }
