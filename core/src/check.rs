@@ -128,7 +128,7 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
         issues: e.to_string(),
     })?;
     let ast = ast.as_ast();
-    let report = check::<MAX_NODES, { crate::types::MAX_TYPES }>(&ast, target, node);
+    let report = check(&ast, target, node);
     let checked = report.into_result(source, target)?;
     // The literal validators run on expressions that type-checked (cel-go's order).
     let mut issues = Vec::new();
@@ -156,25 +156,15 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
 /// The apiserver's detail for rules on a node without a CEL type.
 pub const UNTYPED_NODE: &str = "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations";
 
-/// The type capacity for an expression of `nodes` nodes: generous (a check that runs out is
-/// reported as unsupported, which would be a false rejection).
-pub const fn capacity(nodes: usize) -> usize {
-    let t = 64 + 32 * nodes;
-    if t > crate::types::MAX_TYPES {
-        crate::types::MAX_TYPES
-    } else {
-        t
-    }
-}
-
 /// Capacity of the per-node type table: rules with more nodes are reported as too large.
-pub const MAX_NODES: usize = 4096;
+pub const MAX_NODES: usize = 1024;
+const N: usize = MAX_NODES;
 /// Issues kept in full (cel-go lists up to 100; crd-cel keeps the first ones and counts the rest).
-pub const MAX_ISSUES: usize = 12;
+pub const MAX_ISSUES: usize = 8;
 /// Capacity of one issue message.
-pub const ISSUE_LEN: usize = 384;
+pub const ISSUE_LEN: usize = 256;
 /// Capacity of the help text.
-pub const HELP_LEN: usize = 768;
+pub const HELP_LEN: usize = 512;
 
 /// One type-check issue: where, and cel-go's message.
 pub struct Issue {
@@ -380,9 +370,9 @@ use crate::types::{Kind, META, PLAIN_STRING, Ty, TyId, Types, bytes_eq, id};
 const UNSET: TyId = u16::MAX - 1;
 
 /// The checker's state for one expression.
-struct Checker<'a, const N: usize, const T: usize> {
+struct Checker<'a> {
     ast: Ast<'a>,
-    t: Types<'a, T>,
+    t: Types<'a>,
     ty: [TyId; N],
     compat: u8,
     self_ty: TyId,
@@ -391,15 +381,10 @@ struct Checker<'a, const N: usize, const T: usize> {
 }
 
 /// Type-checks a lowered expression against `node` (the `const fn` entry point the derive's
-/// `const` items call). `N` must be at least the number of nodes and `T` bounds the types the
-/// check may build ([`capacity`] gives what the derive uses): const evaluation is costly, so
-/// each check is sized to its expression.
-pub const fn check<const N: usize, const T: usize>(
-    ast: &Ast<'_>,
-    target: Target,
-    node: &Node<'_>,
-) -> Report {
-    let mut c: Checker<'_, N, T> = Checker {
+/// `const` items call). Not generic on purpose: const evaluation of generic code substitutes
+/// types at every step and was measured several times slower.
+pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
+    let mut c = Checker {
         ast: *ast,
         t: Types::new(node.type_name),
         ty: [UNSET; N],
@@ -471,7 +456,7 @@ pub const fn check<const N: usize, const T: usize>(
 
 const SKIP: TyId = u16::MAX - 2;
 
-impl<'a, const N: usize, const T: usize> Checker<'a, N, T> {
+impl<'a> Checker<'a> {
     const fn issue(&mut self, offset: u32) -> Option<usize> {
         self.report.total += 1;
         if self.report.kept >= MAX_ISSUES {
@@ -1080,25 +1065,17 @@ impl<'a, const N: usize, const T: usize> Checker<'a, N, T> {
             };
         }
         // A namespaced function: its qualifier was marked, the call is global.
-        let (fn_name_buf, fn_len, member_target) = match target {
+        let mut buf = [0u8; 128];
+        let (name, member_target): (&[u8], Option<u32>) = match target {
             Some(t) if self.ty[t as usize] == SKIP => {
-                let mut buf = [0u8; 128];
                 let len = match self.qualified_name(t, self.call_function_str(n), &mut buf) {
                     Some(len) => len,
                     None => 0,
                 };
-                (buf, len, None)
+                (buf.split_at(len).0, None)
             }
-            _ => {
-                let mut buf = [0u8; 128];
-                let mut len = 0;
-                if !append(&mut buf, &mut len, function) {
-                    len = 0;
-                }
-                (buf, len, target)
-            }
+            _ => (function, target),
         };
-        let (name, _) = fn_name_buf.split_at(fn_len);
         let f = match self.lookup(name) {
             Some(f) => f,
             None => {
@@ -1645,8 +1622,7 @@ mod tests {
     fn run(rule: &str) -> Result<Checked, String> {
         let ast = crate::syntax::parse_ast(rule).map_err(|e| e.to_string())?;
         let node = Node::new(&SCHEMA);
-        let report =
-            check::<MAX_NODES, { crate::types::MAX_TYPES }>(&ast.as_ast(), Target::Rule, &node);
+        let report = check(&ast.as_ast(), Target::Rule, &node);
         if let Some(u) = report.unsupported {
             return Err(format!("unsupported: {u}"));
         }

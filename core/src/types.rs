@@ -8,9 +8,13 @@ use crate::model::{Property, Schema, Type};
 /// Index of a type in the arena.
 pub type TyId = u16;
 
-/// The largest arena (the runtime path's). A check is sized by its caller (`T`: types, names
-/// and undo entries); a rule needing more is reported, never cut short silently.
-pub const MAX_TYPES: usize = 3072;
+/// Arena capacity. A rule needing more is reported, never cut short silently. Kept small: every
+/// check initializes its arrays, which is most of what a check costs in const evaluation.
+pub const MAX_TYPES: usize = 1024;
+/// Capacity of the object type name table.
+pub const MAX_NAMES: usize = 256;
+/// Capacity of the substitution undo trail.
+const MAX_TRAIL: usize = 512;
 /// Guard for the recursive type walks (types nest as deep as the schema does).
 const MAX_TYPE_DEPTH: u32 = 64;
 
@@ -151,14 +155,14 @@ pub static META: Schema<'static> = Schema {
 pub static PLAIN_STRING: Schema<'static> = Schema::of(Type::String);
 
 /// The arena, the substitutions and the object type names of one check.
-pub struct Types<'a, const T: usize> {
-    tys: [Ty<'a>; T],
+pub struct Types<'a> {
+    tys: [Ty<'a>; MAX_TYPES],
     len: usize,
     /// `subst[v]`: what type variable arena entry `v` is bound to (`u16::MAX`: free).
-    subst: [TyId; T],
-    trail: [(TyId, TyId); T],
+    subst: [TyId; MAX_TYPES],
+    trail: [(TyId, TyId); MAX_TRAIL],
     trail_len: usize,
-    names: [Name<'a>; T],
+    names: [Name<'a>; MAX_NAMES],
     names_len: usize,
     vars: u16,
     /// Set when a capacity was exceeded: the check result can't be trusted and is reported.
@@ -167,20 +171,19 @@ pub struct Types<'a, const T: usize> {
 
 const FREE: TyId = u16::MAX;
 
-impl<'a, const T: usize> Types<'a, T> {
+impl<'a> Types<'a> {
     /// An arena holding the predefined types, and `root` as the name of the root object type.
     pub const fn new(root: &'a str) -> Self {
-        assert!(T > id::COUNT, "type arena too small");
         let mut t = Types {
-            tys: [Ty::Error; T],
+            tys: [Ty::Error; MAX_TYPES],
             len: id::COUNT,
-            subst: [FREE; T],
-            trail: [(0, 0); T],
+            subst: [FREE; MAX_TYPES],
+            trail: [(0, 0); MAX_TRAIL],
             trail_len: 0,
             names: [Name {
                 parent: u16::MAX,
                 segment: b"",
-            }; T],
+            }; MAX_NAMES],
             names_len: 1,
             vars: 0,
             overflow: false,
@@ -226,7 +229,7 @@ impl<'a, const T: usize> Types<'a, T> {
 
     /// Allocates a type (capacity overflow is recorded and yields `error`).
     pub const fn alloc(&mut self, ty: Ty<'a>) -> TyId {
-        if self.len >= T {
+        if self.len >= MAX_TYPES {
             self.overflow = true;
             return id::ERROR;
         }
@@ -264,7 +267,7 @@ impl<'a, const T: usize> Types<'a, T> {
 
     /// A child name `parent.segment` in the name table.
     pub const fn child_name(&mut self, parent: u16, segment: &'a [u8]) -> u16 {
-        if self.names_len >= T {
+        if self.names_len >= MAX_NAMES {
             self.overflow = true;
             return 0;
         }
@@ -274,7 +277,7 @@ impl<'a, const T: usize> Types<'a, T> {
     }
 
     const fn bind(&mut self, var: TyId, to: TyId) {
-        if self.trail_len >= T {
+        if self.trail_len >= MAX_TRAIL {
             self.overflow = true;
             return;
         }
@@ -347,7 +350,7 @@ impl<'a, const T: usize> Types<'a, T> {
         let mut a = a;
         let mut b = b;
         let mut guard = 0;
-        while guard < T {
+        while guard < MAX_NAMES {
             if a == b {
                 return true;
             }
@@ -674,7 +677,7 @@ impl<'a, const T: usize> Types<'a, T> {
 
     const fn format_name<const N: usize>(&self, name: u16, out: &mut crate::msg::Buf<N>, d: u32) {
         let n = self.names[name as usize];
-        if n.parent != u16::MAX && d < T as u32 {
+        if n.parent != u16::MAX && d < MAX_NAMES as u32 {
             self.format_name(n.parent, out, d + 1);
             out.push(".");
         }

@@ -57,8 +57,6 @@ pub fn checks(
                 out.extend(quote_spanned! {span=> ::core::compile_error! { #msg } });
                 continue;
             }
-            let nodes = ast.nodes.len();
-            let types = crd_cel_core::check::capacity(nodes);
             let ast = ast_tokens(&ast, p);
             let index = i;
             out.extend(quote_spanned! {span=>
@@ -68,7 +66,7 @@ pub fn checks(
                     // Called through a local name so that rustc reports a failed evaluation at
                     // this span (the rule's literal), not the derive's.
                     use #p::check_expression as __cel_check;
-                    __cel_check::<#nodes, #types>(&AST, &#node, #p::check::Target::#target, #place, #index, #resource_root, #optional_old_self)
+                    __cel_check(&AST, &#node, #p::check::Target::#target, #place, #index, #resource_root, #optional_old_self)
                 };
             });
         }

@@ -262,7 +262,7 @@ pub const TARGET_COMPAT: u8 = if cfg!(feature = "k8s-1-30") {
 /// expression against the model of its node, as the apiserver does at CRD creation, and panics
 /// (a compile error at the rule's literal) with the apiserver's message and crd-cel's help.
 #[allow(clippy::too_many_arguments)]
-pub const fn check_expression<const N: usize, const T: usize>(
+pub const fn check_expression(
     ast: &ast::Ast<'_>,
     schema: &Schema<'_>,
     target: check::Target,
@@ -278,7 +278,7 @@ pub const fn check_expression<const N: usize, const T: usize>(
         compat: TARGET_COMPAT,
         type_name: if resource_root { "selfType<N>" } else { place },
     };
-    let report = check::check::<N, T>(ast, target, &node);
+    let report = check::check(ast, target, &node);
     if report.is_ok() {
         return;
     }
