@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Build overhead of crd-cel's compile-time checks (issue 4's "Done when").
+
+Generates a crate with 50 deriving types and 200 rules (4 per type, mixing field access,
+comprehensions, optional selection and library calls), builds it 3 times with the rules and 3 times
+with the same types and no rules, and prints the medians and the overhead per rule. The crate's
+dependencies are built once first and not counted.
+
+usage: python3 tests/build-overhead/measure.py [WORKDIR]
+"""
+import os, statistics, subprocess, sys, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WORK = sys.argv[1] if len(sys.argv) > 1 else "/tmp/crd-cel-build-overhead"
+TYPES, RULES_PER_TYPE = 50, 4
+
+RULES = [
+    'self.count >= 0 && self.count <= self.limit',
+    'self.names.all(n, n.size() < 64 && n.matches("^[a-z]+$"))',
+    '!has(self.label) || self.label.startsWith("x-")',
+    'self.items.exists(i, i.key == "main") || self.items.size() == 0',
+    'self.?label.orValue("") != "forbidden"',
+    'self.tags.all(k, self.tags[k].size() <= 16)',
+    'self.names.map(n, n.lowerAscii()).size() == self.names.size()',
+    'self.items.filter(i, i.weight > 10).size() <= 3',
+]
+
+def generate(with_rules: bool) -> str:
+    out = [
+        "use crd_cel::CelValidate;",
+        "use serde::{Deserialize, Serialize};",
+        "use std::collections::BTreeMap;",
+        "",
+        "#[derive(CelValidate, Serialize, Deserialize)]",
+        "pub struct Item { pub key: String, pub weight: i64 }",
+    ]
+    for t in range(TYPES):
+        out.append("#[derive(CelValidate, Serialize, Deserialize)]")
+        if with_rules:
+            for r in range(RULES_PER_TYPE):
+                rule = RULES[(t + r) % len(RULES)].replace('"', "'")
+                out.append(f'#[cel(rule = "{rule}")]')
+        out.append(f"pub struct T{t} {{")
+        out.append("    pub count: i64,")
+        out.append("    pub limit: i64,")
+        out.append("    pub names: Vec<String>,")
+        out.append("    pub label: Option<String>,")
+        out.append("    pub items: Vec<Item>,")
+        out.append("    pub tags: BTreeMap<String, String>,")
+        if t > 0:
+            out.append(f"    pub prev: Option<Box<T{t - 1}>>,")
+        out.append("}")
+    return "\n".join(out) + "\n"
+
+def write_crate():
+    os.makedirs(os.path.join(WORK, "src"), exist_ok=True)
+    with open(os.path.join(WORK, "Cargo.toml"), "w") as f:
+        f.write(f"""[package]
+name = "crd-cel-build-overhead"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+crd-cel = {{ path = "{ROOT}/runtime", default-features = false, features = ["derive"] }}
+serde = {{ version = "1", features = ["derive"] }}
+""")
+
+def build(source: str) -> float:
+    lib = os.path.join(WORK, "src", "lib.rs")
+    with open(lib, "w") as f:
+        f.write(source)
+    start = time.monotonic()
+    subprocess.run(["cargo", "build", "-q", "--offline"], cwd=WORK, check=True)
+    return time.monotonic() - start
+
+def main():
+    write_crate()
+    with_rules, without = generate(True), generate(False)
+    print("building dependencies once ...", flush=True)
+    build(without)
+    times = {"with": [], "without": []}
+    for _ in range(3):
+        times["without"].append(build(without + "\n// a\n"))
+        times["with"].append(build(with_rules + "\n// b\n"))
+    w, wo = statistics.median(times["with"]), statistics.median(times["without"])
+    rules = TYPES * RULES_PER_TYPE
+    print(f"types: {TYPES}, rules: {rules}")
+    print(f"without rules: {[round(t, 2) for t in times['without']]} s, median {wo:.2f} s")
+    print(f"with rules:    {[round(t, 2) for t in times['with']]} s, median {w:.2f} s")
+    print(f"overhead: {(w - wo) * 1000 / rules:.2f} ms per rule")
+
+if __name__ == "__main__":
+    main()
