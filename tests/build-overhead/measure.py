@@ -12,7 +12,7 @@ import os, statistics, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORK = sys.argv[1] if len(sys.argv) > 1 else "/tmp/crd-cel-build-overhead"
-TYPES, RULES_PER_TYPE = 50, 4
+TYPES, RULES_PER_TYPE = 50, int(os.environ.get("RULES_PER_TYPE", "4"))
 
 RULES = [
     'self.count >= 0 && self.count <= self.limit',

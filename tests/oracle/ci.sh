@@ -73,6 +73,23 @@ for exp in "$repo"/tests/cases/*.expected.json; do
 done
 echo "$ncase case files checked"
 
+# ---- 1b. the checker's probes (tests/probes) --------------------------------------------------
+echo
+echo "== tests/probes: the checker's differential cases against oracle probe"
+probes="$repo/tests/probes/checker.json"
+if [[ -f "$probes" ]]; then
+  "$bin" probe "$probes" > "$work/checker.expected.json"
+  if [[ $update -eq 1 ]]; then
+    cp "$work/checker.expected.json" "$repo/tests/probes/checker.expected.json"
+  elif ! diff -u "$repo/tests/probes/checker.expected.json" "$work/checker.expected.json" > "$work/probes.diff"; then
+    echo "FAIL tests/probes/checker.expected.json differs from what the oracle prints:" >&2
+    head -50 "$work/probes.diff" >&2
+    status=1
+  else
+    echo "tests/probes/checker.expected.json: up to date ($(grep -c '"rule"' "$probes") expressions)"
+  fi
+fi
+
 # ---- 2. reference vectors and corpus ------------------------------------------------------------
 echo
 if [[ ! -d "$shared/reference/vectors" || ! -d "$shared/corpus" ]]; then
