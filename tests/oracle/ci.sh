@@ -90,6 +90,22 @@ if [[ -f "$probes" ]]; then
   fi
 fi
 
+# ---- 1c. the example CRD the README's main job prints -------------------------------------
+example="$repo/target/webapp-crd.yaml"
+echo
+if [[ -f "$example" ]]; then
+  echo "== example CRD ($example): the apiserver must accept it"
+  if "$bin" check-crd "$example" > "$work/example.json"; then
+    echo "accepted"
+  else
+    echo "FAIL the apiserver rejects the example CRD:" >&2
+    cat "$work/example.json" >&2
+    status=1
+  fi
+else
+  echo "SKIPPED example CRD: $example not generated (.ci/run's main job writes it)"
+fi
+
 # ---- 2. reference vectors and corpus ------------------------------------------------------------
 echo
 if [[ ! -d "$shared/reference/vectors" || ! -d "$shared/corpus" ]]; then
