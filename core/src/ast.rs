@@ -507,6 +507,13 @@ impl Lowering<'_> {
         }
     }
 
+    /// Whether the source right before node `id` (a macro call's `(`) ends with `name`.
+    fn follows_name(&self, id: u64, name: &str) -> bool {
+        let offset = self.offset(id) as usize;
+        let before: String = self.buf.source.chars().take(offset).collect();
+        before.trim_end().ends_with(name) && self.buf.source.chars().nth(offset) == Some('(')
+    }
+
     fn offset(&self, id: u64) -> u32 {
         match self.synthetic.get(&id) {
             Some(&o) => o,
@@ -588,6 +595,18 @@ impl Lowering<'_> {
                 name: self.text(s.type_name.as_bytes()),
             },
             CelExpr::Comprehension(c) => {
+                // The `cel` parser also expands `existsOne(x, p)`, which cel-go's parser does
+                // not know (an undeclared function): mark it so the checker rejects it.
+                if !self.synthetic.contains_key(&e.id) && self.follows_name(e.id, "existsOne") {
+                    let name = self.text(b"existsOne");
+                    self.push(
+                        e.id,
+                        Expr::Macro {
+                            name,
+                            since: u8::MAX,
+                        },
+                    );
+                }
                 let range = self.expr(&c.iter_range);
                 let init = self.expr(&c.accu_init);
                 let two_vars = c.iter_var2.is_some();

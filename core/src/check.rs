@@ -444,6 +444,7 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     }
     if c.report.total == 0 && node.compat >= 29 {
         c.homogeneous_literals();
+        c.string_formats();
     }
     let root = ast.root() as usize;
     let out = c.t.substitute(c.ty[root], true);
@@ -488,6 +489,119 @@ impl<'a> Checker<'a> {
 
     const fn offset(&self, n: u32) -> u32 {
         self.ast.offset(n)
+    }
+
+    /// cel-go's `string.format` validator (ext strings v2, from 1.29): a constant format string
+    /// applied to a list literal must parse, have one argument per clause, and integer-only
+    /// clauses must get integers. Clauses that accept strings as well (`%f`, `%e`, `%s`) are not
+    /// type-checked here, which can only accept, never reject, too much.
+    const fn string_formats(&mut self) {
+        let mut i = 0;
+        while i < self.ast.len() {
+            if let Expr::Call {
+                function,
+                target: Some(target),
+                args,
+            } = self.ast.node(i as u32).expr
+                && args.len == 1
+                && bytes_eq(self.ast.str(function), b"format")
+                && let Expr::String(fmt) = self.ast.node(target).expr
+                && let Expr::List { elements, .. } = self.ast.node(self.ast.r(args, 0)).expr
+            {
+                self.check_format(i as u32, self.ast.str(fmt), elements);
+            }
+            i += 1;
+        }
+    }
+
+    const fn check_format(&mut self, call: u32, f: &[u8], elements: crate::ast::Refs) {
+        let mut k = 0;
+        let mut arg = 0u32;
+        while k < f.len() {
+            if f[k] != b'%' {
+                k += 1;
+                continue;
+            }
+            k += 1;
+            if k >= f.len() {
+                let e = self.issue(self.offset(call));
+                self.msg(e, "unexpected end of string");
+                return;
+            }
+            if f[k] == b'%' {
+                k += 1;
+                continue;
+            }
+            let mut precision = false;
+            if f[k] == b'.' {
+                precision = true;
+                k += 1;
+                while k < f.len() && f[k].is_ascii_digit() {
+                    k += 1;
+                }
+                if k >= f.len() {
+                    let e = self.issue(self.offset(call));
+                    self.msg(e, "unexpected end of string");
+                    return;
+                }
+            }
+            let verb = f[k];
+            k += 1;
+            let known = matches!(verb, b's' | b'd' | b'f' | b'e' | b'x' | b'X' | b'o' | b'b');
+            if !known || (precision && !matches!(verb, b'f' | b'e')) {
+                let e = self.issue(self.offset(call));
+                self.msg(
+                    e,
+                    "could not parse formatting clause: unrecognized formatting clause \"",
+                );
+                self.msg_bytes(e, &[verb]);
+                self.msg(e, "\"");
+                return;
+            }
+            if arg >= elements.len {
+                let e = self.issue(self.offset(call));
+                self.msg(e, "index ");
+                if let Some(x) = e {
+                    self.report.issues[x].message.push_u64(arg as u64);
+                }
+                self.msg(e, " out of range");
+                return;
+            }
+            let node = self.ast.r(elements, arg);
+            let t = self.t.substitute(self.ty[node as usize], true);
+            let what: Option<&str> = match (verb, self.t.get(t)) {
+                (_, Ty::Dyn | Ty::Error) => None,
+                (b'd', Ty::Int | Ty::Uint) => None,
+                (b'd', _) => Some("decimal clause can only be used on integers, was given "),
+                (b'x' | b'X', Ty::Int | Ty::Uint | Ty::Bytes | Ty::String) => None,
+                (b'x' | b'X', _) => Some(
+                    "only integers, byte buffers, and strings can be formatted as hex, was given ",
+                ),
+                (b'o', Ty::Int | Ty::Uint) => None,
+                (b'o', _) => Some("octal clause can only be used on integers, was given "),
+                (b'b', Ty::Int | Ty::Uint | Ty::Bool) => None,
+                (b'b', _) => Some("only integers and bools can be formatted as binary, was given "),
+                _ => None,
+            };
+            if let Some(w) = what {
+                let e = self.issue(self.offset(node));
+                self.msg(e, "error during formatting: ");
+                self.msg(e, w);
+                self.msg_ty(e, t);
+                return;
+            }
+            arg += 1;
+        }
+        if arg < elements.len {
+            let e = self.issue(self.offset(call));
+            self.msg(e, "too many arguments supplied to string.format (expected ");
+            if let Some(x) = e {
+                self.report.issues[x].message.push_u64(arg as u64);
+                self.report.issues[x].message.push(", got ");
+                self.report.issues[x].message.push_u64(elements.len as u64);
+            }
+            self.msg(e, ")");
+        }
     }
 
     /// cel-go's homogeneous aggregate literal validator (compatibility 1.29 on): after a
@@ -778,7 +892,7 @@ impl<'a> Checker<'a> {
                     self.msg(k, "undeclared reference to '");
                     self.msg_bytes(k, name);
                     self.msg(k, "' (in container '')");
-                    if self.report.help.is_empty() {
+                    if self.report.help.is_empty() && since != u8::MAX {
                         let h = &mut self.report.help;
                         h.push("help: the macro '");
                         h.push_bytes(name);
