@@ -11,6 +11,7 @@ pub mod literals;
 pub mod model;
 pub mod msg;
 pub mod rule_fields;
+pub mod size;
 pub mod syntax;
 pub mod types;
 
