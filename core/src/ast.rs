@@ -610,7 +610,6 @@ impl Lowering<'_> {
                 let range = self.expr(&c.iter_range);
                 let init = self.expr(&c.accu_init);
                 let two_vars = c.iter_var2.is_some();
-                // optMap's binding puts its variable in the accumulator (`cel.bind`).
                 // The accumulator is visible in the condition, step and result; the iteration
                 // variables only in the condition and step (cel-go's scopes).
                 self.scopes.push(Scope {
@@ -657,6 +656,13 @@ impl Lowering<'_> {
         call: &CallExpr,
     ) -> Option<((&'static str, u8), IdedExpr)> {
         let target = call.target.as_deref()?;
+        // The declaration says which macro this is and from which version it exists.
+        let declared = crate::env::find_macro_any_version(
+            call.func_name.as_bytes(),
+            true,
+            call.args.len() as u8,
+        )?;
+        let marker = (declared.name, declared.versions.since);
         let ident = |e: &IdedExpr| match &e.expr {
             CelExpr::Ident(n) => Some(n.clone()),
             _ => None,
@@ -669,12 +675,11 @@ impl Lowering<'_> {
             offsets: std::cell::RefCell::new(Vec::new()),
             offset,
         };
-        let two_var = |_: &Builder| -> Option<(String, String)> {
-            Some((ident(&call.args[0])?, ident(&call.args[1])?))
-        };
+        let two_var =
+            || -> Option<(String, String)> { Some((ident(&call.args[0])?, ident(&call.args[1])?)) };
         let expansion = match (f, n) {
             ("all" | "exists" | "exists_one" | "existsOne", 3) => {
-                let (k, v) = two_var(&b)?;
+                let (k, v) = two_var()?;
                 let pred = call.args[2].clone();
                 let accu = || "@result".to_owned();
                 let (init, cond, step, result) = match f {
@@ -703,21 +708,20 @@ impl Lowering<'_> {
                         )
                     }
                 };
-                let comp = b.comprehension(target.clone(), k, Some(v), init, cond, step, result);
-                Some((
-                    (
-                        if f == "existsOne" {
-                            "existsOne"
-                        } else {
-                            f_static(f)
-                        },
-                        32,
-                    ),
-                    comp,
-                ))
+                let comp = b.comprehension(
+                    target.clone(),
+                    k,
+                    Some(v),
+                    "@result",
+                    init,
+                    cond,
+                    step,
+                    result,
+                );
+                Some((marker, comp))
             }
             ("transformList" | "transformMap" | "transformMapEntry", 3 | 4) => {
-                let (k, v) = two_var(&b)?;
+                let (k, v) = two_var()?;
                 let expr = call.args[n - 1].clone();
                 let filter = (n == 4).then(|| call.args[2].clone());
                 let accu = || "@result".to_owned();
@@ -744,8 +748,17 @@ impl Lowering<'_> {
                 };
                 let cond = b.bool(true);
                 let result = b.ident(&accu());
-                let comp = b.comprehension(target.clone(), k, Some(v), init, cond, step, result);
-                Some(((f_static(f), 32), comp))
+                let comp = b.comprehension(
+                    target.clone(),
+                    k,
+                    Some(v),
+                    "@result",
+                    init,
+                    cond,
+                    step,
+                    result,
+                );
+                Some((marker, comp))
             }
             ("optMap" | "optFlatMap", 2) => {
                 let var = ident(&call.args[0])?;
@@ -755,17 +768,24 @@ impl Lowering<'_> {
                 let empty = b.list(vec![]);
                 let cond = b.bool(false);
                 let step = b.ident(&var);
-                let bind =
-                    b.comprehension(empty, "#unused".to_owned(), None, value, cond, step, body);
-                let bind_var = var;
-                let _ = bind_var;
+                // `cel.bind(var, target.value(), body)`: the variable is the accumulator.
+                let bind = b.comprehension(
+                    empty,
+                    "#unused".to_owned(),
+                    None,
+                    &var,
+                    value,
+                    cond,
+                    step,
+                    body,
+                );
                 let some = if f == "optMap" {
                     b.call("optional.of", vec![bind])
                 } else {
                     bind
                 };
                 let none = b.call("optional.none", vec![]);
-                Some(((f_static(f), 28), b.call("_?_:_", vec![has, some, none])))
+                Some((marker, b.call("_?_:_", vec![has, some, none])))
             }
             ("sortBy", 2) => {
                 let var = ident(&call.args[0])?;
@@ -777,9 +797,18 @@ impl Lowering<'_> {
                 let init = b.list(vec![]);
                 let cond = b.bool(true);
                 let result = b.ident(&accu());
-                let keys = b.comprehension(target.clone(), var, None, init, cond, step, result);
+                let keys = b.comprehension(
+                    target.clone(),
+                    var,
+                    None,
+                    "@result",
+                    init,
+                    cond,
+                    step,
+                    result,
+                );
                 Some((
-                    ("sortBy", 34),
+                    marker,
                     b.member(target.clone(), "@sortByAssociatedKeys", vec![keys]),
                 ))
             }
@@ -804,20 +833,6 @@ impl Lowering<'_> {
             }
         }
         Expr::Ident(self.text(name.as_bytes()))
-    }
-}
-
-fn f_static(f: &str) -> &'static str {
-    match f {
-        "all" => "all",
-        "exists" => "exists",
-        "exists_one" => "exists_one",
-        "transformList" => "transformList",
-        "transformMap" => "transformMap",
-        "transformMapEntry" => "transformMapEntry",
-        "optMap" => "optMap",
-        "optFlatMap" => "optFlatMap",
-        _ => "sortBy",
     }
 }
 
@@ -878,25 +893,17 @@ impl Builder {
         range: IdedExpr,
         iter_var: String,
         iter_var2: Option<String>,
+        accu_var: &str,
         init: IdedExpr,
         cond: IdedExpr,
         step: IdedExpr,
         result: IdedExpr,
     ) -> IdedExpr {
-        let accu_var = if iter_var == "#unused" {
-            // optMap/optFlatMap bind their variable as the accumulator (cel.bind).
-            match &step.expr {
-                CelExpr::Ident(n) => n.clone(),
-                _ => "@result".to_owned(),
-            }
-        } else {
-            "@result".to_owned()
-        };
         self.node(CelExpr::Comprehension(Box::new(ComprehensionExpr {
             iter_range: range,
             iter_var,
             iter_var2,
-            accu_var,
+            accu_var: accu_var.to_owned(),
             accu_init: init,
             loop_cond: cond,
             loop_step: step,

@@ -673,6 +673,15 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `undeclared reference to '<name>' (in container '')` at node `n`.
+    const fn undeclared(&mut self, n: u32, name: &[u8]) {
+        let k = self.issue(self.offset(n));
+        self.msg(k, "undeclared reference to '");
+        self.msg_bytes(k, name);
+        self.msg(k, "' (in container '')");
+    }
+
+    /// `expected type '<want>' but found '<got>'` at node `n`.
     const fn mismatch(&mut self, n: u32, want: TyId, got: TyId) {
         let k = self.issue(self.offset(n));
         self.msg(k, "expected type '");
@@ -829,22 +838,16 @@ impl<'a> Checker<'a> {
     /// The function declaration named `name`, if it has an overload at this compatibility
     /// version.
     const fn lookup(&self, name: &[u8]) -> Option<&'static Function> {
-        let fs = crate::env::FUNCTIONS;
-        let mut i = 0;
-        while i < fs.len() {
-            let f = fs[i].name.as_bytes();
-            // Length and first byte first: calls are what const evaluation spends its time on.
-            if f.len() == name.len() && !name.is_empty() && f[0] == name[0] && bytes_eq(f, name) {
-                let mut k = 0;
-                while k < fs[i].overloads.len() {
-                    if fs[i].overloads[k].versions.contains(self.compat) {
-                        return Some(&fs[i]);
-                    }
-                    k += 1;
-                }
-                return None;
+        let f = match crate::env::find(name) {
+            Some(f) => f,
+            None => return None,
+        };
+        let mut k = 0;
+        while k < f.overloads.len() {
+            if f.overloads[k].versions.contains(self.compat) {
+                return Some(f);
             }
-            i += 1;
+            k += 1;
         }
         None
     }
@@ -888,10 +891,7 @@ impl<'a> Checker<'a> {
             Expr::Macro { name, since } => {
                 if self.compat < since {
                     let name = self.ast.str(name);
-                    let k = self.issue(self.offset(n));
-                    self.msg(k, "undeclared reference to '");
-                    self.msg_bytes(k, name);
-                    self.msg(k, "' (in container '')");
+                    self.undeclared(n, name);
                     if self.report.help.is_empty() && since != u8::MAX {
                         let h = &mut self.report.help;
                         h.push("help: the macro '");
@@ -903,10 +903,7 @@ impl<'a> Checker<'a> {
                 id::ERROR
             }
             Expr::Struct { name } => {
-                let k = self.issue(self.offset(n));
-                self.msg(k, "undeclared reference to '");
-                self.msg_bytes(k, self.ast.str(name));
-                self.msg(k, "' (in container '')");
+                self.undeclared(n, self.ast.str(name));
                 id::ERROR
             }
             Expr::Comprehension {
@@ -950,10 +947,7 @@ impl<'a> Checker<'a> {
         } else if bytes_eq(name, b"type") {
             self.t.type_of(id::DYN)
         } else {
-            let k = self.issue(self.offset(n));
-            self.msg(k, "undeclared reference to '");
-            self.msg_bytes(k, name);
-            self.msg(k, "' (in container '')");
+            self.undeclared(n, name);
             return id::ERROR;
         };
         self.t.type_of(type_of)
@@ -1011,12 +1005,7 @@ impl<'a> Checker<'a> {
     const fn assert_type(&mut self, n: u32, want: TyId) {
         let got = self.ty[n as usize];
         if !self.t.assignable(want, got) {
-            let k = self.issue(self.offset(n));
-            self.msg(k, "expected type '");
-            self.msg_ty(k, want);
-            self.msg(k, "' but found '");
-            self.msg_ty(k, got);
-            self.msg(k, "'");
+            self.mismatch(n, want, got);
         }
     }
 
@@ -1193,10 +1182,7 @@ impl<'a> Checker<'a> {
         let f = match self.lookup(name) {
             Some(f) => f,
             None => {
-                let k = self.issue(self.offset(n));
-                self.msg(k, "undeclared reference to '");
-                self.msg_bytes(k, name);
-                self.msg(k, "' (in container '')");
+                self.undeclared(n, name);
                 self.newer_help(name);
                 return id::ERROR;
             }
@@ -1225,11 +1211,7 @@ impl<'a> Checker<'a> {
             let mut i = 0;
             while i < arg_tys.len() {
                 if !self.t.assignable(arg_tys[i], id::BOOL) {
-                    let arg = self.ast.r(args, i as u32);
-                    let k = self.issue(self.offset(arg));
-                    self.msg(k, "expected type 'bool' but found '");
-                    self.msg_ty(k, arg_tys[i]);
-                    self.msg(k, "'");
+                    self.mismatch(self.ast.r(args, i as u32), id::BOOL, arg_tys[i]);
                     ok = false;
                 }
                 i += 1;
@@ -1315,33 +1297,29 @@ impl<'a> Checker<'a> {
 
     /// A hint when the function exists at a newer compatibility version than the target.
     const fn newer_help(&mut self, name: &[u8]) {
-        let fs = crate::env::FUNCTIONS;
-        let mut i = 0;
-        while i < fs.len() {
-            if bytes_eq(fs[i].name.as_bytes(), name) {
-                let mut since = u8::MAX;
-                let mut k = 0;
-                while k < fs[i].overloads.len() {
-                    let v = fs[i].overloads[k].versions;
-                    if v.since > self.compat && v.since < since {
-                        since = v.since;
-                    }
-                    k += 1;
-                }
-                if since != u8::MAX && self.report.help.is_empty() {
-                    let h = &mut self.report.help;
-                    h.push("help: '");
-                    h.push_bytes(name);
-                    h.push("' is available to new rules from Kubernetes 1.");
-                    h.push_u64(since as u64 + 1);
-                    h.push(" (compatibility version 1.");
-                    h.push_u64(since as u64);
-                    h.push("); the targeted Kubernetes compiles new rules at 1.");
-                    h.push_u64(self.compat as u64);
-                }
-                return;
+        let f = match crate::env::find(name) {
+            Some(f) => f,
+            None => return,
+        };
+        let mut since = u8::MAX;
+        let mut k = 0;
+        while k < f.overloads.len() {
+            let v = f.overloads[k].versions;
+            if v.since > self.compat && v.since < since {
+                since = v.since;
             }
-            i += 1;
+            k += 1;
+        }
+        if since != u8::MAX && self.report.help.is_empty() {
+            let h = &mut self.report.help;
+            h.push("help: '");
+            h.push_bytes(name);
+            h.push("' is available to new rules from Kubernetes 1.");
+            h.push_u64(since as u64 + 1);
+            h.push(" (compatibility version 1.");
+            h.push_u64(since as u64);
+            h.push("); the targeted Kubernetes compiles new rules at 1.");
+            h.push_u64(self.compat as u64);
         }
     }
 
@@ -1396,20 +1374,7 @@ impl<'a> Checker<'a> {
             let e = self.ast.r(elements, i);
             let mut et = self.ty[e as usize];
             if self.is_optional_index(optional, i) {
-                match self.t.get(et) {
-                    Ty::Optional(inner) => et = inner,
-                    _ => {
-                        if !self.t.is_dyn(et) {
-                            let k = self.issue(self.offset(e));
-                            let want = self.t.optional(et);
-                            self.msg(k, "expected type '");
-                            self.msg_ty(k, want);
-                            self.msg(k, "' but found '");
-                            self.msg_ty(k, et);
-                            self.msg(k, "'");
-                        }
-                    }
-                }
+                et = self.optional_element(e, et);
             }
             elems = Some(self.join(e, elems, et));
             i += 1;
@@ -1419,6 +1384,21 @@ impl<'a> Checker<'a> {
             None => self.t.fresh(),
         };
         self.t.list(e)
+    }
+
+    /// The type an optional element (`[?x]`, `{?k: v}`) contributes: the optional's value type;
+    /// anything else than an optional or `dyn` is a mismatch.
+    const fn optional_element(&mut self, n: u32, t: TyId) -> TyId {
+        match self.t.get(t) {
+            Ty::Optional(inner) => inner,
+            _ => {
+                if !self.t.is_dyn(t) {
+                    let want = self.t.optional(t);
+                    self.mismatch(n, want, t);
+                }
+                t
+            }
+        }
     }
 
     const fn is_optional_index(&self, optional: crate::ast::Refs, i: u32) -> bool {
@@ -1436,27 +1416,14 @@ impl<'a> Checker<'a> {
         let mut kt: Option<TyId> = None;
         let mut vt: Option<TyId> = None;
         let mut i = 0;
-        while i + 2 < entries.len + 2 && i < entries.len {
+        while i < entries.len {
             let key = self.ast.r(entries, i);
             let val = self.ast.r(entries, i + 1);
             let opt = self.ast.r(entries, i + 2) == 1;
             kt = Some(self.join(key, kt, self.ty[key as usize]));
             let mut v = self.ty[val as usize];
             if opt {
-                match self.t.get(v) {
-                    Ty::Optional(inner) => v = inner,
-                    _ => {
-                        if !self.t.is_dyn(v) {
-                            let k = self.issue(self.offset(val));
-                            let want = self.t.optional(v);
-                            self.msg(k, "expected type '");
-                            self.msg_ty(k, want);
-                            self.msg(k, "' but found '");
-                            self.msg_ty(k, v);
-                            self.msg(k, "'");
-                        }
-                    }
-                }
+                v = self.optional_element(val, v);
             }
             vt = Some(self.join(val, vt, v));
             i += 3;
@@ -1480,12 +1447,7 @@ impl<'a> Checker<'a> {
                 if self.t.assignable(prev, current) {
                     self.t.most_general(prev, current, 0)
                 } else {
-                    let k = self.issue(self.offset(n));
-                    self.msg(k, "expected type '");
-                    self.msg_ty(k, prev);
-                    self.msg(k, "' but found '");
-                    self.msg_ty(k, current);
-                    self.msg(k, "'");
+                    self.mismatch(n, prev, current);
                     id::ERROR
                 }
             }

@@ -22,6 +22,7 @@
 //! parser expands are in [`MACROS`].
 
 use crate::decl::{Function, Opaque, Overload, P, Versions};
+use crate::model::bytes_eq;
 
 mod ext;
 mod k8s;
@@ -359,27 +360,14 @@ const AUTHZ_LABEL_SELECTOR: &[Overload] = &[member(
     V31,
 )];
 
-/// Byte-wise string equality, usable in `const fn`.
-const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// The function named `name` (as the parser produces it: `_+_`, `size`, `sets.contains`, ...),
 /// whatever the version; filter its overloads with [`Versions::contains`].
 pub const fn find(name: &[u8]) -> Option<&'static Function> {
     let mut i = 0;
     while i < FUNCTIONS.len() {
-        if bytes_eq(FUNCTIONS[i].name.as_bytes(), name) {
+        let f = FUNCTIONS[i].name.as_bytes();
+        // Length and first byte first: in const evaluation every call counts.
+        if f.len() == name.len() && !name.is_empty() && f[0] == name[0] && bytes_eq(f, name) {
             return Some(&FUNCTIONS[i]);
         }
         i += 1;
@@ -470,6 +458,24 @@ pub const fn find_macro(
             && m.versions.contains(compat)
             && bytes_eq(m.name.as_bytes(), name)
         {
+            return Some(m);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The macro entry for a call `name` with this style and argument count, at any version (its
+/// `versions.since` is the compatibility version that introduced it).
+pub const fn find_macro_any_version(
+    name: &[u8],
+    receiver: bool,
+    args: u8,
+) -> Option<&'static Macro> {
+    let mut i = 0;
+    while i < MACROS.len() {
+        let m = &MACROS[i];
+        if m.receiver == receiver && m.args == args && bytes_eq(m.name.as_bytes(), name) {
             return Some(m);
         }
         i += 1;

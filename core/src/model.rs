@@ -485,7 +485,11 @@ impl<'a> Schema<'a> {
 
 /// Byte-wise string equality usable in `const fn`.
 pub const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
+    bytes_eq(a.as_bytes(), b.as_bytes())
+}
+
+/// Byte-wise equality usable in `const fn`.
+pub const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }

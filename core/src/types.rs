@@ -3,6 +3,7 @@
 //! (`checker/types.go`), written as `const fn`.
 
 use crate::decl::Opaque;
+pub use crate::model::bytes_eq;
 use crate::model::{Property, Schema, Type};
 
 /// Index of a type in the arena.
@@ -750,19 +751,4 @@ impl<'a> Types<'a> {
             },
         }
     }
-}
-
-/// Byte-wise equality, usable in `const fn`.
-pub const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }

@@ -3,63 +3,8 @@
 //! `checker.expected.json` (`oracle probe`, which compiles them with the apiserver's own code).
 
 use crd_cel::check::{self, Node, Target};
-use crd_cel::model::{Property, Schema, Type};
+use crd_cel::schema::{OwnedSchema, SchemaArena};
 use serde_json::Value;
-
-/// A borrowed model from a JSON schema (leaked: test data lives for the whole run).
-fn leak(v: &Value) -> &'static Schema<'static> {
-    let o = v.as_object().expect("schema object");
-    let ty = match o.get("type").and_then(Value::as_str) {
-        Some("boolean") => Type::Boolean,
-        Some("integer") => Type::Integer,
-        Some("number") => Type::Number,
-        Some("string") => Type::String,
-        Some("array") => Type::Array,
-        Some("object") => Type::Object,
-        _ => Type::Any,
-    };
-    let str_of = |k: &str| -> Option<&'static str> {
-        o.get(k)
-            .and_then(Value::as_str)
-            .map(|s| &*Box::leak(s.to_owned().into_boxed_str()))
-    };
-    let flag = |k: &str| o.get(k).and_then(Value::as_bool).unwrap_or(false);
-    let required: Vec<&str> = o
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let properties: Vec<Property<'static>> = o
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|props| {
-            props
-                .iter()
-                .map(|(name, p)| Property {
-                    name: Box::leak(name.clone().into_boxed_str()),
-                    required: required.contains(&name.as_str()),
-                    schema: leak(p),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Box::leak(Box::new(Schema {
-        format: str_of("format"),
-        max_length: o.get("maxLength").and_then(Value::as_u64),
-        max_items: o.get("maxItems").and_then(Value::as_u64),
-        max_properties: o.get("maxProperties").and_then(Value::as_u64),
-        properties: Box::leak(properties.into_boxed_slice()),
-        items: o.get("items").map(leak),
-        additional_properties: o
-            .get("additionalProperties")
-            .filter(|v| v.is_object())
-            .map(leak),
-        int_or_string: flag("x-kubernetes-int-or-string"),
-        preserve_unknown_fields: flag("x-kubernetes-preserve-unknown-fields"),
-        embedded_resource: flag("x-kubernetes-embedded-resource"),
-        ..Schema::of(ty)
-    }))
-}
 
 fn compat_of(env: Option<&str>) -> u8 {
     match env {
@@ -105,7 +50,10 @@ fn checker_agrees_with_the_apiserver_on_every_probe() {
         .iter()
         .zip(expected["groups"].as_array().unwrap())
     {
-        let schema = leak(&group["schema"]);
+        // The manifest path's own conversion: JSON schema -> owned schema -> model.
+        let owned = OwnedSchema::from_json(&group["schema"]).expect("probe schema");
+        let arena = SchemaArena::new();
+        let schema = owned.with_model(&arena);
         let compat = compat_of(group["env"].as_str());
         let resource_root = group["isResourceRoot"].as_bool().unwrap_or(false);
         for (rule, want) in group["rules"]
