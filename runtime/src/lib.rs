@@ -1,5 +1,6 @@
 #![doc = include_str!("../../README.md")]
 
+pub mod eval;
 pub mod schema;
 pub mod validate;
 

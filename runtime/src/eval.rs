@@ -1,0 +1,8 @@
+//! Evaluating rules: CEL values, the schema-driven conversion of objects to them, and (in the
+//! runtime stage, issue 5) the interpreter with the apiserver's list semantics and cost.
+
+pub mod convert;
+pub mod error;
+pub mod lists;
+pub mod time;
+pub mod value;

@@ -1,0 +1,301 @@
+//! JSON data to CEL values, driven by the schema (the apiserver's `UnstructuredToVal`,
+//! CEL-SEMANTICS 5.3): the object is converted once, and every rule binds `self` to a node of
+//! the result. Data the schema does not allow becomes an error value, which fails a rule only
+//! when the rule touches it, as in the apiserver.
+
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use super::error::EvalError;
+use super::time::{parse_data_duration, parse_date, parse_date_time};
+use super::value::{Key, List, ListKind, Map, Value};
+use crate::model::{ListType, Schema, Type};
+
+fn err(message: String) -> Value {
+    Value::Error(Arc::new(EvalError::new(message)))
+}
+
+/// Go's `%T` of a decoded JSON value (`int64` for integers, `float64` otherwise).
+fn go_type(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "<nil>",
+        Json::Bool(_) => "bool",
+        Json::Number(n) if n.is_i64() => "int64",
+        Json::Number(_) => "float64",
+        Json::String(_) => "string",
+        Json::Array(_) => "[]interface {}",
+        Json::Object(_) => "map[string]interface {}",
+    }
+}
+
+/// The value of `data` under `schema`. `resource` says whether the node is a resource root (the
+/// CR root or an embedded resource), which adds the implicit `apiVersion`, `kind` and
+/// `metadata` (`name`, `generateName`) properties.
+pub fn to_value(data: &Json, schema: &Schema<'_>, resource: bool) -> Value {
+    if data.is_null() {
+        return if schema.nullable {
+            Value::Null
+        } else {
+            err("invalid data, got null for schema with nullable=false".into())
+        };
+    }
+    if schema.int_or_string {
+        return match data {
+            Json::String(s) => Value::string(s.as_str()),
+            Json::Number(n) if n.is_i64() => Value::Int(n.as_i64().unwrap_or_default()),
+            _ => err(
+                "invalid data, expected XIntOrString value to be either a string or integer".into(),
+            ),
+        };
+    }
+    match schema.ty {
+        Type::Object => object(data, schema, resource || schema.embedded_resource),
+        Type::Array => array(data, schema),
+        Type::String => {
+            let Json::String(s) = data else {
+                return err(format!("invalid data, expected string, got {}", go_type(data)));
+            };
+            match schema.format {
+                Some("duration") => match parse_data_duration(s) {
+                    Some(d) => Value::Duration(d),
+                    None => err(format!(
+                        "Invalid duration {s}: unable to parse {s} as duration"
+                    )),
+                },
+                Some("date") => match parse_date(s) {
+                    Some(t) => Value::Timestamp(t),
+                    None => err(format!(
+                        "Invalid date formatted string {s}: parsing time {s:?} as \"2006-01-02\": cannot parse {s:?} as \"2006\""
+                    )),
+                },
+                Some("date-time") => match parse_date_time(s) {
+                    Some(t) => Value::Timestamp(t),
+                    None => err(format!(
+                        "Invalid date-time formatted string {s}: parsing time {s:?} as \"2006-01-02T15:04:05Z07:00\": cannot parse {s:?} as \"2006\""
+                    )),
+                },
+                Some("byte") => match base64_url(s) {
+                    Some(b) => Value::Bytes(b.into()),
+                    None => err(format!(
+                        "Invalid byte formatted string {s}: illegal base64 data at input byte 0"
+                    )),
+                },
+                _ => Value::string(s.as_str()),
+            }
+        }
+        Type::Number => match data {
+            Json::Number(n) => Value::Double(n.as_f64().unwrap_or(f64::NAN)),
+            _ => err(format!("invalid data, expected float, got {}", go_type(data))),
+        },
+        Type::Integer => match data {
+            Json::Number(n) if n.is_i64() => Value::Int(n.as_i64().unwrap_or_default()),
+            _ => err(format!("invalid data, expected int, got {}", go_type(data))),
+        },
+        Type::Boolean => match data {
+            Json::Bool(b) => Value::Bool(*b),
+            _ => err(format!("invalid data, expected bool, got {}", go_type(data))),
+        },
+        Type::Any if schema.preserve_unknown_fields => Value::Unknown(Arc::new(data.clone())),
+        Type::Any => err(
+            "invalid type, expected object, array, number, integer, boolean or string, or no type with x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields is true, got "
+                .into(),
+        ),
+    }
+}
+
+const STRING: Schema<'static> = Schema::of(Type::String);
+
+/// The schema of property `name` of an object node, with a resource root's implicit ones.
+fn property_schema<'a>(schema: &Schema<'a>, resource: bool, name: &str) -> Option<Schema<'a>> {
+    if let Some(p) = schema.property(name) {
+        return Some(*p.schema);
+    }
+    if resource {
+        match name {
+            "apiVersion" | "kind" => return Some(STRING),
+            "metadata" => return Some(Schema::of(Type::Object)),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn object(data: &Json, schema: &Schema<'_>, resource: bool) -> Value {
+    let Json::Object(raw) = data else {
+        return err("invalid data, expected a map for the provided schema with type=object".into());
+    };
+    let has_properties = !schema.properties.is_empty() || !schema.flatten.is_empty();
+    if !has_properties
+        && !resource
+        && let Some(values) = schema.additional_properties
+    {
+        // A map: null values are present (as null or an error value).
+        let entries = raw
+            .iter()
+            .map(|(k, v)| (Key::String(k.as_str().into()), to_value(v, values, false)))
+            .collect();
+        return Value::Map(Arc::new(Map::new(entries)));
+    }
+    let mut entries = Vec::with_capacity(raw.len());
+    let mut unknown = Vec::new();
+    for (k, v) in raw {
+        match property_schema(schema, resource, k) {
+            Some(s) if !v.is_null() => {
+                let child = if resource && k == "metadata" && schema.property(k).is_none() {
+                    metadata(v)
+                } else {
+                    to_value(v, &s, false)
+                };
+                entries.push((Key::String(k.as_str().into()), child));
+            }
+            Some(_) => {}
+            None => unknown.push((Arc::from(k.as_str()), Arc::new(v.clone()))),
+        }
+    }
+    let hidden = raw.len() - entries.len();
+    Value::Map(Arc::new(Map::object(entries, hidden, unknown)))
+}
+
+/// The implicit `metadata` of a resource root: only `name` and `generateName` are visible.
+fn metadata(data: &Json) -> Value {
+    let Json::Object(raw) = data else {
+        return err("invalid data, expected a map for the provided schema with type=object".into());
+    };
+    let mut entries = Vec::new();
+    let mut unknown = Vec::new();
+    for (k, v) in raw {
+        if (k == "name" || k == "generateName") && !v.is_null() {
+            entries.push((Key::String(k.as_str().into()), to_value(v, &STRING, false)));
+        } else if !v.is_null() {
+            unknown.push((Arc::from(k.as_str()), Arc::new(v.clone())));
+        }
+    }
+    let hidden = raw.len() - entries.len();
+    Value::Map(Arc::new(Map::object(entries, hidden, unknown)))
+}
+
+fn array(data: &Json, schema: &Schema<'_>) -> Value {
+    let Json::Array(raw) = data else {
+        return err(
+            "invalid data, expected an array for the provided schema with type=array".into(),
+        );
+    };
+    let Some(items) = schema.items else {
+        return err("invalid array type, expected Items with a non-empty Schema".into());
+    };
+    let kind = match schema.list_type {
+        None | Some(ListType::Atomic) => ListKind::Plain,
+        Some(ListType::Set) => ListKind::Set,
+        Some(ListType::Map) => {
+            ListKind::Map(schema.list_map_keys.iter().map(|k| Arc::from(*k)).collect())
+        }
+    };
+    let items = raw
+        .iter()
+        .map(|v| to_value(v, items, items.embedded_resource))
+        .collect();
+    Value::List(Arc::new(List { items, kind }))
+}
+
+/// Base64 with the URL-safe alphabet and padding (`base64.URLEncoding`, what kube-openapi's
+/// `strfmt.Base64` decodes).
+fn base64_url(s: &str) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    if !b.len().is_multiple_of(4) {
+        return None;
+    }
+    let sextet = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' => 62,
+            b'_' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::with_capacity(b.len() / 4 * 3);
+    for (i, chunk) in b.chunks(4).enumerate() {
+        let last = i == b.len() / 4 - 1;
+        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 || (pad > 0 && !last) {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in &chunk[..4 - pad] {
+            n = (n << 6) | sextet(c)?;
+        }
+        n <<= 6 * pad as u32;
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn base64_is_url_safe_with_padding() {
+        assert_eq!(base64_url("aGk=").as_deref(), Some(&b"hi"[..]));
+        assert_eq!(base64_url("-_8=").as_deref(), Some(&[0xfb, 0xff][..]));
+        assert_eq!(
+            base64_url("+/8="),
+            None,
+            "the standard alphabet is rejected (5.3)"
+        );
+        assert_eq!(base64_url("aGk"), None);
+    }
+
+    #[test]
+    fn integers_and_numbers_follow_the_schema_not_the_json() {
+        let int = Schema::of(Type::Integer);
+        let num = Schema::of(Type::Number);
+        assert!(matches!(to_value(&json!(3), &int, false), Value::Int(3)));
+        assert!(matches!(to_value(&json!(3), &num, false), Value::Double(d) if d == 3.0));
+        let e = to_value(&json!(1.5), &int, false);
+        assert_eq!(
+            e.as_error().unwrap().message,
+            "invalid data, expected int, got float64"
+        );
+        let e = to_value(&json!(null), &int, false);
+        assert_eq!(
+            e.as_error().unwrap().message,
+            "invalid data, got null for schema with nullable=false"
+        );
+    }
+
+    #[test]
+    fn objects_hide_null_and_unknown_fields_but_count_them() {
+        const A: Schema<'static> = Schema::of(Type::String);
+        const PROPS: [crate::model::Property<'static>; 1] = [crate::model::Property {
+            name: "a",
+            required: false,
+            schema: &A,
+        }];
+        let s = Schema {
+            properties: &PROPS,
+            ..Schema::of(Type::Object)
+        };
+        let Value::Map(m) = to_value(&json!({"a": null, "b": 1}), &s, false) else {
+            panic!("an object")
+        };
+        assert!(m.is_empty());
+        assert_eq!(m.raw_len(), 2);
+        let Value::Map(m) = to_value(
+            &json!({"apiVersion": "v1", "metadata": {"name": "x", "uid": "u"}}),
+            &s,
+            true,
+        ) else {
+            panic!("an object")
+        };
+        assert!(m.get_str("apiVersion").is_some());
+        let Some(Value::Map(meta)) = m.get_str("metadata") else {
+            panic!("metadata")
+        };
+        assert!(meta.get_str("name").is_some() && meta.get_str("uid").is_none());
+    }
+}
