@@ -3,6 +3,8 @@
 
 pub mod convert;
 pub mod error;
+pub mod functions;
+pub mod library;
 pub mod lists;
 pub mod time;
 pub mod value;

@@ -59,6 +59,11 @@ pub trait Opaque: fmt::Debug + Send + Sync + Any {
     fn equals(&self, other: &dyn Opaque) -> bool;
     /// For downcasting.
     fn as_any(&self) -> &dyn Any;
+    /// `string(x)`, for the types that convert to a string (`net.IP`, `net.CIDR`); `None` gives
+    /// `no such overload`.
+    fn to_cel_string(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The list type of a list value.

@@ -1,0 +1,96 @@
+//! The functions rules can call at runtime, by the name the CRD environment declares them under
+//! (`crd_cel_core::env::FUNCTIONS`), with the apiserver's runtime cost for each call.
+//!
+//! The interpreter resolves every call of a program to one [`Function`] when the program is
+//! built, so evaluation never looks a name up. One entry serves every overload of a name: the
+//! implementation dispatches on the argument values, the receiver of a member call first
+//! (`"abc".indexOf("b")` is called with `["abc", "b"]`), as cel-go flattens them.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::error::EvalError;
+use super::value::Value;
+
+/// An implementation: receives the receiver (member calls) and the arguments, none of them an
+/// error value (the interpreter propagates errors before calling). Returns the result, or the
+/// error in cel-go's words (`no such overload` when no overload accepts the values).
+pub type Impl = fn(&[Value]) -> Result<Value, EvalError>;
+
+/// The runtime cost of one call given its arguments and result (cel-go's `CallCost` and the
+/// Kubernetes library's `CallCost`, CEL-SEMANTICS 4.4).
+pub type CostFn = fn(&[Value], &Value) -> u64;
+
+/// One function name and its implementation.
+#[derive(Debug)]
+pub struct Function {
+    /// The declared name (`indexOf`, `sets.contains`, `format.named`, `_+_`).
+    pub name: &'static str,
+    /// The implementation.
+    pub call: Impl,
+    /// The cost of a call; `None` is cel-go's default of 1.
+    pub cost: Option<CostFn>,
+}
+
+impl Function {
+    /// The cost of one call.
+    pub fn cost_of(&self, args: &[Value], result: &Value) -> u64 {
+        match self.cost {
+            Some(f) => f(args, result),
+            None => 1,
+        }
+    }
+}
+
+/// The function declared under `name`, if crd-cel implements it at runtime. A declared function
+/// that is missing here makes the program fail to build with "not supported by crd-cel yet".
+pub fn lookup(name: &str) -> Option<&'static Function> {
+    static TABLE: OnceLock<HashMap<&'static str, &'static Function>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            let mut m = HashMap::new();
+            for table in super::library::TABLES {
+                for f in table.iter() {
+                    let previous = m.insert(f.name, f);
+                    debug_assert!(previous.is_none(), "{} is implemented twice", f.name);
+                }
+            }
+            m
+        })
+        .get(name)
+        .copied()
+}
+
+/// `ceil(x * factor)` on a size, as cel-go's cost functions round.
+pub fn traversal_cost(size: u64, factor: f64) -> u64 {
+    (size as f64 * factor).ceil() as u64
+}
+
+/// cel-go's `StringTraversalCostFactor` (0.1).
+pub const STRING_TRAVERSAL_FACTOR: f64 = 0.1;
+
+/// cel-go's `RegexStringLengthCostFactor` (0.25).
+pub const REGEX_LENGTH_FACTOR: f64 = 0.25;
+
+/// A compiled RE2-syntax regular expression, cached by pattern: the apiserver compiles constant
+/// patterns once per program, and rules evaluated over many items should not recompile either.
+/// A bad pattern gives Go's `error parsing regexp: ...` text.
+pub fn compiled_regex(pattern: &str) -> Result<Arc<::regex::Regex>, EvalError> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<::regex::Regex>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(r) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
+        return Ok(r);
+    }
+    let compiled = Arc::new(
+        ::regex::Regex::new(pattern)
+            .map_err(|e| EvalError::new(format!("error parsing regexp: {e}")))?,
+    );
+    if let Ok(mut c) = cache.lock() {
+        // Patterns built from data could grow the cache without bound.
+        if c.len() >= 1024 {
+            c.clear();
+        }
+        c.insert(pattern.to_owned(), compiled.clone());
+    }
+    Ok(compiled)
+}
