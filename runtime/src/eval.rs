@@ -4,7 +4,9 @@
 pub mod convert;
 pub mod error;
 pub mod functions;
+pub mod interp;
 pub mod library;
 pub mod lists;
+pub mod stdlib;
 pub mod time;
 pub mod value;

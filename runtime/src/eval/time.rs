@@ -167,6 +167,137 @@ pub fn parse_date_time(s: &str) -> Option<Timestamp> {
     Some(Timestamp { secs, nanos })
 }
 
+/// The first and last seconds CEL timestamps may take (years 1 to 9999).
+const MIN_UNIX: i64 = -62_135_596_800;
+const MAX_UNIX: i64 = 253_402_300_799;
+
+/// A timestamp broken down in a time zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Civil {
+    /// The year.
+    pub year: i64,
+    /// The month, 1-based.
+    pub month: i64,
+    /// The day of the month, 1-based.
+    pub day: i64,
+    /// The day of the year, 1-based.
+    pub day_of_year: i64,
+    /// The day of the week, Sunday = 0.
+    pub weekday: i64,
+    /// The hour.
+    pub hour: i64,
+    /// The minute.
+    pub minute: i64,
+    /// The second.
+    pub second: i64,
+    /// The millisecond.
+    pub millisecond: i64,
+}
+
+/// The proleptic Gregorian date of a day count from 1970-01-01.
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+impl Timestamp {
+    /// The timestamp if it is in CEL's range, else cel-go's `timestamp overflow`.
+    pub fn checked(self) -> Result<Timestamp, super::error::EvalError> {
+        if self.secs < MIN_UNIX || self.secs > MAX_UNIX {
+            return Err(super::error::EvalError::new("timestamp overflow"));
+        }
+        Ok(self)
+    }
+
+    /// `timestamp + duration`.
+    pub fn plus(self, d: Duration) -> Result<Timestamp, super::error::EvalError> {
+        let total =
+            i128::from(self.secs) * 1_000_000_000 + i128::from(self.nanos) + i128::from(d.nanos);
+        let secs = total.div_euclid(1_000_000_000);
+        let secs =
+            i64::try_from(secs).map_err(|_| super::error::EvalError::new("timestamp overflow"))?;
+        Timestamp {
+            secs,
+            nanos: total.rem_euclid(1_000_000_000) as u32,
+        }
+        .checked()
+    }
+
+    /// `self - other`, or `integer overflow` past Go's duration range.
+    pub fn since(self, other: &Timestamp) -> Result<Duration, super::error::EvalError> {
+        let total = (i128::from(self.secs) - i128::from(other.secs)) * 1_000_000_000
+            + i128::from(self.nanos)
+            - i128::from(other.nanos);
+        i64::try_from(total)
+            .map(|nanos| Duration { nanos })
+            .map_err(|_| super::error::EvalError::new("integer overflow"))
+    }
+
+    /// The calendar fields at a UTC offset (seconds).
+    pub fn civil(self, offset: i64) -> Civil {
+        let local = self.secs + offset;
+        let days = local.div_euclid(86_400);
+        let sod = local.rem_euclid(86_400);
+        let (year, month, day) = civil_from_days(days);
+        let jan1 = days_from_civil(year, 1, 1);
+        Civil {
+            year,
+            month,
+            day,
+            day_of_year: days - jan1 + 1,
+            weekday: (days + 4).rem_euclid(7),
+            hour: sod / 3600,
+            minute: sod % 3600 / 60,
+            second: sod % 60,
+            millisecond: i64::from(self.nanos / 1_000_000),
+        }
+    }
+
+    /// Go's `time.RFC3339Nano` rendering in UTC (`string(timestamp)`).
+    pub fn to_rfc3339(self) -> String {
+        let c = self.civil(0);
+        let mut s = format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            c.year, c.month, c.day, c.hour, c.minute, c.second
+        );
+        if self.nanos != 0 {
+            let frac = format!("{:09}", self.nanos);
+            s.push('.');
+            s.push_str(frac.trim_end_matches('0'));
+        }
+        s.push('Z');
+        s
+    }
+}
+
+impl Duration {
+    /// cel-go's `string(duration)`: seconds in the shortest decimal form, then `s`.
+    pub fn to_cel_string(self) -> String {
+        let secs = self.nanos as f64 / 1e9;
+        format!("{secs}s")
+    }
+}
+
+/// Go's `time.Parse(time.RFC3339, s)`, which CEL's `timestamp(string)` uses: a zone is required.
+pub fn parse_rfc3339(s: &str) -> Option<Timestamp> {
+    let zoned = s.ends_with(['Z', 'z']) || {
+        let b = s.as_bytes();
+        b.len() > 6 && matches!(b[b.len() - 6], b'+' | b'-') && b[b.len() - 3] == b':'
+    };
+    if !zoned || s.is_empty() {
+        return None;
+    }
+    parse_date_time(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,4 +3,4 @@
 use super::functions::Function;
 
 /// Every table [`super::functions::lookup`] searches.
-pub(crate) const TABLES: &[&[Function]] = &[];
+pub(crate) const TABLES: &[&[Function]] = &[super::stdlib::FUNCTIONS];
