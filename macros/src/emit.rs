@@ -364,6 +364,13 @@ pub fn emit(cont: &Container) -> TokenStream {
             .push(syn::parse_quote!(#p::schemars::JsonSchema));
     }
     let (bounded_impl, _, _) = bounded.split_for_impl();
+    // Validation serializes the value (serde) and caches the compiled rules per type.
+    let mut validate_where = where_clause
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(where));
+    validate_where
+        .predicates
+        .push(syn::parse_quote!(Self: #p::Serialize + 'static));
 
     let container_deco = decoration_tokens(&cont.cel.rules, &cont.cel.schema, &p);
     let container_checks = if generics.params.is_empty() {
@@ -519,7 +526,7 @@ pub fn emit(cont: &Container) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl #bounded_impl #p::CelValidate for #ident #ty_generics #where_clause {
+            impl #bounded_impl #p::CelValidate for #ident #ty_generics #validate_where {
                 fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
                     #p::validate(self, #name)
                 }
@@ -584,11 +591,11 @@ fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> To
         #[automatically_derived]
         impl #p::CelValidate for #root {
             fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
-                #p::validate(self, #root_name)
+                #p::validate_resource(self, #root_name)
             }
 
             fn validate_update(&self, old: &Self) -> #p::Result<(), #p::ValidationErrors> {
-                #p::validate_update(self, old, #root_name)
+                #p::validate_resource_update(self, old, #root_name)
             }
         }
     }

@@ -7,6 +7,7 @@ pub mod functions;
 pub mod interp;
 pub mod library;
 pub mod lists;
+pub mod node;
 pub mod stdlib;
 pub mod time;
 pub mod value;

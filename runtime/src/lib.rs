@@ -30,7 +30,9 @@ pub mod rule_fields {
 }
 
 pub use crate::model::CelSchema;
-pub use crate::validate::{BadValue, CelValidate, ErrorType, FieldError, ValidationErrors};
+pub use crate::validate::{
+    BadValue, CelValidate, ErrorType, FieldError, Options, Outcome, ValidationErrors, Validator,
+};
 
 /// Derives `schemars::JsonSchema` (with `x-kubernetes-validations`), [`CelSchema`] and
 /// [`CelValidate`]. See the [crate documentation](crate) for the attributes.

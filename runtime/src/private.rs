@@ -8,10 +8,16 @@ pub use crate::validate::{CelValidate, ValidationErrors};
 pub use ::core::option::Option::{None, Some};
 pub use ::core::result::Result;
 pub use schemars;
+pub use serde::Serialize;
 pub use std::borrow::Cow;
 
 use schemars::transform::Transform;
 use serde_json::Value;
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
+
+use crate::validate::{BadValue, ErrorType, FieldError, Options, Validator};
 
 /// `#[schemars(transform = Decorate(&DECORATION))]` on a field of the derive's shadow struct:
 /// writes what `#[cel(..)]` says into the field's schema node.
@@ -92,21 +98,83 @@ fn sets_to_list_type(obj: &mut serde_json::Map<String, Value>) {
     }
 }
 
+/// The compiled validator of a type, built on first use and kept for the life of the process.
+fn validator_of<T: CelSchema + ?Sized + 'static>(resource_root: bool) -> Arc<Validator> {
+    static CACHE: OnceLock<RwLock<HashMap<TypeId, Arc<Validator>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(v) = cache
+        .read()
+        .ok()
+        .and_then(|c| c.get(&TypeId::of::<T>()).cloned())
+    {
+        return v;
+    }
+    let v = Arc::new(Validator::from_model(&T::MODEL, resource_root));
+    if let Ok(mut c) = cache.write() {
+        c.entry(TypeId::of::<T>()).or_insert_with(|| v.clone());
+    }
+    v
+}
+
+fn run<T: CelSchema + Serialize + ?Sized + 'static>(
+    value: &T,
+    old: Option<&T>,
+    type_name: &str,
+    resource_root: bool,
+) -> Result<(), ValidationErrors> {
+    let to_json = |v: &T| {
+        serde_json::to_value(v).map_err(|e| ValidationErrors {
+            errors: vec![FieldError {
+                kind: ErrorType::InternalError,
+                path: "<nil>".into(),
+                value: BadValue::Omitted,
+                detail: format!("`{type_name}` could not be serialized for validation: {e}"),
+            }],
+        })
+    };
+    let new = to_json(value)?;
+    let old = old.map(to_json).transpose()?;
+    let v = validator_of::<T>(resource_root);
+    let out = v.validate(&new, old.as_ref(), &Options::default());
+    if out.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(out.errors)
+    }
+}
+
 /// The body of every derived `CelValidate::validate`.
-pub fn validate<T: CelSchema + ?Sized>(
-    _value: &T,
+pub fn validate<T: CelSchema + Serialize + ?Sized + 'static>(
+    value: &T,
     type_name: &str,
 ) -> Result<(), ValidationErrors> {
-    Err(ValidationErrors::not_implemented(type_name))
+    run(value, None, type_name, false)
 }
 
 /// The body of every derived `CelValidate::validate_update`.
-pub fn validate_update<T: CelSchema + ?Sized>(
-    _value: &T,
-    _old: &T,
+pub fn validate_update<T: CelSchema + Serialize + ?Sized + 'static>(
+    value: &T,
+    old: &T,
     type_name: &str,
 ) -> Result<(), ValidationErrors> {
-    Err(ValidationErrors::not_implemented(type_name))
+    run(value, Some(old), type_name, false)
+}
+
+/// `CelValidate::validate` of a kube root type (a resource root).
+pub fn validate_resource<T: CelSchema + Serialize + ?Sized + 'static>(
+    value: &T,
+    type_name: &str,
+) -> Result<(), ValidationErrors> {
+    run(value, None, type_name, true)
+}
+
+/// `CelValidate::validate_update` of a kube root type.
+pub fn validate_resource_update<T: CelSchema + Serialize + ?Sized + 'static>(
+    value: &T,
+    old: &T,
+    type_name: &str,
+) -> Result<(), ValidationErrors> {
+    run(value, Some(old), type_name, true)
 }
 
 /// Const check behind `list_map_keys`: every key must be a property of the list's items.

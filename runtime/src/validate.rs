@@ -2,6 +2,13 @@
 
 use std::fmt;
 
+mod validator;
+mod walk;
+
+pub use validator::{
+    CompiledRule, ManifestError, Options, Outcome, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Validator,
+};
+
 /// A type whose values can be validated against its CRD rules, as the apiserver would.
 ///
 /// `#[derive(CelValidate)]` implements it for the spec types it is derived on and, for a
@@ -115,7 +122,7 @@ fn write_value(f: &mut fmt::Formatter<'_>, v: &serde_json::Value) -> fmt::Result
 
 /// Go's `strconv.Quote`: printable characters as they are, `"` and `\` escaped, control
 /// characters as `\n`, `\t`, `\x..` or `\u....`.
-fn write_go_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+pub(crate) fn write_go_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
     f.write_str("\"")?;
     for c in s.chars() {
         match c {
@@ -193,19 +200,33 @@ impl fmt::Display for ValidationErrors {
 impl std::error::Error for ValidationErrors {}
 
 impl ValidationErrors {
-    /// The error every validation returns until the evaluation stage exists: never "valid".
-    pub(crate) fn not_implemented(type_name: &str) -> Self {
-        ValidationErrors {
-            errors: vec![FieldError {
-                kind: ErrorType::InternalError,
-                path: "<root>".into(),
-                value: BadValue::Omitted,
-                detail: format!(
-                    "crd-cel {} cannot evaluate CEL rules yet, so `{type_name}` was not validated",
-                    env!("CARGO_PKG_VERSION")
-                ),
-            }],
+    /// Whether there are no errors.
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The message of the apiserver's `Invalid` status for a resource:
+    /// `Kind.group "name" is invalid: [errors]` (the errors as [`ValidationErrors`] prints them).
+    pub fn status_message(&self, kind: &str, group: &str, name: &str) -> String {
+        let qualified = if group.is_empty() {
+            kind.to_owned()
+        } else {
+            format!("{kind}.{group}")
+        };
+        let mut out = format!("{qualified} {} is invalid", GoQuoted(name));
+        if !self.errors.is_empty() {
+            out.push_str(": ");
+            out.push_str(&self.to_string());
         }
+        out
+    }
+}
+
+struct GoQuoted<'a>(&'a str);
+
+impl fmt::Display for GoQuoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_go_quoted(f, self.0)
     }
 }
 

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::error::EvalError;
+use super::node::{SchemaNode, StringFormat};
 use super::time::{parse_data_duration, parse_date, parse_date_time};
-use super::value::{Key, List, ListKind, Map, Value};
-use crate::model::{ListType, Schema, Type};
+use super::value::{Key, List, Map, Value};
+use crate::model::Type;
 
 fn err(message: String) -> Value {
     Value::Error(Arc::new(EvalError::new(message)))
@@ -32,7 +33,7 @@ fn go_type(v: &Json) -> &'static str {
 /// The value of `data` under `schema`. `resource` says whether the node is a resource root (the
 /// CR root or an embedded resource), which adds the implicit `apiVersion`, `kind` and
 /// `metadata` (`name`, `generateName`) properties.
-pub fn to_value(data: &Json, schema: &Schema<'_>, resource: bool) -> Value {
+pub fn to_value(data: &Json, schema: &SchemaNode, resource: bool) -> Value {
     if data.is_null() {
         return if schema.nullable {
             Value::Null
@@ -57,31 +58,31 @@ pub fn to_value(data: &Json, schema: &Schema<'_>, resource: bool) -> Value {
                 return err(format!("invalid data, expected string, got {}", go_type(data)));
             };
             match schema.format {
-                Some("duration") => match parse_data_duration(s) {
+                StringFormat::Duration => match parse_data_duration(s) {
                     Some(d) => Value::Duration(d),
                     None => err(format!(
                         "Invalid duration {s}: unable to parse {s} as duration"
                     )),
                 },
-                Some("date") => match parse_date(s) {
+                StringFormat::Date => match parse_date(s) {
                     Some(t) => Value::Timestamp(t),
                     None => err(format!(
                         "Invalid date formatted string {s}: parsing time {s:?} as \"2006-01-02\": cannot parse {s:?} as \"2006\""
                     )),
                 },
-                Some("date-time") => match parse_date_time(s) {
+                StringFormat::DateTime => match parse_date_time(s) {
                     Some(t) => Value::Timestamp(t),
                     None => err(format!(
                         "Invalid date-time formatted string {s}: parsing time {s:?} as \"2006-01-02T15:04:05Z07:00\": cannot parse {s:?} as \"2006\""
                     )),
                 },
-                Some("byte") => match base64_url(s) {
+                StringFormat::Byte => match base64_url(s) {
                     Some(b) => Value::Bytes(b.into()),
                     None => err(format!(
                         "Invalid byte formatted string {s}: illegal base64 data at input byte 0"
                     )),
                 },
-                _ => Value::string(s.as_str()),
+                StringFormat::Plain => Value::string(s.as_str()),
             }
         }
         Type::Number => match data {
@@ -104,31 +105,35 @@ pub fn to_value(data: &Json, schema: &Schema<'_>, resource: bool) -> Value {
     }
 }
 
-const STRING: Schema<'static> = Schema::of(Type::String);
-
-/// The schema of property `name` of an object node, with a resource root's implicit ones.
-fn property_schema<'a>(schema: &Schema<'a>, resource: bool, name: &str) -> Option<Schema<'a>> {
+/// Whether `name` is a property of the node, counting a resource root's implicit ones.
+fn property_schema<'a>(schema: &'a SchemaNode, resource: bool, name: &str) -> Option<Implicit<'a>> {
     if let Some(p) = schema.property(name) {
-        return Some(*p.schema);
+        return Some(Implicit::Declared(p));
     }
     if resource {
         match name {
-            "apiVersion" | "kind" => return Some(STRING),
-            "metadata" => return Some(Schema::of(Type::Object)),
+            "apiVersion" | "kind" => return Some(Implicit::String),
+            "metadata" => return Some(Implicit::Metadata),
             _ => {}
         }
     }
     None
 }
 
-fn object(data: &Json, schema: &Schema<'_>, resource: bool) -> Value {
+/// A property's schema: declared, or one a resource root adds.
+enum Implicit<'a> {
+    Declared(&'a SchemaNode),
+    String,
+    Metadata,
+}
+
+fn object(data: &Json, schema: &SchemaNode, resource: bool) -> Value {
     let Json::Object(raw) = data else {
         return err("invalid data, expected a map for the provided schema with type=object".into());
     };
-    let has_properties = !schema.properties.is_empty() || !schema.flatten.is_empty();
-    if !has_properties
+    if schema.properties.is_empty()
         && !resource
-        && let Some(values) = schema.additional_properties
+        && let Some(values) = &schema.additional_properties
     {
         // A map: null values are present (as null or an error value).
         let entries = raw
@@ -142,10 +147,13 @@ fn object(data: &Json, schema: &Schema<'_>, resource: bool) -> Value {
     for (k, v) in raw {
         match property_schema(schema, resource, k) {
             Some(s) if !v.is_null() => {
-                let child = if resource && k == "metadata" && schema.property(k).is_none() {
-                    metadata(v)
-                } else {
-                    to_value(v, &s, false)
+                let child = match s {
+                    Implicit::Declared(s) => to_value(v, s, s.embedded_resource),
+                    Implicit::String => match v {
+                        Json::String(s) => Value::string(s.as_str()),
+                        _ => err(format!("invalid data, expected string, got {}", go_type(v))),
+                    },
+                    Implicit::Metadata => metadata(v),
                 };
                 entries.push((Key::String(k.as_str().into()), child));
             }
@@ -166,7 +174,11 @@ fn metadata(data: &Json) -> Value {
     let mut unknown = Vec::new();
     for (k, v) in raw {
         if (k == "name" || k == "generateName") && !v.is_null() {
-            entries.push((Key::String(k.as_str().into()), to_value(v, &STRING, false)));
+            let name = match v {
+                Json::String(s) => Value::string(s.as_str()),
+                _ => err(format!("invalid data, expected string, got {}", go_type(v))),
+            };
+            entries.push((Key::String(k.as_str().into()), name));
         } else if !v.is_null() {
             unknown.push((Arc::from(k.as_str()), Arc::new(v.clone())));
         }
@@ -175,27 +187,23 @@ fn metadata(data: &Json) -> Value {
     Value::Map(Arc::new(Map::object(entries, hidden, unknown)))
 }
 
-fn array(data: &Json, schema: &Schema<'_>) -> Value {
+fn array(data: &Json, schema: &SchemaNode) -> Value {
     let Json::Array(raw) = data else {
         return err(
             "invalid data, expected an array for the provided schema with type=array".into(),
         );
     };
-    let Some(items) = schema.items else {
+    let Some(items) = &schema.items else {
         return err("invalid array type, expected Items with a non-empty Schema".into());
-    };
-    let kind = match schema.list_type {
-        None | Some(ListType::Atomic) => ListKind::Plain,
-        Some(ListType::Set) => ListKind::Set,
-        Some(ListType::Map) => {
-            ListKind::Map(schema.list_map_keys.iter().map(|k| Arc::from(*k)).collect())
-        }
     };
     let items = raw
         .iter()
         .map(|v| to_value(v, items, items.embedded_resource))
         .collect();
-    Value::List(Arc::new(List { items, kind }))
+    Value::List(Arc::new(List {
+        items,
+        kind: schema.list_kind.clone(),
+    }))
 }
 
 /// Base64 with the URL-safe alphabet and padding (`base64.URLEncoding`, what kube-openapi's
@@ -252,8 +260,8 @@ mod tests {
 
     #[test]
     fn integers_and_numbers_follow_the_schema_not_the_json() {
-        let int = Schema::of(Type::Integer);
-        let num = Schema::of(Type::Number);
+        let int = SchemaNode::of(Type::Integer);
+        let num = SchemaNode::of(Type::Number);
         assert!(matches!(to_value(&json!(3), &int, false), Value::Int(3)));
         assert!(matches!(to_value(&json!(3), &num, false), Value::Double(d) if d == 3.0));
         let e = to_value(&json!(1.5), &int, false);
@@ -270,16 +278,16 @@ mod tests {
 
     #[test]
     fn objects_hide_null_and_unknown_fields_but_count_them() {
-        const A: Schema<'static> = Schema::of(Type::String);
+        const A: crate::model::Schema<'static> = crate::model::Schema::of(Type::String);
         const PROPS: [crate::model::Property<'static>; 1] = [crate::model::Property {
             name: "a",
             required: false,
             schema: &A,
         }];
-        let s = Schema {
+        let s = SchemaNode::from_model(&crate::model::Schema {
             properties: &PROPS,
-            ..Schema::of(Type::Object)
-        };
+            ..crate::model::Schema::of(Type::Object)
+        });
         let Value::Map(m) = to_value(&json!({"a": null, "b": 1}), &s, false) else {
             panic!("an object")
         };

@@ -370,6 +370,13 @@ impl Planner<'_, '_> {
                 field,
                 test,
             } => {
+                // `google.protobuf.Duration`: a qualified type name, not a field selection.
+                if !test
+                    && let Some(name) = self.qualified_name(i)
+                    && TYPE_NAMES.contains(&name.as_str())
+                {
+                    return Ok(self.push(Op::Const(Value::Type(name.into()))));
+                }
                 let op = self.plan(operand)?;
                 let raw: Arc<str> = self.text(field).into();
                 let qual = Qual {
@@ -469,6 +476,26 @@ impl Planner<'_, '_> {
                     accu: base + 2,
                 }))
             }
+        }
+    }
+
+    /// The dotted name a chain of selections on a non-variable identifier spells.
+    fn qualified_name(&self, i: u32) -> Option<String> {
+        match self.ast.node(i).expr {
+            Expr::Ident(s) => {
+                let name = self.text(s);
+                (name != "self" && name != "oldSelf").then(|| name.to_owned())
+            }
+            Expr::Select {
+                operand,
+                field,
+                test: false,
+            } => Some(format!(
+                "{}.{}",
+                self.qualified_name(operand)?,
+                self.text(field)
+            )),
+            _ => None,
         }
     }
 

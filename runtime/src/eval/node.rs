@@ -1,0 +1,133 @@
+//! The owned schema tree that conversion and validation walk: what a node's data means
+//! (type, format, list type, properties) and, once a validator is built, the node's compiled
+//! rules. Built once per type (typed path) or per CRD version (manifest path), from the model.
+
+use std::sync::Arc;
+
+use super::value::ListKind;
+use crate::model::{ListType, MapType, Schema, Type};
+
+/// How a string node's data is read (CEL-SEMANTICS 5.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StringFormat {
+    /// A plain string.
+    Plain,
+    /// `format: duration`.
+    Duration,
+    /// `format: date`.
+    Date,
+    /// `format: date-time`.
+    DateTime,
+    /// `format: byte`.
+    Byte,
+}
+
+/// One schema node.
+#[derive(Debug)]
+pub struct SchemaNode {
+    /// `type`.
+    pub ty: Type,
+    /// The string format that changes the CEL value.
+    pub format: StringFormat,
+    /// `nullable: true`.
+    pub nullable: bool,
+    /// `x-kubernetes-int-or-string`.
+    pub int_or_string: bool,
+    /// `x-kubernetes-preserve-unknown-fields`.
+    pub preserve_unknown_fields: bool,
+    /// `x-kubernetes-embedded-resource`.
+    pub embedded_resource: bool,
+    /// Declared properties (flattened ones merged), in declaration order.
+    pub properties: Vec<(Arc<str>, SchemaNode)>,
+    /// `items`.
+    pub items: Option<Box<SchemaNode>>,
+    /// `additionalProperties`.
+    pub additional_properties: Option<Box<SchemaNode>>,
+    /// The list semantics of an array node.
+    pub list_kind: ListKind,
+    /// `x-kubernetes-map-type`.
+    pub map_type: Option<MapType>,
+    /// The compiled rules of this node (filled by the validator).
+    pub rules: Vec<crate::validate::CompiledRule>,
+    /// Whether this node or a descendant has rules (the walker skips subtrees without).
+    pub rules_below: bool,
+}
+
+impl SchemaNode {
+    /// The tree of a model, without rules.
+    pub fn from_model(schema: &Schema<'_>) -> SchemaNode {
+        SchemaNode::from_model_with(schema, false, &mut |_, _, _| {})
+    }
+
+    /// The tree of a model; `visit` sees every node after its children, with its model and
+    /// whether it is a resource root (to attach rules), and `rules_below` is computed after.
+    pub fn from_model_with(
+        schema: &Schema<'_>,
+        resource: bool,
+        visit: &mut dyn FnMut(&Schema<'_>, bool, &mut SchemaNode),
+    ) -> SchemaNode {
+        let mut properties = Vec::new();
+        schema.for_each_property(&mut |p| {
+            let child = SchemaNode::from_model_with(p.schema, p.schema.embedded_resource, visit);
+            properties.push((Arc::from(p.name), child));
+        });
+        let mut node = SchemaNode {
+            ty: schema.ty,
+            format: match (schema.ty, schema.format) {
+                (Type::String, Some("duration")) => StringFormat::Duration,
+                (Type::String, Some("date")) => StringFormat::Date,
+                (Type::String, Some("date-time")) => StringFormat::DateTime,
+                (Type::String, Some("byte")) => StringFormat::Byte,
+                _ => StringFormat::Plain,
+            },
+            nullable: schema.nullable,
+            int_or_string: schema.int_or_string,
+            preserve_unknown_fields: schema.preserve_unknown_fields,
+            embedded_resource: schema.embedded_resource,
+            properties,
+            items: schema
+                .items
+                .map(|i| Box::new(SchemaNode::from_model_with(i, i.embedded_resource, visit))),
+            additional_properties: schema
+                .additional_properties
+                .map(|a| Box::new(SchemaNode::from_model_with(a, a.embedded_resource, visit))),
+            list_kind: match schema.list_type {
+                None | Some(ListType::Atomic) => ListKind::Plain,
+                Some(ListType::Set) => ListKind::Set,
+                Some(ListType::Map) => {
+                    ListKind::Map(schema.list_map_keys.iter().map(|k| Arc::from(*k)).collect())
+                }
+            },
+            map_type: schema.map_type,
+            rules: Vec::new(),
+            rules_below: false,
+        };
+        visit(schema, resource, &mut node);
+        node.rules_below = !node.rules.is_empty()
+            || node.properties.iter().any(|(_, p)| p.rules_below)
+            || node.items.as_ref().is_some_and(|i| i.rules_below)
+            || node
+                .additional_properties
+                .as_ref()
+                .is_some_and(|a| a.rules_below);
+        node
+    }
+
+    /// A node of a type and nothing else.
+    pub fn of(ty: Type) -> SchemaNode {
+        SchemaNode::from_model(&Schema::of(ty))
+    }
+
+    /// The declared property `name`.
+    pub fn property(&self, name: &str) -> Option<&SchemaNode> {
+        self.properties
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, s)| s)
+    }
+
+    /// The schema `type` as the apiserver prints it in errors (`""` without a type).
+    pub fn type_name(&self) -> &'static str {
+        self.ty.as_openapi().unwrap_or("")
+    }
+}

@@ -1,0 +1,313 @@
+//! [`Validator`]: the rules of one schema compiled once, and validation of objects against them
+//! with the apiserver's verdicts, messages and budget.
+
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use super::ValidationErrors;
+use super::walk::{Old, Path, Walk};
+use crate::check::{Node, Target, check_source};
+use crate::eval::convert::to_value;
+use crate::eval::interp::Program;
+use crate::eval::node::SchemaNode;
+use crate::model::{Reason, Schema};
+use crate::schema::{OwnedSchema, SchemaArena, SchemaError};
+
+/// The runtime cost budget for validating one object (`RuntimeCELCostBudget`).
+pub const RUNTIME_COST_BUDGET: i64 = 10_000_000;
+
+/// The runtime cost limit of one evaluation of one expression (`PerCallLimit`).
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+
+/// The compatibility version of the apiserver's stored-expressions environment, which runtime
+/// validation uses (CEL-SEMANTICS 6.3): every library at its newest version.
+const STORED_COMPAT: u8 = 37;
+
+/// One `x-kubernetes-validations` entry, compiled.
+#[derive(Debug)]
+pub struct CompiledRule {
+    /// `rule`.
+    pub rule: Arc<str>,
+    /// `message`.
+    pub message: Option<Arc<str>>,
+    /// `messageExpression`.
+    pub message_expression: Option<Arc<str>>,
+    /// The normalized `fieldPath` (`a.b[k]`), appended to the node's path on failure.
+    pub field_path: Option<String>,
+    /// `reason`.
+    pub reason: Option<Reason>,
+    /// `optionalOldSelf: true`.
+    pub optional_old_self: bool,
+    /// The program, or the compile error the apiserver would report for it.
+    pub(crate) program: Result<Program, String>,
+    /// The messageExpression's program (a failed one falls back to `message`).
+    pub(crate) message_program: Option<Result<Program, String>>,
+}
+
+impl CompiledRule {
+    /// What error texts name the rule by: the trimmed message if set, else the trimmed rule.
+    pub(crate) fn shown(&self) -> &str {
+        match &self.message {
+            Some(m) => m.trim(),
+            None => self.rule.trim(),
+        }
+    }
+}
+
+/// How one validation runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The field path of the schema root: `None` is the apiserver's nil path (errors on the root
+    /// print `<nil>`, children print from the first property: `spec.replicas`).
+    pub root_path: Option<String>,
+    /// The runtime budget shared by every rule of the object.
+    pub budget: i64,
+    /// The runtime cost limit of each evaluation.
+    pub per_call_limit: u64,
+    /// CRDValidationRatcheting (on, and locked on, since Kubernetes 1.33): on update, errors of
+    /// rules on unchanged nodes become warnings.
+    pub ratcheting: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            root_path: None,
+            budget: RUNTIME_COST_BUDGET,
+            per_call_limit: PER_CALL_LIMIT,
+            ratcheting: true,
+        }
+    }
+}
+
+/// What one validation found.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// The errors, in the order found (a node's own rules before its children's).
+    pub errors: ValidationErrors,
+    /// Errors that ratcheting turned into warnings (their text).
+    pub warnings: Vec<String>,
+    /// The budget left (`-1` once it ran out).
+    pub remaining_budget: i64,
+}
+
+impl Outcome {
+    /// Whether the object is valid.
+    pub fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+/// Why a validator could not be built from a CRD manifest.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ManifestError {
+    /// The document is not a `CustomResourceDefinition`.
+    #[error("not a CustomResourceDefinition: {0}")]
+    NotACrd(String),
+    /// The requested version is not in the CRD.
+    #[error("the CRD has no version {version:?} (it has: {available})")]
+    UnknownVersion {
+        /// The version asked for.
+        version: String,
+        /// The versions it has.
+        available: String,
+    },
+    /// The version has no `openAPIV3Schema`.
+    #[error("version {0:?} of the CRD has no schema.openAPIV3Schema")]
+    NoSchema(String),
+    /// The schema cannot be read.
+    #[error("{0}")]
+    Schema(#[from] SchemaError),
+}
+
+/// The compiled rules of one schema, ready to validate any number of objects.
+///
+/// Build it once (per type, or per CRD version) and reuse it: every rule and messageExpression is
+/// parsed, checked and planned here, never per object.
+#[derive(Debug)]
+pub struct Validator {
+    root: SchemaNode,
+    resource_root: bool,
+}
+
+impl Validator {
+    /// A validator for a model whose rules were checked at `cargo build` (the derive's path).
+    pub fn from_model(schema: &Schema<'_>, resource_root: bool) -> Validator {
+        Validator::build(schema, resource_root, false)
+    }
+
+    /// A validator for a structural schema in JSON (an `openAPIV3Schema`): its rules are checked
+    /// as the apiserver's stored-expressions environment checks them, and one that fails is
+    /// reported when an object is validated, as the apiserver does (`rule compile error`).
+    pub fn from_schema_json(schema: &Json, resource_root: bool) -> Result<Validator, SchemaError> {
+        let owned = OwnedSchema::from_json(schema)?;
+        let arena = SchemaArena::new();
+        let model = owned.with_model(&arena);
+        Ok(Validator::build(model, resource_root, true))
+    }
+
+    /// A validator for one version of a CRD manifest (`version: None` picks the storage version,
+    /// else the first). The root is a resource root.
+    pub fn from_crd(crd: &Json, version: Option<&str>) -> Result<Validator, ManifestError> {
+        let kind = crd.get("kind").and_then(Json::as_str).unwrap_or_default();
+        if kind != "CustomResourceDefinition" {
+            return Err(ManifestError::NotACrd(if kind.is_empty() {
+                "it has no kind".into()
+            } else {
+                format!("its kind is {kind}")
+            }));
+        }
+        let spec = crd.get("spec");
+        let versions = spec
+            .and_then(|s| s.get("versions"))
+            .and_then(Json::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let name_of = |v: &Json| {
+            v.get("name")
+                .and_then(Json::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let chosen = match version {
+            Some(want) => versions
+                .iter()
+                .find(|v| name_of(v) == want)
+                .ok_or_else(|| ManifestError::UnknownVersion {
+                    version: want.to_owned(),
+                    available: versions.iter().map(name_of).collect::<Vec<_>>().join(", "),
+                })?,
+            None => versions
+                .iter()
+                .find(|v| v.get("storage").and_then(Json::as_bool) == Some(true))
+                .or_else(|| versions.first())
+                .ok_or_else(|| ManifestError::NotACrd("spec.versions is empty".into()))?,
+        };
+        let schema = chosen
+            .pointer("/schema/openAPIV3Schema")
+            .or_else(|| spec.and_then(|s| s.pointer("/validation/openAPIV3Schema")))
+            .ok_or_else(|| ManifestError::NoSchema(name_of(chosen)))?;
+        Ok(Validator::from_schema_json(schema, true)?)
+    }
+
+    fn build(schema: &Schema<'_>, resource_root: bool, check: bool) -> Validator {
+        let root = SchemaNode::from_model_with(schema, resource_root, &mut |s, resource, node| {
+            node.rules = s
+                .validations
+                .to_vec()
+                .into_iter()
+                .map(|r| compile_rule(&r, s, resource, check))
+                .collect();
+        });
+        Validator {
+            root,
+            resource_root,
+        }
+    }
+
+    /// Validates `object` (create), or an update from `old`, with the apiserver's semantics.
+    pub fn validate(&self, object: &Json, old: Option<&Json>, opts: &Options) -> Outcome {
+        let value = to_value(object, &self.root, self.resource_root);
+        let old_value = old.map(|o| to_value(o, &self.root, self.resource_root));
+        let mut walk = Walk {
+            opts,
+            remaining: opts.budget,
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            stopped: false,
+            ratcheting: opts.ratcheting && old.is_some(),
+        };
+        let old_pair = match (old, &old_value) {
+            (Some(raw), Some(value)) if !raw.is_null() => Some(Old { raw, value }),
+            _ => None,
+        };
+        walk.node(
+            &self.root,
+            &Path::root(opts.root_path.as_deref()),
+            object,
+            &value,
+            old_pair,
+            false,
+            true,
+            false,
+        );
+        Outcome {
+            errors: ValidationErrors {
+                errors: walk.errors,
+            },
+            warnings: walk.warnings,
+            remaining_budget: walk.remaining,
+        }
+    }
+
+    /// [`Validator::validate`] with the default options, as `Result`.
+    pub fn check(&self, object: &Json, old: Option<&Json>) -> Result<(), ValidationErrors> {
+        let out = self.validate(object, old, &Options::default());
+        if out.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(out.errors)
+        }
+    }
+}
+
+fn compile_expression(
+    source: &str,
+    target: Target,
+    schema: &Schema<'_>,
+    resource: bool,
+    optional_old_self: bool,
+    check: bool,
+) -> Result<Program, String> {
+    if check {
+        let node = Node {
+            schema,
+            resource_root: resource,
+            optional_old_self,
+            compat: STORED_COMPAT,
+            type_name: "selfType<N>",
+        };
+        check_source(source, target, &node).map_err(|e| e.to_string())?;
+    }
+    Program::compile(source).map_err(|e| e.to_string())
+}
+
+fn compile_rule(
+    r: &crate::model::Rule<'_>,
+    schema: &Schema<'_>,
+    resource: bool,
+    check: bool,
+) -> CompiledRule {
+    let optional_old_self = r.optional_old_self == Some(true);
+    let field_path = r.field_path.map(|fp| {
+        crate::field_path::normalize_field_path(schema, fp)
+            .unwrap_or_else(|_| fp.trim_start_matches('.').to_owned())
+    });
+    CompiledRule {
+        rule: r.rule.into(),
+        message: r.message.map(Arc::from),
+        message_expression: r.message_expression.map(Arc::from),
+        field_path,
+        reason: r.reason,
+        optional_old_self,
+        program: compile_expression(
+            r.rule,
+            Target::Rule,
+            schema,
+            resource,
+            optional_old_self,
+            check,
+        ),
+        message_program: r.message_expression.map(|m| {
+            compile_expression(
+                m,
+                Target::MessageExpression,
+                schema,
+                resource,
+                optional_old_self,
+                check,
+            )
+        }),
+    }
+}

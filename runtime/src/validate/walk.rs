@@ -1,0 +1,451 @@
+//! Walking an object with its schema tree as the apiserver's `cel.Validator` does
+//! (CEL-SEMANTICS 5.2, 5.7 to 5.11): each node's rules in order, then its children; transition
+//! rules with the correlated old value; the shared runtime budget; the apiserver's errors; and
+//! ratcheting of unchanged nodes on update.
+
+use std::collections::HashMap;
+
+use serde_json::Value as Json;
+
+use super::{BadValue, CompiledRule, ErrorType, FieldError, Options};
+use crate::eval::error::ErrorKind;
+use crate::eval::node::SchemaNode;
+use crate::eval::value::{ListKind, Value};
+use crate::model::Reason;
+
+/// `MaxEvaluatedMessageExpressionSizeBytes`.
+const MAX_MESSAGE_BYTES: usize = 5 * 1024;
+
+/// Where a node is: the apiserver's `field.Path` rendering, `None` for the nil root.
+#[derive(Clone)]
+pub(super) struct Path(Option<String>);
+
+impl Path {
+    pub(super) fn root(root: Option<&str>) -> Path {
+        Path(root.map(str::to_owned))
+    }
+
+    fn child(&self, name: &str) -> Path {
+        Path(Some(match &self.0 {
+            None => name.to_owned(),
+            Some(p) => format!("{p}.{name}"),
+        }))
+    }
+
+    fn index(&self, i: &str) -> Path {
+        Path(Some(match &self.0 {
+            None => format!("[{i}]"),
+            Some(p) => format!("{p}[{i}]"),
+        }))
+    }
+
+    fn render(&self) -> String {
+        self.0.clone().unwrap_or_else(|| "<nil>".to_owned())
+    }
+}
+
+/// The old value at a node, when it correlates with the new one.
+#[derive(Clone, Copy)]
+pub(super) struct Old<'o> {
+    pub raw: &'o Json,
+    pub value: &'o Value,
+}
+
+pub(super) struct Walk<'a> {
+    pub opts: &'a Options,
+    pub remaining: i64,
+    pub errors: Vec<FieldError>,
+    pub warnings: Vec<String>,
+    pub stopped: bool,
+    /// Ratcheting is on for this call (an update with `Options::ratcheting`).
+    pub ratcheting: bool,
+}
+
+impl Walk<'_> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn node(
+        &mut self,
+        s: &SchemaNode,
+        path: &Path,
+        raw: &Json,
+        value: &Value,
+        old: Option<Old<'_>>,
+        ancestor_unchanged: bool,
+        at_root: bool,
+        never_ratchet: bool,
+    ) {
+        if self.stopped || raw.is_null() || !s.rules_below {
+            return;
+        }
+        // Ratcheting compares this node with its correlated old value, or else falls back to the
+        // nearest correlatable ancestor (5.9).
+        let unchanged = !never_ratchet
+            && match old {
+                Some(o) => o.raw == raw,
+                None => ancestor_unchanged,
+            };
+        if !s.rules.is_empty() {
+            self.rules(s, path, raw, value, old, unchanged);
+            if self.stopped {
+                return;
+            }
+        }
+        match (s.ty, raw, value) {
+            (crate::model::Type::Array, Json::Array(items), Value::List(list)) => {
+                let Some(item_schema) = s.items.as_deref() else {
+                    return;
+                };
+                if !item_schema.rules_below {
+                    return;
+                }
+                let old_items = old.and_then(|o| match (o.raw, o.value) {
+                    (Json::Array(r), Value::List(l)) => Some((r, l)),
+                    _ => None,
+                });
+                let mut index = OldIndex::default();
+                for (i, (item_raw, item_value)) in items.iter().zip(list.items.iter()).enumerate() {
+                    // Only map-list items correlate, by key (5.7).
+                    let item_old = match (&s.list_kind, old_items) {
+                        (ListKind::Map(keys), Some((old_raw, old_list))) => map_key(item_raw, keys)
+                            .and_then(|k| index.find(&k, old_raw, keys))
+                            .and_then(|j| {
+                                Some(Old {
+                                    raw: old_raw.get(j)?,
+                                    value: old_list.items.get(j)?,
+                                })
+                            }),
+                        _ => None,
+                    };
+                    self.node(
+                        item_schema,
+                        &path.index(&i.to_string()),
+                        item_raw,
+                        item_value,
+                        item_old,
+                        unchanged,
+                        false,
+                        false,
+                    );
+                    if self.stopped {
+                        return;
+                    }
+                }
+            }
+            (crate::model::Type::Object, Json::Object(fields), Value::Map(map)) => {
+                let old_fields = old.and_then(|o| match (o.raw, o.value) {
+                    (Json::Object(r), Value::Map(m)) => Some((r, m)),
+                    _ => None,
+                });
+                if let Some(values) = s.additional_properties.as_deref()
+                    && values.rules_below
+                    && s.properties.is_empty()
+                {
+                    for (k, child_raw) in fields {
+                        let Some(child_value) = map.get_str(k) else {
+                            continue;
+                        };
+                        let child_old = old_fields.and_then(|(r, m)| {
+                            Some(Old {
+                                raw: r.get(k).filter(|v| !v.is_null())?,
+                                value: m.get_str(k)?,
+                            })
+                        });
+                        self.node(
+                            values,
+                            &path.index(k),
+                            child_raw,
+                            child_value,
+                            child_old,
+                            unchanged,
+                            false,
+                            false,
+                        );
+                        if self.stopped {
+                            return;
+                        }
+                    }
+                }
+                for (k, child_raw) in fields {
+                    let Some(child_schema) = s.property(k) else {
+                        continue;
+                    };
+                    if !child_schema.rules_below {
+                        continue;
+                    }
+                    let Some(child_value) = map.get_str(k) else {
+                        continue;
+                    };
+                    let child_old = old_fields.and_then(|(r, m)| {
+                        Some(Old {
+                            raw: r.get(k).filter(|v| !v.is_null())?,
+                            value: m.get_str(k)?,
+                        })
+                    });
+                    // apiVersion and kind right under the root are never ratcheted (5.9).
+                    let type_meta = at_root && (k == "apiVersion" || k == "kind");
+                    self.node(
+                        child_schema,
+                        &path.child(k),
+                        child_raw,
+                        child_value,
+                        child_old,
+                        unchanged,
+                        false,
+                        type_meta,
+                    );
+                    if self.stopped {
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn out_of_budget(&mut self, path: &Path, s: &SchemaNode) {
+        self.errors.push(FieldError {
+            kind: ErrorType::Invalid,
+            path: path.render(),
+            value: BadValue::TypeName(s.type_name()),
+            detail: "validation failed due to running out of cost budget, no further validation rules will be run".into(),
+        });
+        self.remaining = -1;
+        self.stopped = true;
+    }
+
+    fn invalid(&mut self, path: &Path, s: &SchemaNode, detail: String) {
+        self.errors.push(FieldError {
+            kind: ErrorType::Invalid,
+            path: path.render(),
+            value: BadValue::TypeName(s.type_name()),
+            detail,
+        });
+    }
+
+    fn rules(
+        &mut self,
+        s: &SchemaNode,
+        path: &Path,
+        raw: &Json,
+        value: &Value,
+        old: Option<Old<'_>>,
+        unchanged: bool,
+    ) {
+        if self.remaining <= 0 {
+            self.out_of_budget(path, s);
+            return;
+        }
+        for rule in &s.rules {
+            let program = match &rule.program {
+                Ok(p) => p,
+                Err(detail) => {
+                    self.invalid(path, s, format!("rule compile error: {detail}"));
+                    continue;
+                }
+            };
+            let transition = program.uses_old_self();
+            let optional_old = if rule.optional_old_self {
+                Some(match old {
+                    Some(o) => Value::some(o.value.clone()),
+                    None => Value::Optional(None),
+                })
+            } else {
+                None
+            };
+            let old_self = match (&optional_old, old) {
+                (Some(v), _) => Some(v),
+                (None, Some(o)) => Some(o.value),
+                (None, None) => None,
+            };
+            if transition && old_self.is_none() {
+                continue;
+            }
+            let ev = program.eval(value, old_self, self.opts.per_call_limit);
+            if ev.cost > self.remaining.max(0) as u64 {
+                self.out_of_budget(path, s);
+                return;
+            }
+            self.remaining -= ev.cost as i64;
+            let shown = rule.shown();
+            match ev.result {
+                Ok(Value::Bool(true)) => {}
+                Err(e) if e.kind == ErrorKind::NoSuchOverload => self.invalid(
+                    path,
+                    s,
+                    format!("'{e}': call arguments did not match a supported operator, function or macro signature for rule: {shown}"),
+                ),
+                Err(e) if e.kind == ErrorKind::CostLimit => {
+                    self.invalid(
+                        path,
+                        s,
+                        format!("'{e}': no further validation rules will be run due to call cost exceeds limit for rule: {shown}"),
+                    );
+                    self.remaining = -1;
+                    self.stopped = true;
+                    return;
+                }
+                Err(e) => self.invalid(path, s, format!("{e} evaluating rule: {shown}")),
+                Ok(_) => {
+                    self.failure(s, rule, path, raw, value, old_self, unchanged && !transition);
+                    if self.stopped {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A rule that evaluated to false (5.11).
+    #[allow(clippy::too_many_arguments)]
+    fn failure(
+        &mut self,
+        s: &SchemaNode,
+        rule: &CompiledRule,
+        path: &Path,
+        raw: &Json,
+        value: &Value,
+        old_self: Option<&Value>,
+        may_ratchet: bool,
+    ) {
+        let path = match &rule.field_path {
+            Some(fp) => path.child(fp),
+            None => path.clone(),
+        };
+        let mut detail = None;
+        if let Some(Ok(p)) = &rule.message_program {
+            let ev = p.eval(value, old_self, self.opts.per_call_limit);
+            let expr = rule.message_expression.as_deref().unwrap_or_default();
+            if ev.cost > self.remaining.max(0) as u64 {
+                let e = FieldError {
+                    kind: ErrorType::Invalid,
+                    path: path.render(),
+                    value: BadValue::TypeName(s.type_name()),
+                    detail: "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".into(),
+                };
+                self.report(e, may_ratchet);
+                self.remaining = -1;
+                self.stopped = true;
+                return;
+            }
+            self.remaining -= ev.cost as i64;
+            match ev.result {
+                Err(e) if e.kind == ErrorKind::CostLimit => {
+                    let e = FieldError {
+                        kind: ErrorType::Invalid,
+                        path: path.render(),
+                        value: BadValue::TypeName(s.type_name()),
+                        detail: format!(
+                            "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
+                            go_quote(expr)
+                        ),
+                    };
+                    self.report(e, may_ratchet);
+                    self.remaining = -1;
+                    self.stopped = true;
+                    return;
+                }
+                // Soft failures fall back to the message (the apiserver only logs them).
+                Ok(Value::String(m)) => {
+                    let m = m.trim();
+                    if !m.is_empty() && m.len() <= MAX_MESSAGE_BYTES && !m.contains('\n') {
+                        detail = Some(m.to_owned());
+                    }
+                }
+                _ => {}
+            }
+        }
+        let detail = detail.unwrap_or_else(|| match &rule.message {
+            Some(m) => m.trim().to_owned(),
+            None => format!("failed rule: {}", rule.rule.trim()),
+        });
+        let kind = match rule.reason {
+            None | Some(Reason::FieldValueInvalid) => ErrorType::Invalid,
+            Some(Reason::FieldValueForbidden) => ErrorType::Forbidden,
+            Some(Reason::FieldValueRequired) => ErrorType::Required,
+            Some(Reason::FieldValueDuplicate) => ErrorType::Duplicate,
+        };
+        // >= 1.35: objects and arrays omit the value; scalars show it.
+        let compound = matches!(raw, Json::Object(_) | Json::Array(_));
+        let bad = if compound {
+            BadValue::Omitted
+        } else {
+            BadValue::Value(raw.clone())
+        };
+        let e = match kind {
+            ErrorType::Duplicate => FieldError {
+                kind,
+                path: path.render(),
+                value: bad,
+                detail: String::new(),
+            },
+            _ => FieldError {
+                kind,
+                path: path.render(),
+                value: bad,
+                detail,
+            },
+        };
+        self.report(e, may_ratchet);
+    }
+
+    fn report(&mut self, e: FieldError, may_ratchet: bool) {
+        if self.ratcheting && may_ratchet {
+            self.warnings.push(e.to_string());
+        } else {
+            self.errors.push(e);
+        }
+    }
+}
+
+/// Go's `%q`.
+fn go_quote(s: &str) -> String {
+    struct Q<'a>(&'a str);
+    impl std::fmt::Display for Q<'_> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            super::write_go_quoted(f, self.0)
+        }
+    }
+    Q(s).to_string()
+}
+
+/// The correlation key of a map-list item (5.6): the key fields' raw scalar values; `None` when
+/// a key is missing or not a bool, number or string.
+fn map_key(item: &Json, keys: &[std::sync::Arc<str>]) -> Option<String> {
+    let Json::Object(o) = item else {
+        return None;
+    };
+    let mut out = String::new();
+    for k in keys {
+        let part = match o.get(&**k)? {
+            Json::Bool(b) => format!("b{b}"),
+            Json::Number(n) if n.is_i64() => format!("i{n}"),
+            Json::Number(n) => format!("f{}", n.as_f64()?),
+            Json::String(s) => format!("s{s:?}"),
+            _ => return None,
+        };
+        out.push_str(&part);
+        out.push('\0');
+    }
+    Some(out)
+}
+
+/// The old items of a map list by key, built on first use; the first item of a key wins.
+#[derive(Default)]
+struct OldIndex {
+    built: Option<HashMap<String, usize>>,
+}
+
+impl OldIndex {
+    fn find(&mut self, key: &str, old: &[Json], keys: &[std::sync::Arc<str>]) -> Option<usize> {
+        let index = self.built.get_or_insert_with(|| {
+            let mut m = HashMap::new();
+            for (j, item) in old.iter().enumerate() {
+                if let Some(k) = map_key(item, keys) {
+                    m.entry(k).or_insert(j);
+                }
+            }
+            m
+        });
+        index.get(key).copied()
+    }
+}

@@ -1,0 +1,371 @@
+//! Runtime validation (issue 5) against the apiserver: every `runtime`-mode case of the project's
+//! own cases (`tests/cases`, compared with what the oracle recorded for them: result, every error's
+//! field, type and whole message, warnings, runtime cost and remaining budget) and of the
+//! reference vectors (`../shared/reference/vectors`, compared with their `expect`).
+//!
+//! A case that disagrees fails the test unless it is listed, with its reason, in
+//! `tests/runtime-known-differences.txt`; a listed case that starts to agree fails it too, so the
+//! list only shrinks.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crd_cel::validate::{Options, Validator};
+use serde_json::{Value, json};
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn shared_dir() -> PathBuf {
+    match std::env::var_os("CRD_CEL_SHARED") {
+        Some(p) => PathBuf::from(p),
+        None => manifest_dir().join("..").join("..").join("shared"),
+    }
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.extension().is_some_and(|x| x == "json")
+                        && !p.to_string_lossy().ends_with(".expected.json")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// A harness field of the case, else of the vector.
+fn harness<'a>(vector: &'a Value, case: &'a Value, key: &str) -> Option<&'a Value> {
+    case.get("harnessOverride")
+        .and_then(|h| h.get(key))
+        .or_else(|| vector.get("harness").and_then(|h| h.get(key)))
+}
+
+/// Runs one runtime case and renders the result in the oracle's `eval` shape.
+fn run_case(vector: &Value, case: &Value) -> Result<Value, String> {
+    let mut schema = case
+        .get("schema")
+        .or_else(|| vector.get("schema"))
+        .cloned()
+        .ok_or("no schema")?;
+    if let Some(rule) = case.get("rule") {
+        schema["x-kubernetes-validations"] = json!([{ "rule": rule }]);
+    } else if let Some(rules) = case.get("rules") {
+        schema["x-kubernetes-validations"] = rules.clone();
+    }
+    let object = case
+        .get("object")
+        .or_else(|| vector.get("object"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let old = case
+        .get("oldObject")
+        .or_else(|| vector.get("oldObject"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let resource = harness(vector, case, "isResourceRoot").and_then(Value::as_bool) == Some(true);
+    let root = harness(vector, case, "rootPath")
+        .and_then(Value::as_str)
+        .unwrap_or("root");
+    let budget = harness(vector, case, "costBudget")
+        .and_then(Value::as_i64)
+        .unwrap_or(10_000_000);
+    let opts = Options {
+        root_path: (root != "<nil>").then(|| root.to_owned()),
+        budget,
+        per_call_limit: harness(vector, case, "perCallLimit")
+            .and_then(Value::as_u64)
+            .unwrap_or(1_000_000),
+        ratcheting: harness(vector, case, "ratcheting").and_then(Value::as_bool) == Some(true),
+    };
+    let validator = Validator::from_schema_json(&schema, resource).map_err(|e| e.to_string())?;
+    let old = (!old.is_null()).then_some(&old);
+    let out = validator.validate(&object, old, &opts);
+    let errors: Vec<Value> = out
+        .errors
+        .errors
+        .iter()
+        .map(|e| {
+            json!({
+                "field": e.path,
+                "type": e.kind.as_str(),
+                "detail": e.detail,
+                "message": e.to_string(),
+            })
+        })
+        .collect();
+    Ok(json!({
+        "result": if errors.is_empty() { "pass" } else { "error" },
+        "errors": errors,
+        "warnings": out.warnings,
+        "runtimeCost": budget - out.remaining_budget,
+        "remainingBudget": out.remaining_budget,
+    }))
+}
+
+fn strs(v: Option<&Value>) -> Vec<String> {
+    let mut out: Vec<String> = v
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// crd-cel's result against the oracle's recorded one: everything must be equal.
+fn compare_with_oracle(actual: &Value, oracle: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    if actual["result"] != oracle["result"] {
+        out.push(format!(
+            "result {} (oracle {})",
+            actual["result"], oracle["result"]
+        ));
+    }
+    let key = |e: &Value| {
+        format!(
+            "{} | {} | {}",
+            e["field"].as_str().unwrap_or_default(),
+            e["type"].as_str().unwrap_or_default(),
+            e["message"].as_str().unwrap_or_default()
+        )
+    };
+    let mut a: Vec<String> = actual["errors"]
+        .as_array()
+        .map(|v| v.iter().map(key).collect())
+        .unwrap_or_default();
+    let mut o: Vec<String> = oracle
+        .get("errors")
+        .and_then(Value::as_array)
+        .map(|v| v.iter().map(key).collect())
+        .unwrap_or_default();
+    a.sort();
+    o.sort();
+    if a != o {
+        out.push(format!("errors {a:?} (oracle {o:?})"));
+    }
+    if strs(actual.get("warnings")) != strs(oracle.get("warnings")) {
+        out.push(format!(
+            "warnings {:?} (oracle {:?})",
+            strs(actual.get("warnings")),
+            strs(oracle.get("warnings"))
+        ));
+    }
+    for k in ["runtimeCost", "remainingBudget"] {
+        if let Some(want) = oracle.get(k)
+            && actual[k] != *want
+        {
+            out.push(format!("{k} {} (oracle {want})", actual[k]));
+        }
+    }
+    out
+}
+
+/// crd-cel's result against a reference vector's `expect` (README "expect fields").
+fn compare_with_expect(actual: &Value, expect: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(r) = expect.get("result")
+        && actual["result"] != *r
+    {
+        out.push(format!("result {} (expected {r})", actual["result"]));
+    }
+    let mut left: Vec<Value> = actual["errors"].as_array().cloned().unwrap_or_default();
+    for want in expect
+        .get("errors")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+    {
+        let contains = want.get("asserted").and_then(Value::as_str) == Some("contains");
+        let message_contains =
+            want.get("messageAsserted").and_then(Value::as_str) == Some("contains");
+        let ok = |got: &Value| {
+            let s = |k: &str| got[k].as_str().unwrap_or_default().to_owned();
+            want.get("type")
+                .and_then(Value::as_str)
+                .is_none_or(|t| s("type") == t)
+                && want
+                    .get("field")
+                    .and_then(Value::as_str)
+                    .is_none_or(|f| s("field") == f)
+                && want.get("detail").and_then(Value::as_str).is_none_or(|d| {
+                    if contains {
+                        s("detail").contains(d)
+                    } else {
+                        s("detail") == d
+                    }
+                })
+                && want
+                    .get("detailContains")
+                    .and_then(Value::as_str)
+                    .is_none_or(|d| s("detail").contains(d))
+                && want
+                    .get("detailPrefix")
+                    .and_then(Value::as_str)
+                    .is_none_or(|d| s("detail").starts_with(d))
+                && want.get("message").and_then(Value::as_str).is_none_or(|m| {
+                    if message_contains {
+                        s("message").contains(m)
+                    } else {
+                        s("message") == m
+                    }
+                })
+        };
+        match left.iter().position(ok) {
+            Some(i) => {
+                left.remove(i);
+            }
+            None => out.push(format!("missing error {want}")),
+        }
+    }
+    if expect.get("errors").is_some() && !left.is_empty() {
+        out.push(format!("unexpected errors {left:?}"));
+    }
+    if expect.get("warnings").is_some()
+        && strs(actual.get("warnings")) != strs(expect.get("warnings"))
+    {
+        out.push(format!(
+            "warnings {:?} (expected {:?})",
+            strs(actual.get("warnings")),
+            strs(expect.get("warnings"))
+        ));
+    }
+    for k in ["runtimeCost", "remainingBudget"] {
+        if let Some(want) = expect.get(k)
+            && actual[k] != *want
+        {
+            out.push(format!("{k} {} (expected {want})", actual[k]));
+        }
+    }
+    out
+}
+
+fn is_runtime(vector: &Value) -> bool {
+    vector.pointer("/harness/mode").and_then(Value::as_str) == Some("runtime")
+        || vector.get("mode").and_then(Value::as_str) == Some("runtime")
+}
+
+fn known_differences() -> BTreeSet<String> {
+    let path = manifest_dir().join("runtime-known-differences.txt");
+    fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split(" -- ").next())
+        .map(|s| s.trim().to_owned())
+        .collect()
+}
+
+struct Tally {
+    cases: usize,
+    agree: usize,
+    disagreements: Vec<(String, Vec<String>)>,
+}
+
+fn run_set(files: &[PathBuf], with_oracle: bool) -> Tally {
+    let mut t = Tally {
+        cases: 0,
+        agree: 0,
+        disagreements: Vec::new(),
+    };
+    for file in files {
+        let vector = read_json(file);
+        if !is_runtime(&vector) {
+            continue;
+        }
+        let id = vector["id"].as_str().unwrap_or_default().to_owned();
+        let oracle = with_oracle.then(|| read_json(&file.with_extension("expected.json")));
+        for (i, case) in vector["cases"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            let label = case["name"]
+                .as_str()
+                .map(str::to_owned)
+                .or_else(|| case["rule"].as_str().map(str::to_owned))
+                .unwrap_or_else(|| format!("case {i}"));
+            let name = format!("{id} / {label}");
+            t.cases += 1;
+            let mismatches = match run_case(&vector, case) {
+                Err(e) => vec![format!("could not run: {e}")],
+                Ok(actual) => match &oracle {
+                    Some(o) => compare_with_oracle(&actual, &o["cases"][i]),
+                    None => compare_with_expect(&actual, &case["expect"]),
+                },
+            };
+            if mismatches.is_empty() {
+                t.agree += 1;
+            } else {
+                t.disagreements.push((name, mismatches));
+            }
+        }
+    }
+    t
+}
+
+fn report(set: &str, t: &Tally, known: &BTreeSet<String>) -> Vec<String> {
+    println!("{set}: {} of {} runtime cases agree", t.agree, t.cases);
+    let mut failures = Vec::new();
+    for (name, why) in &t.disagreements {
+        let listed = known.contains(name);
+        println!(
+            "  {} {name}\n      {}",
+            if listed { "known" } else { "DIFFERS" },
+            why.join("\n      ")
+        );
+        if !listed {
+            failures.push(name.clone());
+        }
+    }
+    failures
+}
+
+#[test]
+fn runtime_cases_agree_with_the_oracle_and_the_reference_vectors() {
+    let known = known_differences();
+    let own = run_set(&json_files(&manifest_dir().join("cases")), true);
+    assert!(
+        own.cases >= 40,
+        "expected the project's runtime cases, found {}",
+        own.cases
+    );
+    let mut failures = report("tests/cases (vs oracle)", &own, &known);
+    let mut differing: BTreeSet<String> = own.disagreements.iter().map(|d| d.0.clone()).collect();
+    let vectors_dir = shared_dir().join("reference").join("vectors");
+    if vectors_dir.is_dir() {
+        let refs = run_set(&json_files(&vectors_dir), false);
+        failures.extend(report("reference vectors (vs expect)", &refs, &known));
+        differing.extend(refs.disagreements.iter().map(|d| d.0.clone()));
+    } else {
+        println!(
+            "SKIPPED reference vectors: {} is missing (set CRD_CEL_SHARED)",
+            vectors_dir.display()
+        );
+    }
+    let stale: Vec<&String> = known.iter().filter(|k| !differing.contains(*k)).collect();
+    assert!(
+        stale.is_empty(),
+        "listed as known differences but now agree (remove them): {stale:?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "runtime cases that differ: {failures:#?}"
+    );
+}
