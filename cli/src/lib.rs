@@ -7,11 +7,16 @@
 //! apiserver's paths and texts. Exit code 0: every CRD accepted; 1: some rejected; 2: bad
 //! input or usage.
 //!
+//! `crd-cel validate --crd FILE [--version V] [--old FILE] [--subresource status] OBJECT...`
+//! validates custom resources against their CRD's rules as the apiserver's create (update with
+//! `--old`) path does; exit code 0: every object valid; 1: some invalid; 2: bad input.
+//!
 //! The work is in this library ([`run`]); `src/bin/crd-cel.rs` only calls it.
 
 pub mod crd;
 mod gojson;
 pub mod input;
+pub mod validate;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use crd::{CrdReport, DEFAULT_KUBERNETES_MINOR, MIN_KUBERNETES_MINOR, Options};
@@ -43,6 +48,35 @@ enum Command {
     /// Report what the apiserver would say about the CRDs' rules at creation
     /// (`kubectl create -f CRD`): rule field errors, compile errors, oldSelf placement.
     Check(CheckArgs),
+    /// Validate custom resources against their CRD's rules (x-kubernetes-validations) as the
+    /// apiserver does on create, or on update with `--old`. OpenAPI schema checks and
+    /// defaulting are not run (only the CEL rules).
+    Validate(ValidateArgs),
+}
+
+#[derive(Args, Debug)]
+struct ValidateArgs {
+    /// The CRD manifests (YAML or JSON, several documents allowed); each object is checked
+    /// against the CRD of its kind and group.
+    #[arg(long, value_name = "FILE", required = true)]
+    crd: Vec<String>,
+    /// The CRD version to validate with (default: the object's apiVersion).
+    #[arg(long, value_name = "V")]
+    version: Option<String>,
+    /// The stored object: validate an UPDATE from it (transition rules and ratcheting).
+    #[arg(long, value_name = "FILE")]
+    old: Option<String>,
+    /// `status`: validate an update of the status subresource.
+    #[arg(long, value_name = "status", value_parser = ["status"])]
+    subresource: Option<String>,
+    /// Output format: `text` (the apiserver's message per object and a summary) or `json`
+    /// (one JSON object per object document, one per line, as the apiserver oracle's `validate`).
+    #[arg(short, long, value_enum, default_value_t = OutputFormat::Text)]
+    output: OutputFormat,
+    /// Object files (YAML streams or JSON); `-` reads stdin, as does no file when stdin is not
+    /// a terminal.
+    #[arg(value_name = "OBJECT")]
+    objects: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -123,6 +157,156 @@ where
     };
     match cli.command {
         Command::Check(args) => check(args, io),
+        Command::Validate(args) => validate_objects(args, io),
+    }
+}
+
+/// Reads every document of `files`, reporting unreadable ones.
+fn read_documents(files: &[String], io: &mut Io<'_>, bad: &mut Vec<InputError>) -> Vec<Document> {
+    let mut out = Vec::new();
+    for file in files {
+        match input::read_source(file, io.stdin).and_then(|t| input::split_documents(file, &t)) {
+            Ok(docs) if docs.is_empty() => {
+                let e = InputError {
+                    location: file.clone(),
+                    message: "no documents".to_owned(),
+                };
+                let _ = writeln!(io.stderr, "crd-cel: {e}");
+                bad.push(e);
+            }
+            Ok(docs) => out.extend(docs),
+            Err(e) => {
+                let _ = writeln!(io.stderr, "crd-cel: {e}");
+                bad.push(e);
+            }
+        }
+    }
+    out
+}
+
+fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
+    let mut objects = args.objects;
+    if objects.is_empty() {
+        if io.stdin_is_terminal {
+            let _ = writeln!(
+                io.stderr,
+                "crd-cel: no OBJECT given and stdin is a terminal: name object files, or `-` to read stdin (see `crd-cel validate --help`)"
+            );
+            return EXIT_BAD_INPUT;
+        }
+        objects.push("-".to_owned());
+    }
+    let stdin_uses = objects
+        .iter()
+        .chain(&args.crd)
+        .chain(&args.old)
+        .filter(|f| *f == "-")
+        .count();
+    if stdin_uses > 1 {
+        let _ = writeln!(io.stderr, "crd-cel: `-` (stdin) may be given only once");
+        return EXIT_BAD_INPUT;
+    }
+    let mut bad = Vec::<InputError>::new();
+    let crd_docs: Vec<Document> = read_documents(&args.crd, io, &mut bad)
+        .into_iter()
+        .filter(|d| {
+            let problem = crd::crd_kind_problem(&d.value);
+            if let Some(p) = &problem {
+                let e = InputError {
+                    location: d.location(),
+                    message: p.clone(),
+                };
+                let _ = writeln!(io.stderr, "crd-cel: {e}");
+                bad.push(e);
+            }
+            problem.is_none()
+        })
+        .collect();
+    let old = match &args.old {
+        None => None,
+        Some(f) => {
+            let docs = read_documents(std::slice::from_ref(f), io, &mut bad);
+            match docs.as_slice() {
+                [one] => Some(one.value.clone()),
+                [] => None,
+                _ => {
+                    let e = InputError {
+                        location: f.clone(),
+                        message: "--old must hold exactly one object".to_owned(),
+                    };
+                    let _ = writeln!(io.stderr, "crd-cel: {e}");
+                    bad.push(e);
+                    None
+                }
+            }
+        }
+    };
+    if !bad.is_empty() {
+        return EXIT_BAD_INPUT;
+    }
+    let mut crds = validate::Crds::new(crd_docs);
+    let (mut checked, mut invalid) = (0usize, 0usize);
+    for doc in read_documents(&objects, io, &mut bad) {
+        let target = match crds.target(&doc.value, args.version.as_deref()) {
+            Ok(t) => t,
+            Err(message) => {
+                let e = validate::input_error(&doc, message);
+                let _ = writeln!(io.stderr, "crd-cel: {e}");
+                bad.push(e);
+                continue;
+            }
+        };
+        let verdict = validate::validate_one(
+            &doc,
+            old.as_ref(),
+            &target,
+            args.subresource.as_deref() == Some("status"),
+        );
+        checked += 1;
+        if !verdict.valid {
+            invalid += 1;
+        }
+        match args.output {
+            OutputFormat::Json => {
+                let _ = writeln!(io.stdout, "{}", gojson::to_string(&verdict.json));
+            }
+            OutputFormat::Text => {
+                for w in &verdict.warnings {
+                    let _ = writeln!(io.stderr, "Warning: {w}");
+                }
+                let name = doc
+                    .value
+                    .pointer("/metadata/name")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_default();
+                if verdict.valid {
+                    let _ = writeln!(
+                        io.stdout,
+                        "{}: {} {name:?} is valid",
+                        doc.location(),
+                        target.qualified_kind
+                    );
+                } else {
+                    let _ = writeln!(io.stdout, "{}: {}", doc.location(), verdict.text);
+                }
+            }
+        }
+    }
+    if args.output == OutputFormat::Text {
+        let _ = writeln!(
+            io.stdout,
+            "Summary: {checked} object{} - valid: {}, invalid: {invalid}, input errors: {} (CEL rules only; OpenAPI schema checks are not run)",
+            plural(checked),
+            checked - invalid,
+            bad.len(),
+        );
+    }
+    if !bad.is_empty() {
+        EXIT_BAD_INPUT
+    } else if invalid > 0 {
+        EXIT_REJECTED
+    } else {
+        EXIT_ACCEPTED
     }
 }
 
