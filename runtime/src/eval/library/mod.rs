@@ -2,5 +2,16 @@
 
 use super::functions::Function;
 
+mod format;
+pub(crate) mod lists;
+mod regex;
+mod sets;
+mod strings;
+
 /// Every table [`super::functions::lookup`] searches.
-pub(crate) const TABLES: &[&[Function]] = &[];
+pub(crate) const TABLES: &[&[Function]] = &[
+    strings::FUNCTIONS,
+    lists::FUNCTIONS,
+    sets::FUNCTIONS,
+    regex::FUNCTIONS,
+];
