@@ -844,6 +844,15 @@ mod tests {
         assert_eq!(ok("%f", vec![s("Infinity")]), "∞");
         assert_eq!(ok("%f", vec![s("-Infinity")]), "-∞");
         assert_eq!(ok("%.3f", vec![d(0.05)]), "0.050");
+        assert_eq!(ok("%.3f", vec![d(-1e-7)]), "-0.000");
+        // int16(32768) is negative: the shortest representation, no minimum.
+        assert_eq!(ok("%.32768f", vec![d(0.1)]), "0.1");
+        // int16(65536) is 0, uint8(65537) is 1.
+        assert_eq!(ok("%.65536f", vec![d(2.5)]), "2");
+        assert_eq!(ok("%.65537f", vec![d(2.5)]), "2.5");
+        // The largest precision x/text still reads: shortest digits, uint8 gives 137 decimals.
+        assert_eq!(ok("%.10000009f", vec![d(2.5)]).len(), 139);
+        assert_eq!(ok("%.10000010f", vec![d(2.5)]), "%!(NOVERB)");
     }
 
     #[test]
@@ -864,6 +873,9 @@ mod tests {
         assert_eq!(ok("%e", vec![d(-0.0)]), "0.000000×10⁰⁰");
         assert_eq!(ok("%e", vec![d(5e-324)]), "4.940656×10⁻³²⁴");
         assert_eq!(ok("%e", vec![d(f64::MAX)]), "1.797693×10³⁰⁸");
+        assert_eq!(ok("%.3e", vec![d(123.456)]), "1.234560×10⁰²");
+        assert_eq!(ok("%.1000e", vec![d(1.0)]).chars().count(), 1000);
+        assert_eq!(ok("%.10000010e", vec![d(1.0)]), "%!(NOVERB)");
     }
 
     #[test]
@@ -991,8 +1003,45 @@ mod tests {
     #[test]
     fn go_quote_escapes_unprintable_characters() {
         assert_eq!(
-            go_quote("a\u{0}\u{7f}\u{a0}\u{ad}é😀\u{e000}\u{10ffff}"),
-            r#""a\x00\x7f\u00a0\u00adé😀\ue000\U0010ffff""#
+            go_quote("a\u{0}\u{7f}\u{a0}\u{ad}\u{378}é😀\u{e000}\u{10ffff}"),
+            r#""a\x00\x7f\u00a0\u00ad\u0378é😀\ue000\U0010ffff""#
+        );
+    }
+
+    #[test]
+    fn runtime_argument_errors_come_before_clause_errors() {
+        // Measured with a dynamic argument list (constant lists are checked at compile time).
+        assert_eq!(err("%", vec![]), "index 0 out of range");
+        assert_eq!(
+            err("filler %", vec![Value::Int(1)]),
+            "unexpected end of string"
+        );
+        let nested = Value::Map(Arc::new(Map::new(vec![
+            (Key::String("b".into()), list(vec![Value::Int(1), d(2.5)])),
+            (
+                Key::String("a".into()),
+                Value::Map(Arc::new(Map::new(vec![(
+                    Key::String("x".into()),
+                    Value::Null,
+                )]))),
+            ),
+        ])));
+        assert_eq!(
+            ok("%s", vec![nested]),
+            r#"{"a":{"x":null}, "b":[1, 2.500000]}"#
+        );
+        assert_eq!(
+            ok("%s", vec![list(vec![ts(-62135596800, 0)])]),
+            r#"[timestamp("0001-01-01T00:00:00Z")]"#
+        );
+        assert_eq!(
+            ok(
+                "%s",
+                vec![Value::Duration(Duration {
+                    nanos: 1_000_000_001
+                })]
+            ),
+            "1.000000001s"
         );
     }
 

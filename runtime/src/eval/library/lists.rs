@@ -8,7 +8,7 @@
 
 use std::cmp::Ordering;
 
-use crate::eval::error::EvalError;
+use crate::eval::error::{ErrorKind, EvalError};
 use crate::eval::functions::{Function, Impl};
 use crate::eval::lists::equals;
 use crate::eval::time::Duration;
@@ -121,6 +121,31 @@ fn propagate(v: &Value) -> EvalError {
     match v {
         Value::Error(e) => (**e).clone(),
         _ => EvalError::no_such_overload(),
+    }
+}
+
+/// cel-go's runtime signature check of an overload declared on a list of a concrete element
+/// type: a non-empty list matches when its *first* element has an accepted type. When it does not
+/// (a bad-data element, a list in a `list(dyn)`), the call fails with the signature in the
+/// message, as cel-go's `MaybeNoSuchOverload` words it.
+pub(super) fn first_element_guard(
+    function: &str,
+    args: &[Value],
+    accepts: impl Fn(&Value) -> bool,
+) -> Result<(), EvalError> {
+    let first = args.first().and_then(as_list).and_then(|l| l.items.first());
+    match first {
+        Some(v) if !accepts(v) => Err(signature_mismatch(function, args)),
+        _ => Ok(()),
+    }
+}
+
+/// `no such overload: f(t1, t2)`.
+pub(super) fn signature_mismatch(function: &str, args: &[Value]) -> EvalError {
+    let types: Vec<&str> = args.iter().map(Value::type_name).collect();
+    EvalError {
+        kind: ErrorKind::NoSuchOverload,
+        message: format!("no such overload: {function}({})", types.join(", ")),
     }
 }
 
@@ -479,6 +504,7 @@ fn is_sorted(args: &[Value]) -> Result<Value, EvalError> {
     let [Value::List(l)] = args else {
         return Err(EvalError::no_such_overload());
     };
+    first_element_guard("isSorted", args, comparable)?;
     let mut prev: Option<&Value> = None;
     for next in &l.items {
         if !comparable(next) {
@@ -500,6 +526,7 @@ fn extreme(args: &[Value], name: &str, replace_when: Ordering) -> Result<Value, 
     let [Value::List(l)] = args else {
         return Err(EvalError::no_such_overload());
     };
+    first_element_guard(name, args, comparable)?;
     let mut best: Option<&Value> = None;
     for next in &l.items {
         if !comparable(next) {
@@ -526,6 +553,12 @@ fn min(args: &[Value]) -> Result<Value, EvalError> {
 /// checker's overload gives for every statically typed non-empty list), `0` for an empty list.
 /// [`overload`] gives the per-overload implementations.
 fn sum(args: &[Value]) -> Result<Value, EvalError> {
+    first_element_guard("sum", args, |v| {
+        matches!(
+            v,
+            Value::Int(_) | Value::Uint(_) | Value::Double(_) | Value::Duration(_)
+        )
+    })?;
     let zero = match args {
         [Value::List(l)] => match l.items.first() {
             Some(Value::Uint(_)) => Value::Uint(0),
@@ -539,18 +572,22 @@ fn sum(args: &[Value]) -> Result<Value, EvalError> {
 }
 
 fn sum_int(args: &[Value]) -> Result<Value, EvalError> {
+    first_element_guard("sum", args, |v| matches!(v, Value::Int(_)))?;
     sum_from(args, Value::Int(0))
 }
 
 fn sum_uint(args: &[Value]) -> Result<Value, EvalError> {
+    first_element_guard("sum", args, |v| matches!(v, Value::Uint(_)))?;
     sum_from(args, Value::Uint(0))
 }
 
 fn sum_double(args: &[Value]) -> Result<Value, EvalError> {
+    first_element_guard("sum", args, |v| matches!(v, Value::Double(_)))?;
     sum_from(args, Value::Double(0.0))
 }
 
 fn sum_duration(args: &[Value]) -> Result<Value, EvalError> {
+    first_element_guard("sum", args, |v| matches!(v, Value::Duration(_)))?;
     sum_from(args, Value::Duration(Duration { nanos: 0 }))
 }
 
@@ -882,9 +919,36 @@ mod tests {
             err("isSorted", &[plain(vec![Value::Int(1), bad()])]),
             "bad data"
         );
+        // A first element of the wrong type fails cel-go's runtime signature check (measured:
+        // `[dyn(null), dyn(1)].isSorted()`, `[dyn([1]), dyn(2)].max()`).
+        assert_eq!(
+            err("isSorted", &[plain(vec![Value::Null, Value::Int(1)])]),
+            "no such overload: isSorted(list)"
+        );
+        assert_eq!(
+            err("isSorted", &[plain(vec![bad(), Value::Int(1)])]),
+            "no such overload: isSorted(list)"
+        );
+        assert_eq!(
+            err("max", &[plain(vec![ints(&[1]), Value::Int(2)])]),
+            "no such overload: max(list)"
+        );
+        assert_eq!(
+            call("min", &[plain(vec![bad()])]).unwrap_err().kind,
+            ErrorKind::NoSuchOverload
+        );
+        assert_eq!(
+            err("max", &[plain(vec![Value::Int(2), ints(&[1])])]),
+            "no such overload"
+        );
+        assert_eq!(
+            ok("max", &[plain(vec![Value::Int(2), Value::string("a")])]),
+            "2",
+            "a comparison error is not a preference"
+        );
         assert_eq!(
             err("isSorted", &[plain(vec![ints(&[1])])]),
-            "no such overload"
+            "no such overload: isSorted(list)"
         );
         assert_eq!(ok("max", &[ints(&[1, 3, 2])]), "3");
         assert_eq!(ok("min", &[ints(&[1, 3, 2])]), "1");
@@ -940,6 +1004,20 @@ mod tests {
             "no such overload"
         );
         assert_eq!(err("sum", &[plain(vec![Value::Int(1), bad()])]), "bad data");
+        assert_eq!(
+            err("sum", &[plain(vec![bad(), Value::Int(1)])]),
+            "no such overload: sum(list)"
+        );
+        assert_eq!(
+            err("sum", &[plain(vec![Value::string("a"), Value::Int(1)])]),
+            "no such overload: sum(list)"
+        );
+        assert_eq!(
+            (overload("list_double_sum_double").expect("double sum"))(&[ints(&[1])])
+                .unwrap_err()
+                .message,
+            "no such overload: sum(list)"
+        );
         // Per overload, an empty list sums to that type's zero.
         let empty = [plain(vec![])];
         let zero = |id| show(&(overload(id).expect(id))(&empty).expect(id));

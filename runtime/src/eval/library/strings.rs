@@ -7,7 +7,7 @@
 //! costs are the Kubernetes `CallCost` (by function name) or cel-go's defaults.
 
 use super::format::format;
-use super::lists::{index_of, plain, receiver_traversal_cost};
+use super::lists::{first_element_guard, index_of, plain, receiver_traversal_cost};
 use crate::eval::error::EvalError;
 use crate::eval::functions::{Function, STRING_TRAVERSAL_FACTOR};
 use crate::eval::value::Value;
@@ -333,6 +333,8 @@ fn join(args: &[Value]) -> Result<Value, EvalError> {
         [Value::List(l), Value::String(sep)] => (l, &**sep),
         _ => return Err(EvalError::no_such_overload()),
     };
+    // The overload's runtime signature check looks at the first element only.
+    first_element_guard("join", args, |v| matches!(v, Value::String(_)))?;
     let mut out = String::new();
     for (i, item) in l.items.iter().enumerate() {
         if i != 0 {
@@ -671,10 +673,23 @@ mod tests {
             err("join", &[plain(vec![s("a"), I(5)])]),
             "join: invalid input: 5"
         );
+        assert_eq!(
+            err("join", &[plain(vec![s("a"), Value::Double(1.5e300)])]),
+            "join: invalid input: 1.5e+300"
+        );
         let bad = Value::Error(Arc::new(EvalError::new("bad data")));
         assert_eq!(
-            err("join", &[plain(vec![bad])]),
+            err("join", &[plain(vec![s("a"), bad.clone()])]),
             "join: invalid input: bad data"
+        );
+        // Measured: `[dyn(1), dyn('a')].join()`.
+        assert_eq!(
+            err("join", &[plain(vec![I(1), s("a")])]),
+            "no such overload: join(list)"
+        );
+        assert_eq!(
+            err("join", &[plain(vec![bad, s("a")]), s("-")]),
+            "no such overload: join(list, string)"
         );
         // ceil(size(result) * 0.2): "abc" 1, "a, b, c" 2, "" 0.
         assert_eq!(cost("join", std::slice::from_ref(&abc)), 1);
