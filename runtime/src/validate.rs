@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+mod decode;
 mod validator;
 mod walk;
 

@@ -129,6 +129,8 @@ pub enum ManifestError {
 pub struct Validator {
     root: SchemaNode,
     resource_root: bool,
+    /// The JSON schema (manifest path), for [`Validator::decode`].
+    json_schema: Option<Arc<Json>>,
 }
 
 impl Validator {
@@ -144,7 +146,9 @@ impl Validator {
         let owned = OwnedSchema::from_json(schema)?;
         let arena = SchemaArena::new();
         let model = owned.with_model(&arena);
-        Ok(Validator::build(model, resource_root, true))
+        let mut v = Validator::build(model, resource_root, true);
+        v.json_schema = Some(Arc::new(schema.clone()));
+        Ok(v)
     }
 
     /// A validator for one version of a CRD manifest (`version: None` picks the storage version,
@@ -203,7 +207,21 @@ impl Validator {
         Validator {
             root,
             resource_root,
+            json_schema: None,
         }
+    }
+
+    /// The object as the apiserver's custom-resource handler hands it to validation: unknown
+    /// fields pruned (except under `x-kubernetes-preserve-unknown-fields`), `null`s of
+    /// non-nullable fields without a default dropped, and the schema's defaults applied. Needs
+    /// the JSON schema (validators built from a manifest or JSON schema); a validator built from
+    /// a Rust model returns the object unchanged (serde output already has every field).
+    pub fn decode(&self, object: &Json) -> Json {
+        let mut out = object.clone();
+        if let Some(schema) = &self.json_schema {
+            super::decode::decode(&mut out, schema, self.resource_root);
+        }
+        out
     }
 
     /// Validates `object` (create), or an update from `old`, with the apiserver's semantics.

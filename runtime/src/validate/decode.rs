@@ -1,0 +1,125 @@
+//! What the apiserver's custom-resource handler does to an object before validating it
+//! (CEL-SEMANTICS 5.1, the corpus README): unknown fields are pruned, `null`s of non-nullable
+//! fields without a default are dropped, and structural defaults are applied, top-down.
+
+use serde_json::{Map, Value as Json};
+
+fn props(schema: &Json) -> Option<&Map<String, Json>> {
+    schema.get("properties").and_then(Json::as_object)
+}
+
+fn flag(schema: &Json, key: &str) -> bool {
+    schema.get(key).and_then(Json::as_bool) == Some(true)
+}
+
+/// Prunes, drops non-nullable nulls and defaults `value` in place, for the schema `schema`
+/// (`resource`: a resource root, whose `apiVersion`, `kind` and `metadata` are kept).
+pub(crate) fn decode(value: &mut Json, schema: &Json, resource: bool) {
+    match value {
+        Json::Object(obj) => {
+            let resource = resource || flag(schema, "x-kubernetes-embedded-resource");
+            let properties = props(schema);
+            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+            if properties.is_some() || additional.is_none() {
+                if !flag(schema, "x-kubernetes-preserve-unknown-fields") {
+                    obj.retain(|k, _| {
+                        properties.is_some_and(|p| p.contains_key(k))
+                            || (resource
+                                && matches!(k.as_str(), "apiVersion" | "kind" | "metadata"))
+                    });
+                }
+                if let Some(p) = properties {
+                    for (name, prop) in p {
+                        let default = prop.get("default");
+                        let nullable = flag(prop, "nullable");
+                        match obj.get(name) {
+                            Some(Json::Null) if !nullable => match default {
+                                Some(d) => {
+                                    obj.insert(name.clone(), d.clone());
+                                }
+                                None => {
+                                    obj.remove(name);
+                                }
+                            },
+                            None => {
+                                if let Some(d) = default {
+                                    obj.insert(name.clone(), d.clone());
+                                }
+                            }
+                            _ => {}
+                        }
+                        if let Some(child) = obj.get_mut(name) {
+                            decode(child, prop, false);
+                        }
+                    }
+                }
+            } else if let Some(values) = additional {
+                let nullable = flag(values, "nullable");
+                let default = values.get("default");
+                obj.retain(|_, v| !(v.is_null() && !nullable && default.is_none()));
+                for v in obj.values_mut() {
+                    if v.is_null()
+                        && !nullable
+                        && let Some(d) = default
+                    {
+                        *v = d.clone();
+                    }
+                    decode(v, values, false);
+                }
+            }
+        }
+        Json::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for item in items.iter_mut() {
+                    decode(item, item_schema, false);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn prunes_drops_nulls_and_defaults() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "default": "x"},
+                "b": {"type": "string"},
+                "n": {"type": "string", "nullable": true},
+                "o": {"type": "object", "properties": {"k": {"type": "integer", "default": 3}}},
+                "l": {"type": "array", "items": {"type": "object", "properties": {"p": {"type": "string", "default": "TCP"}}}},
+                "m": {"type": "object", "additionalProperties": {"type": "string"}},
+                "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+            }
+        });
+        let mut v = json!({
+            "b": null, "n": null, "unknown": 1, "o": {}, "l": [{}, {"p": "UDP"}],
+            "m": {"x": null, "y": "z"}, "free": {"anything": true}
+        });
+        decode(&mut v, &schema, true);
+        assert_eq!(
+            v,
+            json!({
+                "a": "x", "n": null, "o": {"k": 3}, "l": [{"p": "TCP"}, {"p": "UDP"}],
+                "m": {"y": "z"}, "free": {"anything": true}
+            })
+        );
+        let mut root =
+            json!({"apiVersion": "v1", "kind": "K", "metadata": {"name": "n"}, "junk": 1});
+        decode(
+            &mut root,
+            &json!({"type": "object", "properties": {}}),
+            true,
+        );
+        assert_eq!(
+            root,
+            json!({"apiVersion": "v1", "kind": "K", "metadata": {"name": "n"}})
+        );
+    }
+}
