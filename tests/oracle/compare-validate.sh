@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `crd-cel validate --output json` against `oracle validate` on the example objects, create and
+# update: the verdict, every error and the whole text must be the same. Needs the oracle built
+# (tests/oracle/ci.sh builds it) and the crd-cel binary; run from the repository root.
+set -euo pipefail
+crd=${1:-target/webapp-crd.yaml}
+crd_cel=${CRD_CEL:-target/debug/crd-cel}
+fail=0
+if [ ! -x tests/oracle/oracle ]; then
+  (cd tests/oracle && go build -mod=readonly -o oracle .)
+fi
+for f in examples/objects/*.yaml; do
+  for old in "" examples/objects/shop.yaml; do
+    args=(--crd "$crd")
+    [ -n "$old" ] && args+=(--old "$old")
+    ours=$("$crd_cel" validate "${args[@]}" -o json "$f" | python3 -c 'import json,sys; d=json.load(sys.stdin); [d.pop(k) for k in ("file","doc")]; print(json.dumps(d, sort_keys=True))') || true
+    theirs=$(tests/oracle/oracle validate "${args[@]}" "$f" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))') || true
+    if [ "$ours" = "$theirs" ]; then
+      echo "same: $f${old:+ (update from $old)}"
+    else
+      echo "DIFFERENT: $f${old:+ (update from $old)}"; echo "  crd-cel: $ours"; echo "  oracle:  $theirs"; fail=1
+    fi
+  done
+done
+exit $fail
