@@ -11,7 +11,10 @@ use serde::{Deserialize, Serialize};
 /// kube-cel compares a `set` list in order: `self.tags == ['b', 'a']` is false for `[a, b]`
 /// there, and `!=` passes (fail-open). The apiserver compares sets ignoring order.
 #[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
-#[cel(rule = "self.tags == ['b', 'a']", message = "tags must be exactly a and b")]
+#[cel(
+    rule = "self.tags == ['b', 'a']",
+    message = "tags must be exactly a and b"
+)]
 struct SetEquality {
     tags: BTreeSet<String>,
 }
@@ -27,7 +30,10 @@ fn set_lists_compare_without_order() {
     let tags = BTreeSet::from(["a".to_owned(), "b".to_owned()]);
     assert_eq!(SetEquality { tags: tags.clone() }.validate(), Ok(()));
     let err = SetInequality { tags }.validate().unwrap_err();
-    assert_eq!(err.to_string(), "<nil>: Invalid value: tags must not be a and b");
+    assert_eq!(
+        err.to_string(),
+        "<nil>: Invalid value: tags must not be a and b"
+    );
 }
 
 /// kube-cel pairs list items by index for every list in transition rules; the apiserver pairs
@@ -39,7 +45,10 @@ struct Ports {
 }
 
 #[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
-#[cel(rule = "self.port == oldSelf.port", message = "a port's number is immutable")]
+#[cel(
+    rule = "self.port == oldSelf.port",
+    message = "a port's number is immutable"
+)]
 struct Port {
     name: String,
     port: i32,
@@ -103,7 +112,9 @@ fn optional_old_self_runs_on_create_and_update() {
         r#"phase: Invalid value: "running": new objects start in the initial phase"#
     );
     assert_eq!(v(2, "running").validate_update(&v(1, "initial")), Ok(()));
-    let err = v(1, "running").validate_update(&v(2, "running")).unwrap_err();
+    let err = v(1, "running")
+        .validate_update(&v(2, "running"))
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "version: Invalid value: 1: the version may not go down"
@@ -117,7 +128,10 @@ fn optional_old_self_runs_on_create_and_update() {
     rule = "self.max_size >= self.min__underscores__size",
     message = "max_size below min__size"
 )]
-#[cel(rule = "self.__namespace__ != 'kube-system'", message = "not in kube-system")]
+#[cel(
+    rule = "self.__namespace__ != 'kube-system'",
+    message = "not in kube-system"
+)]
 struct Escaping {
     max_size: i32,
     #[serde(rename = "min__size")]
