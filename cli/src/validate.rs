@@ -217,13 +217,15 @@ pub fn validate_one(
     target: &Target,
     subresource_status: bool,
 ) -> Verdict {
+    // The handler decodes (prunes, defaults) both objects before the registry sees them.
+    let new = target.validator.decode(&doc.value);
+    let old_prepared = old.map(|o| target.validator.decode(o));
     let prepared = prepare(
-        &doc.value,
-        old,
+        &new,
+        old_prepared.as_ref(),
         target.status_subresource,
         subresource_status,
     );
-    let old_prepared = old.cloned();
     let out = target
         .validator
         .validate(&prepared, old_prepared.as_ref(), &Options::default());

@@ -162,3 +162,112 @@ fn kubernetes_version_is_echoed() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn validate_prints_the_apiserver_text_and_exits_by_verdict() {
+    let crd = asset("counters.yaml");
+    let out = crd_cel(
+        &["validate", "--crd", &crd, &asset("counter-ok.yaml")],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout).lines().next().unwrap_or_default(),
+        format!(
+            "{}: document 0: Counter.example.com \"c1\" is valid",
+            asset("counter-ok.yaml")
+        )
+    );
+    // status is dropped on create (status subresource); min defaults to 0 before the rules run.
+    let out = crd_cel(
+        &["validate", "--crd", &crd, &asset("counter-bad.yaml")],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout).lines().next().unwrap_or_default(),
+        format!(
+            "{}: document 0: Counter.example.com \"c2\" is invalid: [spec: Invalid value: min must not exceed max, spec.limits[0]: Invalid value: limit a must be positive]",
+            asset("counter-bad.yaml")
+        )
+    );
+}
+
+#[test]
+fn validate_update_runs_transition_rules_and_json_is_the_oracle_shape() {
+    let crd = asset("counters.yaml");
+    let out = crd_cel(
+        &[
+            "validate",
+            "--crd",
+            &crd,
+            "--old",
+            &asset("counter-ok.yaml"),
+            "-o",
+            "json",
+            &asset("counter-bad.yaml"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["operation"], "UPDATE");
+    assert_eq!(v["valid"], false);
+    let fields: Vec<&str> = v["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .filter_map(|e| e["field"].as_str())
+        .collect();
+    assert_eq!(fields, ["spec", "spec.limits[0]", "spec.mode"]);
+    assert_eq!(v["errors"][2]["value"], "slow");
+    assert_eq!(
+        v["errors"][2]["message"],
+        "spec.mode: Invalid value: \"slow\": mode is immutable"
+    );
+}
+
+#[test]
+fn validate_bad_input_exits_2_and_says_where() {
+    let crd = asset("counters.yaml");
+    let cases = [
+        (asset("counter-broken.yaml"), "counter-broken.yaml"),
+        (asset("gadget-object.yaml"), "no CRD for kind Gadget"),
+        (asset("missing.yaml"), "cannot read"),
+    ];
+    for (file, want) in cases {
+        let out = crd_cel(&["validate", "--crd", &crd, &file], None);
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(want), "{file}: {stderr}");
+    }
+    let out = crd_cel(
+        &[
+            "validate",
+            "--crd",
+            &crd,
+            "--version",
+            "v9",
+            &asset("counter-ok.yaml"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("has no version \"v9\" (it has: v1)"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = crd_cel(&["validate", &asset("counter-ok.yaml")], None);
+    assert_eq!(out.status.code(), Some(2), "--crd is required");
+    let out = crd_cel(
+        &[
+            "validate",
+            "--crd",
+            &asset("counter-ok.yaml"),
+            &asset("counter-ok.yaml"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "--crd must be a CRD");
+}
