@@ -106,7 +106,7 @@ pub fn equals(a: &Value, b: &Value) -> Result<bool, EvalError> {
             (Some(x), Some(y)) => equals(x, y)?,
             _ => false,
         },
-        (Value::Opaque(x), Value::Opaque(y)) => x.equals(&**y),
+        (Value::Opaque(x), Value::Opaque(y)) => x.equals(&**y)?,
         (Value::Unknown(x), _) => match b {
             Value::Unknown(y) => x == y,
             _ => false,
