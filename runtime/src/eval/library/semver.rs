@@ -289,3 +289,239 @@ pub(crate) const FUNCTIONS: &[Function] = &[
         cost: None,
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::super::k8s_util::testing::{call, cost, s, show};
+    use super::*;
+
+    /// `major.minor.patch` of `semver(s, false)` and `semver(s, true)`, or the error, recorded
+    /// from the apiserver v1.37.2 through tests/oracle.
+    const CASES: &[(&str, &str, &str)] = &[
+        ("1.2.3", "VALUE:1.2.3", "VALUE:1.2.3"),
+        ("1.2.3-alpha.1+build.5", "VALUE:1.2.3", "VALUE:1.2.3"),
+        (
+            "01.2.3",
+            "ERR:Major number must not contain leading zeroes \"01\"",
+            "VALUE:1.2.3",
+        ),
+        (
+            "1.02.3",
+            "ERR:Minor number must not contain leading zeroes \"02\"",
+            "VALUE:1.2.3",
+        ),
+        (
+            "1.2.03",
+            "ERR:Patch number must not contain leading zeroes \"03\"",
+            "VALUE:1.2.3",
+        ),
+        (
+            "1.2",
+            "ERR:No Major.Minor.Patch elements found",
+            "VALUE:1.2.0",
+        ),
+        (
+            "1",
+            "ERR:No Major.Minor.Patch elements found",
+            "VALUE:1.0.0",
+        ),
+        (
+            "v1.2.3",
+            "ERR:Invalid character(s) found in major number \"v1\"",
+            "VALUE:1.2.3",
+        ),
+        (
+            "1.2.3-",
+            "ERR:Prerelease is empty",
+            "ERR:Prerelease is empty",
+        ),
+        (
+            "1.2.3-01",
+            "ERR:Numeric PreRelease version must not contain leading zeroes \"01\"",
+            "ERR:Numeric PreRelease version must not contain leading zeroes \"01\"",
+        ),
+        (
+            "1.2.3-alpha..1",
+            "ERR:Prerelease is empty",
+            "ERR:Prerelease is empty",
+        ),
+        (
+            "1.2.3-al_pha",
+            "ERR:Invalid character(s) found in prerelease \"al_pha\"",
+            "ERR:Invalid character(s) found in prerelease \"al_pha\"",
+        ),
+        (
+            "1.2.3+",
+            "ERR:Build meta data is empty",
+            "ERR:Build meta data is empty",
+        ),
+        (
+            "1.2.3+a..b",
+            "ERR:Build meta data is empty",
+            "ERR:Build meta data is empty",
+        ),
+        (
+            "1.2.3+a_b",
+            "ERR:Invalid character(s) found in build meta data \"a_b\"",
+            "ERR:Invalid character(s) found in build meta data \"a_b\"",
+        ),
+        (
+            "1.2.3-a+b+c",
+            "ERR:Invalid character(s) found in build meta data \"b+c\"",
+            "ERR:Invalid character(s) found in build meta data \"b+c\"",
+        ),
+        (
+            "a.2.3",
+            "ERR:Invalid character(s) found in major number \"a\"",
+            "ERR:Invalid character(s) found in major number \"a\"",
+        ),
+        (
+            "1.b.3",
+            "ERR:Invalid character(s) found in minor number \"b\"",
+            "ERR:Invalid character(s) found in minor number \"b\"",
+        ),
+        (
+            "1.2.c",
+            "ERR:Invalid character(s) found in patch number \"c\"",
+            "ERR:Invalid character(s) found in patch number \"c\"",
+        ),
+        (
+            "1..3",
+            "ERR:strconv.ParseUint: parsing \"\": invalid syntax",
+            "ERR:strconv.ParseUint: parsing \"\": invalid syntax",
+        ),
+        (
+            "18446744073709551616.0.0",
+            "ERR:strconv.ParseUint: parsing \"18446744073709551616\": value out of range",
+            "ERR:strconv.ParseUint: parsing \"18446744073709551616\": value out of range",
+        ),
+        ("18446744073709551615.0.0", "VALUE:-1.0.0", "VALUE:-1.0.0"),
+        (
+            "9223372036854775808.1.2",
+            "VALUE:-9223372036854775808.1.2",
+            "VALUE:-9223372036854775808.1.2",
+        ),
+        (
+            "1.2.3-99999999999999999999",
+            "ERR:strconv.ParseUint: parsing \"99999999999999999999\": value out of range",
+            "ERR:strconv.ParseUint: parsing \"99999999999999999999\": value out of range",
+        ),
+        (
+            "1.2.3-é",
+            "ERR:Invalid character(s) found in prerelease \"é\"",
+            "ERR:Invalid character(s) found in prerelease \"é\"",
+        ),
+        (
+            "-1.2.3",
+            "ERR:Invalid character(s) found in major number \"-1\"",
+            "ERR:Invalid character(s) found in major number \"0-1\"",
+        ),
+        (
+            "",
+            "ERR:Version string empty",
+            "ERR:strconv.ParseUint: parsing \"\": invalid syntax",
+        ),
+    ];
+
+    fn triple(input: &str, normalize: bool) -> String {
+        let v = match call("semver", &[s(input), Value::Bool(normalize)]) {
+            Err(e) => return show(Err(e)),
+            Ok(v) => v,
+        };
+        let parts: Vec<String> = ["major", "minor", "patch"]
+            .iter()
+            .map(|f| {
+                show(call(f, &[v.clone()]))
+                    .trim_start_matches("VALUE:")
+                    .to_owned()
+            })
+            .collect();
+        format!("VALUE:{}", parts.join("."))
+    }
+
+    #[test]
+    fn parsing_matches_the_apiserver() {
+        for &(input, plain, normalized) in CASES {
+            assert_eq!(triple(input, false), plain, "semver({input:?})");
+            assert_eq!(triple(input, true), normalized, "semver({input:?}, true)");
+            assert_eq!(
+                show(call("isSemver", &[s(input)])),
+                format!("VALUE:{}", plain.starts_with("VALUE")),
+                "isSemver({input:?})"
+            );
+            assert_eq!(
+                show(call("semver", &[s(input)])).starts_with("ERR"),
+                plain.starts_with("ERR")
+            );
+        }
+        assert_eq!(
+            show(call("semver", &[s("1.2")])),
+            "ERR:No Major.Minor.Patch elements found"
+        );
+    }
+
+    fn v(input: &str) -> Value {
+        call("semver", &[s(input)]).expect("valid version")
+    }
+
+    fn eq(a: &Value, b: &Value) -> Result<bool, EvalError> {
+        match (a, b) {
+            (Value::Opaque(x), Value::Opaque(y)) => x.equals(&**y),
+            _ => panic!("not library values"),
+        }
+    }
+
+    #[test]
+    fn ordering_follows_semver_precedence() {
+        // library/semver_test.go.
+        let normalized = call("semver", &[s("v01.01"), Value::Bool(true)]).unwrap();
+        assert_eq!(eq(&normalized, &v("1.1.0")), Ok(true));
+        assert_eq!(eq(&v("1.2.3"), &v("1.0.0")), Ok(false));
+        assert_eq!(eq(&v("1.2.3+a"), &v("1.2.3+b")), Ok(true));
+        assert_eq!(
+            show(call("isLessThan", &[v("1.0.0"), v("1.2.3")])),
+            "VALUE:true"
+        );
+        assert_eq!(
+            show(call("isLessThan", &[v("1.0.0"), v("1.0.0")])),
+            "VALUE:false"
+        );
+        assert_eq!(
+            show(call("isGreaterThan", &[v("1.2.3"), v("1.0.0")])),
+            "VALUE:true"
+        );
+        assert_eq!(
+            show(call("compareTo", &[v("1.0.0"), v("1.2.3")])),
+            "VALUE:-1"
+        );
+        // Pre-releases: numeric < alphanumeric, shorter < longer, any < none.
+        let order = [
+            "1.0.0-1",
+            "1.0.0-2",
+            "1.0.0-10",
+            "1.0.0-alpha",
+            "1.0.0-alpha.1",
+            "1.0.0-alpha.beta",
+            "1.0.0-beta",
+            "1.0.0",
+        ];
+        for w in order.windows(2) {
+            assert_eq!(
+                show(call("compareTo", &[v(w[0]), v(w[1])])),
+                "VALUE:-1",
+                "{} < {}",
+                w[0],
+                w[1]
+            );
+        }
+    }
+
+    #[test]
+    fn costs_match_the_upstream_cost_tests() {
+        assert_eq!(cost("semver", &[s("1.0.0")]), 1);
+        assert_eq!(cost("semver", &[s("1234.56789012345.67890123456789")]), 4);
+        assert_eq!(cost("isSemver", &[s("1234.56789012345.67890123456789")]), 4);
+        assert_eq!(cost("major", &[v("1.2.3")]), 1);
+        assert_eq!(cost("compareTo", &[v("1.2.3"), v("1.0.0")]), 1);
+    }
+}
