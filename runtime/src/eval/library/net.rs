@@ -1024,8 +1024,14 @@ mod tests {
     #[test]
     fn cidr_accessors_and_containment() {
         let c = cidr_of("192.168.1.5/16");
-        assert_eq!(show(call("masked", &[c.clone()])), "VALUE:192.168.0.0/16");
-        assert_eq!(show(call("ip", &[c.clone()])), "VALUE:192.168.1.5");
+        assert_eq!(
+            show(call("masked", std::slice::from_ref(&c))),
+            "VALUE:192.168.0.0/16"
+        );
+        assert_eq!(
+            show(call("ip", std::slice::from_ref(&c))),
+            "VALUE:192.168.1.5"
+        );
         assert_eq!(show(call("prefixLength", &[c])), "VALUE:16");
         assert_eq!(
             show(call("masked", &[cidr_of("2001:db8:1234::1/33")])),

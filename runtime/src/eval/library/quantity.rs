@@ -937,15 +937,16 @@ mod tests {
                 Ok(v) => v,
             };
             let want: Vec<&str> = summary.trim_start_matches("VALUE:").split(' ').collect();
-            let sign = show(call("sign", &[quantity.clone()]));
+            let sign = show(call("sign", std::slice::from_ref(&quantity)));
             assert_eq!(sign, format!("VALUE:{}", want[0]), "sign({input:?})");
-            let is_int = show(call("isInteger", &[quantity.clone()]));
+            let is_int = show(call("isInteger", std::slice::from_ref(&quantity)));
             assert_eq!(
                 is_int,
                 format!("VALUE:{}", want[1]),
                 "{input:?}.isInteger()"
             );
-            let Ok(Value::Double(f)) = call("asApproximateFloat", &[quantity.clone()]) else {
+            let Ok(Value::Double(f)) = call("asApproximateFloat", std::slice::from_ref(&quantity))
+            else {
                 panic!("asApproximateFloat gives a double")
             };
             let expected: f64 = want[2].parse().expect("a Go float");
@@ -1006,7 +1007,10 @@ mod tests {
         assert_eq!(eq(&diff, &q("49980")), Ok(true));
         let x = call("add", &[q("50k"), Value::Int(20)]).unwrap();
         let x = call("sub", &[x, q("100k")]).unwrap();
-        assert_eq!(show(call("asInteger", &[x.clone()])), "VALUE:-49980");
+        assert_eq!(
+            show(call("asInteger", std::slice::from_ref(&x))),
+            "VALUE:-49980"
+        );
         let x = call("sub", &[x, Value::Int(-50000)]).unwrap();
         assert_eq!(show(call("asInteger", &[x])), "VALUE:20");
         let big = q("9999999999999999999999999999999999999");
@@ -1040,7 +1044,10 @@ mod tests {
         // `isInteger` is false (apiserver: `[quantity("1")].all(x,
         // x.compareTo(quantity("1.5Ki")) < 0 && x.isInteger())` fails).
         let one = q("1");
-        assert_eq!(show(call("isInteger", &[one.clone()])), "VALUE:true");
+        assert_eq!(
+            show(call("isInteger", std::slice::from_ref(&one))),
+            "VALUE:true"
+        );
         assert_eq!(
             show(call("compareTo", &[one.clone(), q("1.5Ki")])),
             "VALUE:-1"

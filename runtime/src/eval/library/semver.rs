@@ -431,7 +431,7 @@ mod tests {
         let parts: Vec<String> = ["major", "minor", "patch"]
             .iter()
             .map(|f| {
-                show(call(f, &[v.clone()]))
+                show(call(f, std::slice::from_ref(&v)))
                     .trim_start_matches("VALUE:")
                     .to_owned()
             })
