@@ -95,3 +95,87 @@ pub(crate) mod testing {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::functions::lookup;
+    use super::super::{format, net, quantity, semver, url};
+
+    #[test]
+    fn every_entry_is_a_declared_function_and_every_declared_one_is_implemented() {
+        let tables = [
+            url::FUNCTIONS,
+            net::FUNCTIONS,
+            quantity::FUNCTIONS,
+            semver::FUNCTIONS,
+            format::FUNCTIONS,
+        ];
+        for f in tables.iter().flat_map(|t| t.iter()) {
+            assert!(
+                crd_cel_core::env::find(f.name.as_bytes()).is_some(),
+                "{} is not declared in crd_cel_core::env",
+                f.name
+            );
+        }
+        // The names library/{urls,ip,cidr,quantity,semverlib,format}.go declare.
+        let declared = [
+            "url",
+            "isURL",
+            "getScheme",
+            "getHost",
+            "getHostname",
+            "getPort",
+            "getEscapedPath",
+            "getQuery",
+            "quantity",
+            "isQuantity",
+            "sign",
+            "isGreaterThan",
+            "isLessThan",
+            "compareTo",
+            "asApproximateFloat",
+            "asInteger",
+            "isInteger",
+            "add",
+            "sub",
+            "ip",
+            "isIP",
+            "ip.isCanonical",
+            "family",
+            "isUnspecified",
+            "isLoopback",
+            "isLinkLocalMulticast",
+            "isLinkLocalUnicast",
+            "isGlobalUnicast",
+            "cidr",
+            "isCIDR",
+            "containsIP",
+            "containsCIDR",
+            "prefixLength",
+            "masked",
+            "format.named",
+            "validate",
+            "format.dns1123Label",
+            "format.dns1123Subdomain",
+            "format.dns1035Label",
+            "format.qualifiedName",
+            "format.dns1123LabelPrefix",
+            "format.dns1123SubdomainPrefix",
+            "format.dns1035LabelPrefix",
+            "format.labelValue",
+            "format.uri",
+            "format.uuid",
+            "format.byte",
+            "format.date",
+            "format.datetime",
+            "semver",
+            "isSemver",
+            "major",
+            "minor",
+            "patch",
+        ];
+        for name in declared {
+            assert!(lookup(name).is_some(), "{name} is not implemented");
+        }
+    }
+}

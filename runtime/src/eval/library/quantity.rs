@@ -461,10 +461,12 @@ fn parse_quantity(s: &str) -> Result<Amount, EvalError> {
     let digits = (p.num.len() + p.denom.len()) as i32;
     let mut mantissa: i64 = 1;
     let (precision, mut scale) = match format {
-        Format::DecimalExponent | Format::DecimalSI => (18 - digits, exponent),
+        // Go's int32 arithmetic, which wraps.
+        Format::DecimalExponent | Format::DecimalSI => (18i32.wrapping_sub(digits), exponent),
         Format::BinarySI if exponent >= 0 && p.denom.is_empty() => {
             mantissa <<= exponent;
-            (15 - p.num.len() as i32 - exponent * 3 / 10 - 1, 0)
+            let len = p.num.len() as i32;
+            (14i32.wrapping_sub(len).wrapping_sub(exponent * 3 / 10), 0)
         }
         Format::BinarySI => (-1, 0),
     };
