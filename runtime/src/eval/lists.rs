@@ -106,7 +106,9 @@ pub fn equals(a: &Value, b: &Value) -> Result<bool, EvalError> {
             (Some(x), Some(y)) => equals(x, y)?,
             _ => false,
         },
-        (Value::Opaque(x), Value::Opaque(y)) => x.equals(&**y),
+        (Value::Opaque(x), Value::Opaque(y)) => x.equals(&**y)?,
+        // A library type's `Equal` takes only its own type (cel-go returns no such overload).
+        (Value::Opaque(_), _) => return Err(EvalError::no_such_overload()),
         (Value::Unknown(x), _) => match b {
             Value::Unknown(y) => x == y,
             _ => false,

@@ -55,13 +55,20 @@ pub enum Value {
 pub trait Opaque: fmt::Debug + Send + Sync + Any {
     /// The CEL type name (`kubernetes.Quantity`, `net.IP`, ...).
     fn type_name(&self) -> &'static str;
-    /// Equality with another value of any opaque type (`false` across types).
-    fn equals(&self, other: &dyn Opaque) -> bool;
+    /// `self == other` with another value of any opaque type, as the library type's Go `Equal`
+    /// answers it: `false` or `no such overload` across types, and an error where the apiserver
+    /// has one (a quantity made by `add`/`sub` on the right of `==`).
+    fn equals(&self, other: &dyn Opaque) -> Result<bool, EvalError>;
     /// For downcasting.
     fn as_any(&self) -> &dyn Any;
     /// `string(x)`, for the types that convert to a string (`net.IP`, `net.CIDR`); `None` gives
     /// `no such overload`.
     fn to_cel_string(&self) -> Option<String> {
+        None
+    }
+    /// The size cel-go's cost model reads from a `Sizer` value (`net.IP`: 4 or 16 bytes,
+    /// `net.CIDR`: the prefix length in bytes, rounded up); `None` for the others (size 1).
+    fn cost_size(&self) -> Option<u64> {
         None
     }
 }
@@ -305,6 +312,7 @@ impl Value {
     pub fn cost_size(&self) -> u64 {
         match self {
             Value::Optional(Some(v)) => v.cost_size(),
+            Value::Opaque(o) => o.cost_size().unwrap_or(1),
             _ => self.size().map_or(1, |s| s as u64),
         }
     }

@@ -2,11 +2,18 @@
 
 use super::functions::Function;
 
+mod decimal;
 mod format;
+mod k8s_util;
 pub(crate) mod lists;
+mod named_format;
+mod net;
+mod quantity;
 mod regex;
+mod semver;
 mod sets;
 mod strings;
+mod url;
 
 /// Every table [`super::functions::lookup`] searches.
 pub(crate) const TABLES: &[&[Function]] = &[
@@ -15,4 +22,9 @@ pub(crate) const TABLES: &[&[Function]] = &[
     lists::FUNCTIONS,
     sets::FUNCTIONS,
     regex::FUNCTIONS,
+    url::FUNCTIONS,
+    net::FUNCTIONS,
+    quantity::FUNCTIONS,
+    semver::FUNCTIONS,
+    named_format::FUNCTIONS,
 ];
