@@ -218,7 +218,7 @@ pub fn validate_one(
     subresource_status: bool,
 ) -> Verdict {
     // The handler decodes (prunes, defaults) both objects before the registry sees them.
-    let new = target.validator.decode(&doc.value);
+    let (new, decode_warnings) = target.validator.decode_with_warnings(&doc.value);
     let old_prepared = old.map(|o| target.validator.decode(o));
     let prepared = prepare(
         &new,
@@ -226,9 +226,15 @@ pub fn validate_one(
         target.status_subresource,
         subresource_status,
     );
-    let out = target
+    let list_errors = target
+        .validator
+        .list_type_errors(&prepared, old_prepared.as_ref());
+    let mut out = target
         .validator
         .validate(&prepared, old_prepared.as_ref(), &Options::default());
+    // Schema-level errors come before CEL errors (the registry's order).
+    out.errors.errors.splice(0..0, list_errors);
+    out.warnings.splice(0..0, decode_warnings);
     let name = doc
         .value
         .pointer("/metadata/name")

@@ -3,6 +3,7 @@
 use std::fmt;
 
 mod decode;
+mod listtype;
 mod validator;
 mod walk;
 

@@ -359,7 +359,11 @@ fn runtime_cases_agree_with_the_oracle_and_the_reference_vectors() {
             vectors_dir.display()
         );
     }
-    let stale: Vec<&String> = known.iter().filter(|k| !differing.contains(*k)).collect();
+    // `cr-*` entries belong to the validate-mode test below.
+    let stale: Vec<&String> = known
+        .iter()
+        .filter(|k| !k.starts_with("cr-") && !differing.contains(*k))
+        .collect();
     assert!(
         stale.is_empty(),
         "listed as known differences but now agree (remove them): {stale:?}"
@@ -367,5 +371,121 @@ fn runtime_cases_agree_with_the_oracle_and_the_reference_vectors() {
     assert!(
         failures.is_empty(),
         "runtime cases that differ: {failures:#?}"
+    );
+}
+
+/// The project's `validate`-mode cases (a CRD manifest and objects through the apiserver's
+/// create/update path) through `crd-cel validate`'s code, compared with the oracle's recorded
+/// `validate` output: verdict, every error (field, type, message), the whole text, warnings.
+#[test]
+fn validate_cases_agree_with_the_oracle() {
+    use crd_cel_cli::input::Document;
+    use crd_cel_cli::validate::{Crds, validate_one};
+
+    let known = known_differences();
+    let mut cases = 0;
+    let mut agree = 0;
+    let mut differing = BTreeSet::new();
+    let mut failures = Vec::new();
+    for file in json_files(&manifest_dir().join("cases")) {
+        let vector = read_json(&file);
+        if vector.pointer("/harness/mode").and_then(Value::as_str) != Some("validate") {
+            continue;
+        }
+        let oracle = read_json(&file.with_extension("expected.json"));
+        let id = vector["id"].as_str().unwrap_or_default().to_owned();
+        for (i, case) in vector["cases"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            cases += 1;
+            let name = format!("{id} / {}", case["name"].as_str().unwrap_or_default());
+            let crd = case
+                .get("crd")
+                .or_else(|| vector.get("crd"))
+                .cloned()
+                .unwrap_or_default();
+            let mut crds = Crds::new(vec![Document {
+                file: "crd".into(),
+                index: 0,
+                item: None,
+                value: crd,
+            }]);
+            let doc = Document {
+                file: "object".into(),
+                index: 0,
+                item: None,
+                value: case["object"].clone(),
+            };
+            let old = case.get("oldObject").filter(|o| !o.is_null());
+            let version = case.get("version").and_then(Value::as_str);
+            let actual = match crds.target(&doc.value, version) {
+                Err(e) => json!({ "error": e }),
+                Ok(target) => {
+                    let v = validate_one(
+                        &doc,
+                        old,
+                        &target,
+                        case.get("subresource").and_then(Value::as_str) == Some("status"),
+                    );
+                    let mut j = serde_json::to_value(&v.json).unwrap_or_default();
+                    if let Some(o) = j.as_object_mut() {
+                        o.remove("file");
+                        o.remove("doc");
+                    }
+                    j
+                }
+            };
+            let want = &oracle["cases"][i]["validate"];
+            let mut mismatches = compare_with_oracle(
+                &json!({
+                    "result": if actual["valid"] == true { "pass" } else { "error" },
+                    "errors": actual["errors"],
+                    "warnings": actual["warnings"],
+                }),
+                &json!({
+                    "result": if want["valid"] == true { "pass" } else { "error" },
+                    "errors": want["errors"],
+                    "warnings": want["warnings"],
+                }),
+            );
+            if actual["text"] != want["text"] {
+                mismatches.push(format!("text {} (oracle {})", actual["text"], want["text"]));
+            }
+            if mismatches.is_empty() {
+                agree += 1;
+            } else {
+                differing.insert(name.clone());
+                let listed = known.contains(&name);
+                println!(
+                    "  {} {name}\n      {}",
+                    if listed { "known" } else { "DIFFERS" },
+                    mismatches.join("\n      ")
+                );
+                if !listed {
+                    failures.push(name);
+                }
+            }
+        }
+    }
+    println!("tests/cases validate mode (vs oracle): {agree} of {cases} cases agree");
+    assert!(
+        cases >= 10,
+        "expected the project's validate cases, found {cases}"
+    );
+    let stale: Vec<&String> = known
+        .iter()
+        .filter(|k| k.starts_with("cr-") && !differing.contains(*k))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "listed as known differences but now agree (remove them): {stale:?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "validate cases that differ: {failures:#?}"
     );
 }

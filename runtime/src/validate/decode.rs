@@ -12,9 +12,24 @@ fn flag(schema: &Json, key: &str) -> bool {
     schema.get(key).and_then(Json::as_bool) == Some(true)
 }
 
+fn child(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
 /// Prunes, drops non-nullable nulls and defaults `value` in place, for the schema `schema`
-/// (`resource`: a resource root, whose `apiVersion`, `kind` and `metadata` are kept).
-pub(crate) fn decode(value: &mut Json, schema: &Json, resource: bool) {
+/// (`resource`: a resource root, whose `apiVersion`, `kind` and `metadata` are kept). Each pruned
+/// field is reported as the apiserver's warning (`unknown field "spec.x"`).
+pub(crate) fn decode(
+    value: &mut Json,
+    schema: &Json,
+    resource: bool,
+    path: &str,
+    warnings: &mut Vec<String>,
+) {
     match value {
         Json::Object(obj) => {
             let resource = resource || flag(schema, "x-kubernetes-embedded-resource");
@@ -23,9 +38,13 @@ pub(crate) fn decode(value: &mut Json, schema: &Json, resource: bool) {
             if properties.is_some() || additional.is_none() {
                 if !flag(schema, "x-kubernetes-preserve-unknown-fields") {
                     obj.retain(|k, _| {
-                        properties.is_some_and(|p| p.contains_key(k))
+                        let keep = properties.is_some_and(|p| p.contains_key(k))
                             || (resource
-                                && matches!(k.as_str(), "apiVersion" | "kind" | "metadata"))
+                                && matches!(k.as_str(), "apiVersion" | "kind" | "metadata"));
+                        if !keep {
+                            warnings.push(format!("unknown field \"{}\"", child(path, k)));
+                        }
+                        keep
                     });
                 }
                 if let Some(p) = properties {
@@ -48,8 +67,8 @@ pub(crate) fn decode(value: &mut Json, schema: &Json, resource: bool) {
                             }
                             _ => {}
                         }
-                        if let Some(child) = obj.get_mut(name) {
-                            decode(child, prop, false);
+                        if let Some(value) = obj.get_mut(name) {
+                            decode(value, prop, false, &child(path, name), warnings);
                         }
                     }
                 }
@@ -57,21 +76,21 @@ pub(crate) fn decode(value: &mut Json, schema: &Json, resource: bool) {
                 let nullable = flag(values, "nullable");
                 let default = values.get("default");
                 obj.retain(|_, v| !(v.is_null() && !nullable && default.is_none()));
-                for v in obj.values_mut() {
+                for (k, v) in obj.iter_mut() {
                     if v.is_null()
                         && !nullable
                         && let Some(d) = default
                     {
                         *v = d.clone();
                     }
-                    decode(v, values, false);
+                    decode(v, values, false, &format!("{path}[{k}]"), warnings);
                 }
             }
         }
         Json::Array(items) => {
             if let Some(item_schema) = schema.get("items") {
-                for item in items.iter_mut() {
-                    decode(item, item_schema, false);
+                for (i, item) in items.iter_mut().enumerate() {
+                    decode(item, item_schema, false, &format!("{path}[{i}]"), warnings);
                 }
             }
         }
@@ -102,7 +121,9 @@ mod tests {
             "b": null, "n": null, "unknown": 1, "o": {}, "l": [{}, {"p": "UDP"}],
             "m": {"x": null, "y": "z"}, "free": {"anything": true}
         });
-        decode(&mut v, &schema, true);
+        let mut warnings = Vec::new();
+        decode(&mut v, &schema, true, "", &mut warnings);
+        assert_eq!(warnings, ["unknown field \"unknown\""]);
         assert_eq!(
             v,
             json!({
@@ -116,7 +137,10 @@ mod tests {
             &mut root,
             &json!({"type": "object", "properties": {}}),
             true,
+            "",
+            &mut warnings,
         );
+        assert_eq!(warnings[1], "unknown field \"junk\"");
         assert_eq!(
             root,
             json!({"apiVersion": "v1", "kind": "K", "metadata": {"name": "n"}})

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::ValidationErrors;
 use super::walk::{Old, Path, Walk};
+use super::{FieldError, ValidationErrors};
 use crate::check::{Node, Target, check_source};
 use crate::eval::convert::to_value;
 use crate::eval::interp::Program;
@@ -217,11 +217,36 @@ impl Validator {
     /// the JSON schema (validators built from a manifest or JSON schema); a validator built from
     /// a Rust model returns the object unchanged (serde output already has every field).
     pub fn decode(&self, object: &Json) -> Json {
+        self.decode_with_warnings(object).0
+    }
+
+    /// [`Validator::decode`], with the apiserver's warning for each pruned field
+    /// (`unknown field "spec.x"`, what `kubectl` prints with the default field validation).
+    pub fn decode_with_warnings(&self, object: &Json) -> (Json, Vec<String>) {
         let mut out = object.clone();
+        let mut warnings = Vec::new();
         if let Some(schema) = &self.json_schema {
-            super::decode::decode(&mut out, schema, self.resource_root);
+            super::decode::decode(&mut out, schema, self.resource_root, "", &mut warnings);
         }
-        out
+        (out, warnings)
+    }
+
+    /// The list-type errors the apiserver reports before running CEL (duplicate `set` items,
+    /// duplicate `map` keys, non-object `map` items). On update they are reported only when the
+    /// old object had none, as the apiserver does.
+    pub fn list_type_errors(&self, object: &Json, old: Option<&Json>) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        super::listtype::check(&self.root, "", object, &mut errors);
+        if let Some(old) = old
+            && !errors.is_empty()
+        {
+            let mut old_errors = Vec::new();
+            super::listtype::check(&self.root, "", old, &mut old_errors);
+            if !old_errors.is_empty() {
+                errors.clear();
+            }
+        }
+        errors
     }
 
     /// Validates `object` (create), or an update from `old`, with the apiserver's semantics.

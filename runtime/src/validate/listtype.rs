@@ -1,0 +1,109 @@
+//! The list-type checks the apiserver runs before CEL (`schema/listtype/validation.go`,
+//! CEL-SEMANTICS 5.1): `set` items unique, `map` items objects with unique key tuples.
+
+use serde_json::{Map, Value as Json};
+
+use super::{BadValue, ErrorType, FieldError};
+use crate::eval::node::SchemaNode;
+use crate::eval::value::ListKind;
+
+fn child(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+fn index(path: &str, i: &str) -> String {
+    format!("{path}[{i}]")
+}
+
+/// The errors of `value` under `s`, in the apiserver's order.
+pub(crate) fn check(s: &SchemaNode, path: &str, value: &Json, out: &mut Vec<FieldError>) {
+    match value {
+        Json::Object(obj) => {
+            if let Some(values) = &s.additional_properties {
+                for (k, v) in obj {
+                    check(values, &index(path, k), v, out);
+                }
+            }
+            for (k, v) in obj {
+                if let Some(p) = s.property(k) {
+                    check(p, &child(path, k), v, out);
+                }
+            }
+        }
+        Json::Array(items) => {
+            match &s.list_kind {
+                ListKind::Set => {
+                    for i in second_occurrences(items) {
+                        out.push(duplicate(index(path, &i.to_string()), items[i].clone()));
+                    }
+                }
+                ListKind::Map(keys) => map_list(path, keys, items, out),
+                ListKind::Plain => {}
+            }
+            if let Some(item) = &s.items {
+                for (i, v) in items.iter().enumerate() {
+                    check(item, &index(path, &i.to_string()), v, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn duplicate(path: String, value: Json) -> FieldError {
+    FieldError {
+        kind: ErrorType::Duplicate,
+        path,
+        value: BadValue::Value(value),
+        detail: String::new(),
+    }
+}
+
+/// Indices of the second occurrence of each repeated item (later repeats are not reported).
+fn second_occurrences(items: &[Json]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, x) in items.iter().enumerate() {
+        let before = items[..i].iter().filter(|y| *y == x).count();
+        if before == 1 {
+            out.push(i);
+        }
+    }
+    out
+}
+
+fn map_list(path: &str, keys: &[std::sync::Arc<str>], items: &[Json], out: &mut Vec<FieldError>) {
+    for (i, x) in items.iter().enumerate() {
+        if !x.is_null() && !x.is_object() {
+            out.push(FieldError {
+                kind: ErrorType::Invalid,
+                path: index(path, &i.to_string()),
+                value: BadValue::Value(x.clone()),
+                detail: "must be an object for an array of list-type map".into(),
+            });
+            return;
+        }
+    }
+    // Each item's key: the key fields it has (a missing one is "unspecified", so two items
+    // without keys are duplicates of each other).
+    let tuples: Vec<Json> = items
+        .iter()
+        .map(|x| {
+            let mut m = Map::new();
+            if let Json::Object(o) = x {
+                for k in keys {
+                    if let Some(v) = o.get(&**k) {
+                        m.insert(k.to_string(), v.clone());
+                    }
+                }
+            }
+            Json::Object(m)
+        })
+        .collect();
+    for i in second_occurrences(&tuples) {
+        out.push(duplicate(index(path, &i.to_string()), tuples[i].clone()));
+    }
+}
