@@ -49,8 +49,8 @@ enum Command {
     /// (`kubectl create -f CRD`): rule field errors, compile errors, oldSelf placement.
     Check(CheckArgs),
     /// Validate custom resources against their CRD's rules (x-kubernetes-validations) as the
-    /// apiserver does on create, or on update with `--old`. OpenAPI schema checks and
-    /// defaulting are not run (only the CEL rules).
+    /// apiserver does on create, or on update with `--old`: pruning, defaults, OpenAPI schema
+    /// checks, then the CEL rules.
     Validate(ValidateArgs),
 }
 
@@ -295,7 +295,7 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     if args.output == OutputFormat::Text {
         let _ = writeln!(
             io.stdout,
-            "Summary: {checked} object{} - valid: {}, invalid: {invalid}, input errors: {} (CEL rules only; OpenAPI schema checks are not run)",
+            "Summary: {checked} object{} - valid: {}, invalid: {invalid}, input errors: {}",
             plural(checked),
             checked - invalid,
             bad.len(),

@@ -4,11 +4,13 @@ use std::fmt;
 
 mod decode;
 mod listtype;
+mod openapi;
 mod validator;
 mod walk;
 
 pub use validator::{
     CompiledRule, ManifestError, Options, Outcome, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Validator,
+    blocks_cel,
 };
 
 /// A type whose values can be validated against its CRD rules, as the apiserver would.

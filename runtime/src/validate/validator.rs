@@ -231,6 +231,18 @@ impl Validator {
         (out, warnings)
     }
 
+    /// The OpenAPI schema errors the apiserver reports before running CEL (types, `enum`,
+    /// lengths, `pattern`, bounds, counts, `required`), for validators that have the JSON schema
+    /// (manifest path); on update, unchanged values are not re-checked (ratcheting). Use
+    /// [`blocks_cel`] on the result: the apiserver skips CEL when one of them is blocking.
+    pub fn schema_errors(&self, object: &Json, old: Option<&Json>) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        if let Some(schema) = &self.json_schema {
+            super::openapi::validate(schema, object, old, "", &mut errors);
+        }
+        errors
+    }
+
     /// The list-type errors the apiserver reports before running CEL (duplicate `set` items,
     /// duplicate `map` keys, non-object `map` items). On update they are reported only when the
     /// old object had none, as the apiserver does.
@@ -284,6 +296,45 @@ impl Validator {
         }
     }
 
+    /// A create (or, with `old`, an update) through the apiserver's custom-resource path: the
+    /// handler's decoding ([`Validator::decode`], with its warnings), the registry's `status`
+    /// handling (`status_subresource`: the version has the status subresource;
+    /// `status_update`: the request is to `/status`), the OpenAPI schema errors and list-type
+    /// errors, then the CEL rules, which do not run after a blocking schema error. Errors are in
+    /// the registry's order (schema, list types, CEL).
+    pub fn validate_request(
+        &self,
+        object: &Json,
+        old: Option<&Json>,
+        status_subresource: bool,
+        status_update: bool,
+    ) -> Outcome {
+        let (new, decode_warnings) = self.decode_with_warnings(object);
+        let old = old.map(|o| self.decode(o));
+        let new = registry_status(&new, old.as_ref(), status_subresource, status_update);
+        let mut schema_errors = self.schema_errors(&new, old.as_ref());
+        schema_errors.extend(self.list_type_errors(&new, old.as_ref()));
+        // Without rules there is no CEL validator to skip.
+        let blocked = if self.root.rules_below {
+            blocks_cel(&schema_errors)
+        } else {
+            None
+        };
+        let mut out = match blocked {
+            Some(skipped) => {
+                schema_errors.push(skipped);
+                Outcome {
+                    remaining_budget: RUNTIME_COST_BUDGET,
+                    ..Outcome::default()
+                }
+            }
+            None => self.validate(&new, old.as_ref(), &Options::default()),
+        };
+        out.errors.errors.splice(0..0, schema_errors);
+        out.warnings.splice(0..0, decode_warnings);
+        out
+    }
+
     /// [`Validator::validate`] with the default options, as `Result`.
     pub fn check(&self, object: &Json, old: Option<&Json>) -> Result<(), ValidationErrors> {
         let out = self.validate(object, old, &Options::default());
@@ -293,6 +344,67 @@ impl Validator {
             Err(out.errors)
         }
     }
+}
+
+/// The registry's handling of `status` before validation (`PrepareForCreate`,
+/// `PrepareForUpdate` of the CR strategies): with the status subresource, a create drops
+/// `status`, a main-resource update keeps the old `status`, and a status update keeps
+/// everything but `status` from the old object.
+fn registry_status(
+    object: &Json,
+    old: Option<&Json>,
+    status_subresource: bool,
+    subresource_status: bool,
+) -> Json {
+    let mut out = object.clone();
+    if !status_subresource {
+        return out;
+    }
+    let Some(obj) = out.as_object_mut() else {
+        return out;
+    };
+    match old {
+        None => {
+            obj.remove("status");
+        }
+        Some(old) if subresource_status => {
+            let mut merged = old.clone();
+            if let Some(m) = merged.as_object_mut() {
+                match obj.get("status") {
+                    Some(s) => {
+                        m.insert("status".into(), s.clone());
+                    }
+                    None => {
+                        m.remove("status");
+                    }
+                }
+            }
+            return merged;
+        }
+        Some(old) => match old.get("status") {
+            Some(s) => {
+                obj.insert("status".into(), s.clone());
+            }
+            None => {
+                obj.remove("status");
+            }
+        },
+    }
+    out
+}
+
+/// Whether these schema errors make the apiserver skip every CEL rule (an error of type
+/// Required, NotSupported, TooLong, TooMany or TypeInvalid), and the error it then appends.
+pub fn blocks_cel(errors: &[FieldError]) -> Option<FieldError> {
+    errors
+        .iter()
+        .any(|e| super::openapi::is_blocking(e.kind))
+        .then(|| FieldError {
+            kind: super::ErrorType::Invalid,
+            path: "<nil>".into(),
+            value: super::BadValue::Value(Json::Null),
+            detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation".into(),
+        })
 }
 
 fn compile_expression(

@@ -372,6 +372,13 @@ impl Walk<'_> {
             BadValue::Value(raw.clone())
         };
         let e = match kind {
+            // field.Required and field.Forbidden carry an empty value.
+            ErrorType::Required | ErrorType::Forbidden => FieldError {
+                kind,
+                path: path.render(),
+                value: BadValue::Value(Json::String(String::new())),
+                detail,
+            },
             ErrorType::Duplicate => FieldError {
                 kind,
                 path: path.render(),
