@@ -17,7 +17,7 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 
-use crate::validate::{BadValue, ErrorType, FieldError, Options, Validator};
+use crate::validate::{BadValue, ErrorType, FieldError, Validator};
 
 /// `#[schemars(transform = Decorate(&DECORATION))]` on a field of the derive's shadow struct:
 /// writes what `#[cel(..)]` says into the field's schema node.
@@ -135,7 +135,9 @@ fn run<T: CelSchema + Serialize + ?Sized + 'static>(
     let new = to_json(value)?;
     let old = old.map(to_json).transpose()?;
     let v = validator_of::<T>(resource_root);
-    let out = v.validate(&new, old.as_ref(), &Options::default());
+    // The whole custom-resource path: schema checks (the Rust type cannot express every bound
+    // of the schema) before the rules.
+    let out = v.validate_request(&new, old.as_ref(), false, false);
     if out.errors.is_empty() {
         Ok(())
     } else {

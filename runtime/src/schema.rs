@@ -325,6 +325,102 @@ impl OwnedSchema {
     }
 }
 
+impl OwnedSchema {
+    /// The schema as structural OpenAPI JSON (the keys [`OwnedSchema::from_json`] reads; a
+    /// `default` is not known here and is left out).
+    pub fn to_json(&self) -> Value {
+        let mut o = serde_json::Map::new();
+        let mut put = |k: &str, v: Value| {
+            o.insert(k.to_owned(), v);
+        };
+        if let Some(t) = &self.ty {
+            put("type", Value::from(t.as_str()));
+        }
+        if let Some(f) = &self.format {
+            put("format", Value::from(f.as_str()));
+        }
+        if self.nullable {
+            put("nullable", Value::Bool(true));
+        }
+        if !self.enum_values.is_empty() {
+            put("enum", Value::Array(self.enum_values.clone()));
+        }
+        for (k, v) in [
+            ("maxLength", self.max_length),
+            ("minLength", self.min_length),
+            ("maxItems", self.max_items),
+            ("minItems", self.min_items),
+            ("maxProperties", self.max_properties),
+            ("minProperties", self.min_properties),
+        ] {
+            if let Some(v) = v {
+                put(k, Value::from(v));
+            }
+        }
+        for (k, v) in [("minimum", self.minimum), ("maximum", self.maximum)] {
+            if let Some(v) = v {
+                put(k, Value::from(v));
+            }
+        }
+        if let Some(p) = &self.pattern {
+            put("pattern", Value::from(p.as_str()));
+        }
+        if !self.properties.is_empty() {
+            let props = self
+                .properties
+                .iter()
+                .map(|(k, (_, s))| (k.clone(), s.to_json()))
+                .collect();
+            put("properties", Value::Object(props));
+            let required: Vec<Value> = self
+                .properties
+                .iter()
+                .filter(|(_, (r, _))| *r)
+                .map(|(k, _)| Value::from(k.as_str()))
+                .collect();
+            if !required.is_empty() {
+                put("required", Value::Array(required));
+            }
+        }
+        if let Some(i) = &self.items {
+            put("items", i.to_json());
+        }
+        if let Some(a) = &self.additional_properties {
+            put("additionalProperties", a.to_json());
+        }
+        if let Some(l) = &self.list_type {
+            put("x-kubernetes-list-type", Value::from(l.as_str()));
+        }
+        if !self.list_map_keys.is_empty() {
+            put(
+                "x-kubernetes-list-map-keys",
+                Value::Array(
+                    self.list_map_keys
+                        .iter()
+                        .map(|k| Value::from(k.as_str()))
+                        .collect(),
+                ),
+            );
+        }
+        if let Some(m) = &self.map_type {
+            put("x-kubernetes-map-type", Value::from(m.as_str()));
+        }
+        for (k, v) in [
+            ("x-kubernetes-int-or-string", self.int_or_string),
+            (
+                "x-kubernetes-preserve-unknown-fields",
+                self.preserve_unknown_fields,
+            ),
+            ("x-kubernetes-embedded-resource", self.embedded_resource),
+        ] {
+            if v {
+                put(k, Value::Bool(true));
+            }
+        }
+        Value::Object(o)
+    }
+}
+
 /// The memory behind models borrowed from [`OwnedSchema`]s ([`OwnedSchema::with_model`]).
 ///
 /// The checker and the validator take a [`Schema`], a tree of references made to live in

@@ -78,13 +78,22 @@ fn main() -> ExitCode {
         target_cpu_percent: Some(120),
     });
     let broken = webapp("shop", broken_spec);
+    let mut oversized_spec = spec();
+    oversized_spec.replicas = 2000;
+    oversized_spec.tier = Tier::Premium;
+    let oversized = webapp("shop", oversized_spec);
     let mut premium_spec = spec();
     premium_spec.tier = Tier::Premium;
     let premium = webapp("shop", premium_spec);
 
-    let cases: [(&str, &WebApp, Option<&WebApp>); 4] = [
+    let cases: [(&str, &WebApp, Option<&WebApp>); 5] = [
         ("create a valid WebApp", &valid, None),
         ("create a WebApp that breaks five rules", &broken, None),
+        (
+            "create a WebApp over the schema's maximum (#[schemars(range)])",
+            &oversized,
+            None,
+        ),
         (
             "update the tier (a transition rule)",
             &premium,
@@ -107,7 +116,12 @@ fn main() -> ExitCode {
             eprintln!("webapp: cannot serialize the object");
             return ExitCode::FAILURE;
         };
-        let from_manifest = manifest.check(&manifest.decode(&new_json), old_json.as_ref());
+        let out = manifest.validate_request(&new_json, old_json.as_ref(), true, false);
+        let from_manifest = if out.is_valid() {
+            Ok(())
+        } else {
+            Err(out.errors)
+        };
         let verdict = match &typed {
             Ok(()) => "valid".to_owned(),
             Err(e) => e.status_message("WebApp", "apps.example.com", "shop"),

@@ -135,8 +135,12 @@ pub struct Validator {
 
 impl Validator {
     /// A validator for a model whose rules were checked at `cargo build` (the derive's path).
+    /// Its OpenAPI checks ([`Validator::validate_request`]) use the model's bounds, formats,
+    /// enums and required fields; the model has no `default` values, so nothing is defaulted.
     pub fn from_model(schema: &Schema<'_>, resource_root: bool) -> Validator {
-        Validator::build(schema, resource_root, false)
+        let mut v = Validator::build(schema, resource_root, false);
+        v.json_schema = Some(Arc::new(OwnedSchema::from_model(schema).to_json()));
+        v
     }
 
     /// A validator for a structural schema in JSON (an `openAPIV3Schema`): its rules are checked
