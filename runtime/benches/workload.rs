@@ -352,6 +352,102 @@ fn check_verdicts() {
     }
 }
 
+/// The 48 evaluations of a create, outside the walk: each rule's program with the node value it
+/// binds to `self`, taken from the converted object.
+fn create_evaluations(
+    root: &crd_cel::eval::value::Value,
+) -> Vec<(crd_cel::eval::interp::Program, crd_cel::eval::value::Value)> {
+    use crd_cel::eval::interp::Program;
+    use crd_cel::eval::value::Value as Cel;
+    fn field(v: &Cel, name: &str) -> Cel {
+        match v {
+            Cel::Map(m) => m.get_str(name).cloned().expect("field present"),
+            other => panic!("not an object: {other:?}"),
+        }
+    }
+    let program = |src: &str| Program::compile(src).expect("rule compiles");
+    let spec = field(root, "spec");
+    let mut out = Vec::new();
+    for rule in [
+        "self.minReplicas <= self.maxReplicas",
+        "self.replicas >= self.minReplicas && self.replicas <= self.maxReplicas",
+        "self.ports.exists(p, p.name == 'http')",
+    ] {
+        out.push((program(rule), spec.clone()));
+    }
+    for (name, rule) in [
+        ("image", "self.contains(':')"),
+        ("replicas", "self <= 1000"),
+        ("labels", "self.all(k, k.size() <= 63)"),
+        (
+            "hostname",
+            "self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",
+        ),
+        ("timeoutSeconds", "self >= 1 && self <= 3600"),
+    ] {
+        out.push((program(rule), field(&spec, name)));
+    }
+    let Cel::List(ports) = field(&spec, "ports") else {
+        panic!("ports is not a list");
+    };
+    for port in &ports.items {
+        out.push((
+            program("self.port >= 1 && self.port <= 65535"),
+            port.clone(),
+        ));
+        out.push((
+            program("self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')"),
+            field(port, "name"),
+        ));
+    }
+    out
+}
+
+/// crd-cel's create, stage by stage (for the profile in the report): serializing the typed object
+/// to JSON, converting the JSON to CEL values, and the 48 evaluations alone; the walk's own cost is
+/// `create/crd-cel-manifest` minus conversion and evaluation.
+fn bench_stages(c: &mut Criterion) {
+    use crd_cel::CelSchema;
+    use crd_cel::eval::convert::to_value;
+    use crd_cel::eval::node::SchemaNode;
+    let o = objects();
+    let tree = SchemaNode::from_model_with(
+        &<crdcel::Workload as CelSchema>::MODEL,
+        true,
+        &mut |_, _, _| {},
+    );
+    let root = to_value(&o.json, &tree, true);
+    let evaluations = create_evaluations(&root);
+    assert_eq!(evaluations.len(), 48);
+    for (p, v) in &evaluations {
+        let ev = p.eval(v, None, crd_cel::validate::PER_CALL_LIMIT);
+        assert!(
+            matches!(ev.result, Ok(crd_cel::eval::value::Value::Bool(true))),
+            "{ev:?}"
+        );
+    }
+
+    let mut g = c.benchmark_group("stages");
+    g.bench_function("serialize", |b| {
+        b.iter(|| serde_json::to_value(black_box(&o.crd)).is_ok())
+    });
+    g.bench_function("convert", |b| {
+        b.iter(|| to_value(black_box(&o.json), &tree, true))
+    });
+    g.bench_function("evaluate-48", |b| {
+        b.iter(|| {
+            evaluations
+                .iter()
+                .map(|(p, v)| {
+                    p.eval(black_box(v), None, crd_cel::validate::PER_CALL_LIMIT)
+                        .cost
+                })
+                .sum::<u64>()
+        })
+    });
+    g.finish();
+}
+
 fn bench(c: &mut Criterion) {
     use crd_cel::CelValidate;
     let o = objects();
@@ -415,24 +511,42 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-/// Where criterion writes its estimates (its own rule: `CRITERION_HOME`, else the cargo target
-/// directory, which for this workspace defaults to `<workspace>/target`).
+/// Where criterion writes its estimates, by criterion's own rule: `CRITERION_HOME`, else
+/// `CARGO_TARGET_DIR`, else the target directory `cargo metadata` reports (under `cargo bench`),
+/// else `./target`.
 fn criterion_home() -> PathBuf {
     if let Some(home) = std::env::var_os("CRITERION_HOME") {
         return home.into();
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
-    target.join("criterion")
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(target).join("criterion");
+    }
+    let from_metadata = std::env::var_os("CARGO").and_then(|cargo| {
+        let out = std::process::Command::new(cargo)
+            .args(["metadata", "--format-version", "1", "--no-deps"])
+            .output()
+            .ok()?;
+        let v: Value = serde_json::from_slice(&out.stdout).ok()?;
+        Some(PathBuf::from(v.get("target_directory")?.as_str()?))
+    });
+    from_metadata
+        .unwrap_or_else(|| PathBuf::from("target"))
+        .join("criterion")
 }
 
-/// The median and mean of one benchmark, in nanoseconds, from its `estimates.json`.
+/// When this run started: estimates written before it are an earlier run's and are not shown.
+static STARTED: std::sync::OnceLock<std::time::SystemTime> = std::sync::OnceLock::new();
+
+/// The median and mean of one benchmark, in nanoseconds, from its `estimates.json` of this run.
 fn estimate(group: &str, id: &str) -> Option<(f64, f64)> {
     let path = criterion_home()
         .join(group)
         .join(id)
         .join("new/estimates.json");
+    let written = std::fs::metadata(&path).ok()?.modified().ok()?;
+    if written < *STARTED.get()? {
+        return None;
+    }
     let v: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
     Some((
         v.pointer("/median/point_estimate")?.as_f64()?,
@@ -444,7 +558,7 @@ fn print_ratios() {
     println!("\nper call (median; mean) and kube time / crd-cel time:");
     for group in ["create", "update"] {
         let Some((base_median, base_mean)) = estimate(group, "crd-cel") else {
-            println!("  {group}: no estimates for crd-cel (filtered out?)");
+            println!("  {group}: no estimates for crd-cel from this run (filtered out?)");
             continue;
         };
         for id in [
@@ -465,12 +579,28 @@ fn print_ratios() {
             );
         }
     }
+    let stage = |id| estimate("stages", id).map(|(median, _)| median / 1e3);
+    if let (Some(ser), Some(conv), Some(eval), Some((manifest, _))) = (
+        stage("serialize"),
+        stage("convert"),
+        stage("evaluate-48"),
+        estimate("create", "crd-cel-manifest"),
+    ) {
+        let manifest = manifest / 1e3;
+        println!(
+            "  crd-cel create by stage (medians): serialize {ser:.2} us, convert {conv:.2} us, \
+             48 evaluations {eval:.2} us, walk and the rest {:.2} us (manifest path {manifest:.2} us)",
+            manifest - conv - eval
+        );
+    }
 }
 
 fn main() {
+    STARTED.get_or_init(std::time::SystemTime::now);
     check_verdicts();
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c);
+    bench_stages(&mut c);
     c.final_summary();
     print_ratios();
 }
