@@ -122,6 +122,13 @@ enum Op {
         arg: usize,
         set: Vec<Value>,
     },
+    /// `s.matches(re)` with a constant pattern, compiled when the program is planned.
+    Matches {
+        target: usize,
+        regex: Arc<::regex::Regex>,
+        /// The pattern's length in code points (its cost factor).
+        pattern_len: u64,
+    },
     Fold {
         range: usize,
         init: usize,
@@ -190,7 +197,13 @@ impl Program {
 
     /// Evaluates with `self` and `oldSelf` bound, stopping when the cost passes `limit`.
     pub fn eval(&self, this: &Value, old_self: Option<&Value>, limit: u64) -> Evaluation {
-        let mut frame = vec![Value::Null; self.slots];
+        thread_local! {
+            // One variable frame per thread, reused: evaluation never nests.
+            static FRAME: std::cell::RefCell<Vec<Value>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let mut frame = FRAME.with(|f| std::mem::take(&mut *f.borrow_mut()));
+        frame.clear();
+        frame.resize(self.slots, Value::Null);
         frame[SELF] = this.clone();
         if let Some(old) = old_self {
             frame[OLD_SELF] = old.clone();
@@ -201,7 +214,11 @@ impl Program {
             cost: 0,
             limit,
         };
-        match ev.eval(self.root) {
+        let outcome = ev.eval(self.root);
+        let mut frame = std::mem::take(&mut ev.frame);
+        frame.clear();
+        FRAME.with(|f| *f.borrow_mut() = frame);
+        match outcome {
             Ok(Value::Error(e)) => Evaluation {
                 result: Err((*e).clone()),
                 cost: ev.cost,
@@ -595,6 +612,19 @@ impl Planner<'_, '_> {
         let Some(function) = functions::lookup(&name) else {
             return Err(unsupported(format_args!("the function '{name}'")));
         };
+        // cel-go compiles constant `matches` patterns when it plans the program.
+        if name == "matches"
+            && ops.len() == 2
+            && let Op::Const(Value::String(p)) = &self.ops[ops[1]]
+            && let Ok(regex) = functions::compiled_regex(p)
+        {
+            let pattern_len = p.chars().count() as u64;
+            return Ok(self.push(Op::Matches {
+                target: ops[0],
+                regex,
+                pattern_len,
+            }));
+        }
         // cel-go folds type conversions of constants when it plans the program.
         if TYPE_CONVERSIONS.contains(&name.as_str()) && ops.len() == 1 && self.is_const(ops[0]) {
             let arg = self.const_value(ops[0]);
@@ -818,6 +848,29 @@ impl Evaluator<'_> {
                 let v = self.build_map(entries)?;
                 self.charge(30)?;
                 Ok(v)
+            }
+            Op::Matches {
+                target,
+                regex,
+                pattern_len,
+            } => {
+                let v = self.eval(*target)?;
+                let (result, size) = match &v {
+                    Value::String(s) => (Value::Bool(regex.is_match(s)), s.chars().count() as u64),
+                    Value::Error(_) => (v.clone(), 1),
+                    _ => (no_such_overload(), 1),
+                };
+                let cost = if matches!(v, Value::String(_)) {
+                    let s = ((1 + size) as f64 * functions::STRING_TRAVERSAL_FACTOR).ceil() as u64;
+                    s.saturating_mul(functions::traversal_cost(
+                        *pattern_len,
+                        functions::REGEX_LENGTH_FACTOR,
+                    ))
+                } else {
+                    1
+                };
+                self.charge(cost)?;
+                Ok(result)
             }
             Op::SetMembership { arg, set } => {
                 let v = self.eval(*arg)?;

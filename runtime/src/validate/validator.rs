@@ -129,8 +129,10 @@ pub enum ManifestError {
 pub struct Validator {
     root: SchemaNode,
     resource_root: bool,
-    /// The JSON schema (manifest path), for [`Validator::decode`].
+    /// The JSON schema, for the OpenAPI checks and [`Validator::decode`].
     json_schema: Option<Arc<Json>>,
+    /// Whether objects are pruned and defaulted (a manifest's schema; not a Rust model's).
+    decodes: bool,
 }
 
 impl Validator {
@@ -152,6 +154,7 @@ impl Validator {
         let model = owned.with_model(&arena);
         let mut v = Validator::build(model, resource_root, true);
         v.json_schema = Some(Arc::new(schema.clone()));
+        v.decodes = true;
         Ok(v)
     }
 
@@ -212,6 +215,7 @@ impl Validator {
             root,
             resource_root,
             json_schema: None,
+            decodes: false,
         }
     }
 
@@ -229,7 +233,7 @@ impl Validator {
     pub fn decode_with_warnings(&self, object: &Json) -> (Json, Vec<String>) {
         let mut out = object.clone();
         let mut warnings = Vec::new();
-        if let Some(schema) = &self.json_schema {
+        if let Some(schema) = self.json_schema.as_ref().filter(|_| self.decodes) {
             super::decode::decode(&mut out, schema, self.resource_root, "", &mut warnings);
         }
         (out, warnings)
@@ -287,7 +291,7 @@ impl Validator {
             object,
             &value,
             old_pair,
-            false,
+            None,
             true,
             false,
         );
@@ -313,11 +317,29 @@ impl Validator {
         status_subresource: bool,
         status_update: bool,
     ) -> Outcome {
-        let (new, decode_warnings) = self.decode_with_warnings(object);
-        let old = old.map(|o| self.decode(o));
-        let new = registry_status(&new, old.as_ref(), status_subresource, status_update);
-        let mut schema_errors = self.schema_errors(&new, old.as_ref());
-        schema_errors.extend(self.list_type_errors(&new, old.as_ref()));
+        use std::borrow::Cow;
+        // A model validator's values come from serde: nothing to prune, no defaults known.
+        let (new, decode_warnings): (Cow<'_, Json>, _) = if self.decodes {
+            let (v, w) = self.decode_with_warnings(object);
+            (Cow::Owned(v), w)
+        } else {
+            (Cow::Borrowed(object), Vec::new())
+        };
+        let old: Option<Cow<'_, Json>> = old.map(|o| {
+            if self.decodes {
+                Cow::Owned(self.decode(o))
+            } else {
+                Cow::Borrowed(o)
+            }
+        });
+        let old = old.as_deref();
+        let new = if status_subresource {
+            Cow::Owned(registry_status(&new, old, status_subresource, status_update))
+        } else {
+            new
+        };
+        let mut schema_errors = self.schema_errors(&new, old);
+        schema_errors.extend(self.list_type_errors(&new, old));
         // Without rules there is no CEL validator to skip.
         let blocked = if self.root.rules_below {
             blocks_cel(&schema_errors)
@@ -332,7 +354,7 @@ impl Validator {
                     ..Outcome::default()
                 }
             }
-            None => self.validate(&new, old.as_ref(), &Options::default()),
+            None => self.validate(&new, old, &Options::default()),
         };
         out.errors.errors.splice(0..0, schema_errors);
         out.warnings.splice(0..0, decode_warnings);

@@ -16,31 +16,82 @@ use crate::model::Reason;
 /// `MaxEvaluatedMessageExpressionSizeBytes`.
 const MAX_MESSAGE_BYTES: usize = 5 * 1024;
 
-/// Where a node is: the apiserver's `field.Path` rendering, `None` for the nil root.
-#[derive(Clone)]
-pub(super) struct Path(Option<String>);
+/// Where a node is, as a chain of segments on the stack: rendered (the apiserver's `field.Path`
+/// text) only when an error is reported, so walking costs no allocation.
+#[derive(Clone, Copy)]
+pub(super) enum Path<'a> {
+    /// The root: `None` is the apiserver's nil path.
+    Root(Option<&'a str>),
+    /// `.name`.
+    Child(&'a Path<'a>, &'a str),
+    /// `[i]`.
+    Index(&'a Path<'a>, usize),
+    /// `[key]` of a map.
+    Key(&'a Path<'a>, &'a str),
+}
 
-impl Path {
-    pub(super) fn root(root: Option<&str>) -> Path {
-        Path(root.map(str::to_owned))
+impl<'a> Path<'a> {
+    pub(super) fn root(root: Option<&'a str>) -> Path<'a> {
+        Path::Root(root)
     }
 
-    fn child(&self, name: &str) -> Path {
-        Path(Some(match &self.0 {
-            None => name.to_owned(),
-            Some(p) => format!("{p}.{name}"),
-        }))
-    }
-
-    fn index(&self, i: &str) -> Path {
-        Path(Some(match &self.0 {
-            None => format!("[{i}]"),
-            Some(p) => format!("{p}[{i}]"),
-        }))
+    fn write(&self, out: &mut String) {
+        use std::fmt::Write;
+        match self {
+            Path::Root(r) => out.push_str(r.unwrap_or_default()),
+            Path::Child(p, name) => {
+                p.write(out);
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+            Path::Index(p, i) => {
+                p.write(out);
+                let _ = write!(out, "[{i}]");
+            }
+            Path::Key(p, k) => {
+                p.write(out);
+                let _ = write!(out, "[{k}]");
+            }
+        }
     }
 
     fn render(&self) -> String {
-        self.0.clone().unwrap_or_else(|| "<nil>".to_owned())
+        let mut out = String::new();
+        self.write(&mut out);
+        if out.is_empty() {
+            "<nil>".to_owned()
+        } else {
+            out
+        }
+    }
+}
+
+/// Whether a node is unchanged for ratcheting, computed on demand and remembered.
+pub(super) struct Ratchet<'a> {
+    parent: Option<&'a Ratchet<'a>>,
+    /// The node's new and correlated old data.
+    pair: Option<(&'a Json, &'a Json)>,
+    /// `apiVersion` and `kind` under the root are never ratcheted.
+    never: bool,
+    memo: std::cell::Cell<Option<bool>>,
+}
+
+impl Ratchet<'_> {
+    fn unchanged(&self) -> bool {
+        if self.never {
+            return false;
+        }
+        if let Some(u) = self.memo.get() {
+            return u;
+        }
+        let u = match self.pair {
+            Some((new, old)) => new == old,
+            None => self.parent.is_some_and(Ratchet::unchanged),
+        };
+        self.memo.set(Some(u));
+        u
     }
 }
 
@@ -66,11 +117,11 @@ impl Walk<'_> {
     pub(super) fn node(
         &mut self,
         s: &SchemaNode,
-        path: &Path,
+        path: &Path<'_>,
         raw: &Json,
         value: &Value,
         old: Option<Old<'_>>,
-        ancestor_unchanged: bool,
+        parent: Option<&Ratchet<'_>>,
         at_root: bool,
         never_ratchet: bool,
     ) {
@@ -79,11 +130,15 @@ impl Walk<'_> {
         }
         // Ratcheting compares this node with its correlated old value, or else falls back to the
         // nearest correlatable ancestor (5.9).
-        let unchanged = !never_ratchet
-            && match old {
-                Some(o) => o.raw == raw,
-                None => ancestor_unchanged,
-            };
+        // Ratcheting compares this node with its correlated old value, or else falls back to the
+        // nearest correlatable ancestor (5.9); worked out only when a rule fails.
+        let ratchet = Ratchet {
+            parent,
+            pair: old.map(|o| (raw, o.raw)),
+            never: never_ratchet,
+            memo: std::cell::Cell::new(None),
+        };
+        let unchanged = &ratchet;
         if !s.rules.is_empty() {
             self.rules(s, path, raw, value, old, unchanged);
             if self.stopped {
@@ -106,8 +161,8 @@ impl Walk<'_> {
                 for (i, (item_raw, item_value)) in items.iter().zip(list.items.iter()).enumerate() {
                     // Only map-list items correlate, by key (5.7).
                     let item_old = match (&s.list_kind, old_items) {
-                        (ListKind::Map(keys), Some((old_raw, old_list))) => map_key(item_raw, keys)
-                            .and_then(|k| index.find(&k, old_raw, keys))
+                        (ListKind::Map(keys), Some((old_raw, old_list))) => index
+                            .find(item_raw, old_raw, keys)
                             .and_then(|j| {
                                 Some(Old {
                                     raw: old_raw.get(j)?,
@@ -118,11 +173,11 @@ impl Walk<'_> {
                     };
                     self.node(
                         item_schema,
-                        &path.index(&i.to_string()),
+                        &Path::Index(path, i),
                         item_raw,
                         item_value,
                         item_old,
-                        unchanged,
+                        Some(unchanged),
                         false,
                         false,
                     );
@@ -152,11 +207,11 @@ impl Walk<'_> {
                         });
                         self.node(
                             values,
-                            &path.index(k),
+                            &Path::Key(path, k),
                             child_raw,
                             child_value,
                             child_old,
-                            unchanged,
+                            Some(unchanged),
                             false,
                             false,
                         );
@@ -185,11 +240,11 @@ impl Walk<'_> {
                     let type_meta = at_root && (k == "apiVersion" || k == "kind");
                     self.node(
                         child_schema,
-                        &path.child(k),
+                        &Path::Child(path, k),
                         child_raw,
                         child_value,
                         child_old,
-                        unchanged,
+                        Some(unchanged),
                         false,
                         type_meta,
                     );
@@ -202,7 +257,7 @@ impl Walk<'_> {
         }
     }
 
-    fn out_of_budget(&mut self, path: &Path, s: &SchemaNode) {
+    fn out_of_budget(&mut self, path: &Path<'_>, s: &SchemaNode) {
         self.errors.push(FieldError {
             kind: ErrorType::Invalid,
             path: path.render(),
@@ -213,7 +268,7 @@ impl Walk<'_> {
         self.stopped = true;
     }
 
-    fn invalid(&mut self, path: &Path, s: &SchemaNode, detail: String) {
+    fn invalid(&mut self, path: &Path<'_>, s: &SchemaNode, detail: String) {
         self.errors.push(FieldError {
             kind: ErrorType::Invalid,
             path: path.render(),
@@ -225,11 +280,11 @@ impl Walk<'_> {
     fn rules(
         &mut self,
         s: &SchemaNode,
-        path: &Path,
+        path: &Path<'_>,
         raw: &Json,
         value: &Value,
         old: Option<Old<'_>>,
-        unchanged: bool,
+        unchanged: &Ratchet<'_>,
     ) {
         if self.remaining <= 0 {
             self.out_of_budget(path, s);
@@ -286,7 +341,8 @@ impl Walk<'_> {
                 }
                 Err(e) => self.invalid(path, s, format!("{e} evaluating rule: {shown}")),
                 Ok(_) => {
-                    self.failure(s, rule, path, raw, value, old_self, unchanged && !transition);
+                    let may_ratchet = self.ratcheting && !transition && unchanged.unchanged();
+                    self.failure(s, rule, path, raw, value, old_self, may_ratchet);
                     if self.stopped {
                         return;
                     }
@@ -301,15 +357,19 @@ impl Walk<'_> {
         &mut self,
         s: &SchemaNode,
         rule: &CompiledRule,
-        path: &Path,
+        path: &Path<'_>,
         raw: &Json,
         value: &Value,
         old_self: Option<&Value>,
         may_ratchet: bool,
     ) {
+        let with_field_path;
         let path = match &rule.field_path {
-            Some(fp) => path.child(fp),
-            None => path.clone(),
+            Some(fp) => {
+                with_field_path = Path::Child(path, fp);
+                &with_field_path
+            }
+            None => path,
         };
         let mut detail = None;
         if let Some(Ok(p)) = &rule.message_program {
@@ -415,44 +475,57 @@ fn go_quote(s: &str) -> String {
     Q(s).to_string()
 }
 
-/// The correlation key of a map-list item (5.6): the key fields' raw scalar values; `None` when
-/// a key is missing or not a bool, number or string.
-fn map_key(item: &Json, keys: &[std::sync::Arc<str>]) -> Option<String> {
+/// The raw key fields of a map-list item (5.6): `None` when a key is missing or not a bool,
+/// number or string, and then the item correlates with nothing.
+fn key_fields<'j>(item: &'j Json, keys: &[std::sync::Arc<str>]) -> Option<Vec<&'j Json>> {
     let Json::Object(o) = item else {
         return None;
     };
-    let mut out = String::new();
-    for k in keys {
-        let part = match o.get(&**k)? {
-            Json::Bool(b) => format!("b{b}"),
-            Json::Number(n) if n.is_i64() => format!("i{n}"),
-            Json::Number(n) => format!("f{}", n.as_f64()?),
-            Json::String(s) => format!("s{s:?}"),
-            _ => return None,
-        };
-        out.push_str(&part);
-        out.push('\0');
-    }
-    Some(out)
+    keys.iter()
+        .map(|k| {
+            o.get(&**k)
+                .filter(|v| matches!(v, Json::Bool(_) | Json::Number(_) | Json::String(_)))
+        })
+        .collect()
 }
 
-/// The old items of a map list by key, built on first use; the first item of a key wins.
+/// A hashable rendering of key fields, for long lists (`1` and `1.0` stay distinct).
+fn key_text(fields: &[&Json]) -> String {
+    let mut out = String::new();
+    for f in fields {
+        out.push_str(&f.to_string());
+        out.push('\0');
+    }
+    out
+}
+
+/// Finds the old item with the same key as a new one; the first old item of a key wins. Short
+/// lists are scanned; long ones are indexed on first use.
 #[derive(Default)]
 struct OldIndex {
     built: Option<HashMap<String, usize>>,
 }
 
+/// Up to this many old items a scan beats building an index.
+const SCAN_UP_TO: usize = 32;
+
 impl OldIndex {
-    fn find(&mut self, key: &str, old: &[Json], keys: &[std::sync::Arc<str>]) -> Option<usize> {
+    fn find(&mut self, item: &Json, old: &[Json], keys: &[std::sync::Arc<str>]) -> Option<usize> {
+        let want = key_fields(item, keys)?;
+        if old.len() <= SCAN_UP_TO {
+            return old
+                .iter()
+                .position(|o| key_fields(o, keys).is_some_and(|k| k == want));
+        }
         let index = self.built.get_or_insert_with(|| {
             let mut m = HashMap::new();
-            for (j, item) in old.iter().enumerate() {
-                if let Some(k) = map_key(item, keys) {
-                    m.entry(k).or_insert(j);
+            for (j, o) in old.iter().enumerate() {
+                if let Some(k) = key_fields(o, keys) {
+                    m.entry(key_text(&k)).or_insert(j);
                 }
             }
             m
         });
-        index.get(key).copied()
+        index.get(&key_text(&want)).copied()
     }
 }
