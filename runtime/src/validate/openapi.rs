@@ -9,36 +9,187 @@
 //! error): the isbn, creditcard, rgbcolor and bsonobjectid formats, and the embedded-ObjectMeta
 //! checks.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value as Json};
 
 use super::{BadValue, ErrorType, FieldError};
 use crate::eval::stdlib::format_double;
 
-fn field(path: &str) -> String {
-    if path.is_empty() {
-        "<nil>".to_owned()
-    } else {
-        path.to_owned()
+/// A node's place, as stack segments rendered only when an error is reported.
+#[derive(Clone, Copy)]
+pub(crate) enum At<'a> {
+    Root,
+    Child(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl At<'_> {
+    fn write(&self, out: &mut String) {
+        match self {
+            At::Root => {}
+            At::Child(p, name) => {
+                p.write(out);
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+            At::Index(p, i) => {
+                p.write(out);
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+        }
+    }
+
+    /// The field (`<nil>` for the root).
+    fn field(&self) -> String {
+        let mut s = String::new();
+        self.write(&mut s);
+        if s.is_empty() { "<nil>".to_owned() } else { s }
+    }
+
+    /// The name in kube-openapi's messages (`.` for the root).
+    fn body(&self) -> String {
+        let mut s = String::new();
+        self.write(&mut s);
+        if s.is_empty() { ".".to_owned() } else { s }
     }
 }
 
-fn child(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{path}.{name}")
+/// The OpenAPI constraints of one schema node, read once from its JSON.
+#[derive(Debug, Default)]
+pub(crate) struct Check {
+    ty: Option<String>,
+    int_or_string: bool,
+    nullable: bool,
+    enum_values: Vec<Json>,
+    format: Option<String>,
+    max_length: Option<u64>,
+    min_length: Option<u64>,
+    pattern: Option<(String, Option<Arc<::regex::Regex>>)>,
+    maximum: Option<f64>,
+    exclusive_maximum: bool,
+    minimum: Option<f64>,
+    exclusive_minimum: bool,
+    multiple_of: Option<f64>,
+    max_items: Option<u64>,
+    min_items: Option<u64>,
+    max_properties: Option<u64>,
+    min_properties: Option<u64>,
+    required: Vec<String>,
+    properties: Vec<(String, Check)>,
+    additional: Option<Box<Check>>,
+    items: Option<Box<Check>>,
+    /// `x-kubernetes-list-type: map` keys, for correlating old items on update.
+    map_keys: Option<Vec<String>>,
+}
+
+impl Check {
+    /// Reads a structural schema.
+    pub(crate) fn compile(schema: &Json) -> Check {
+        let num = |k: &str| schema.get(k).and_then(Json::as_f64);
+        let count = |k: &str| schema.get(k).and_then(Json::as_u64);
+        let flag = |k: &str| schema.get(k).and_then(Json::as_bool) == Some(true);
+        let text = |k: &str| schema.get(k).and_then(Json::as_str).map(str::to_owned);
+        Check {
+            ty: text("type"),
+            int_or_string: flag("x-kubernetes-int-or-string"),
+            nullable: flag("nullable"),
+            enum_values: schema
+                .get("enum")
+                .and_then(Json::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            format: text("format"),
+            max_length: count("maxLength"),
+            min_length: count("minLength"),
+            // A pattern the regex engine cannot compile was rejected when the CRD was created.
+            pattern: text("pattern").map(|p| {
+                let re = crate::eval::functions::compiled_regex(&p).ok();
+                (p, re)
+            }),
+            maximum: num("maximum"),
+            exclusive_maximum: flag("exclusiveMaximum"),
+            minimum: num("minimum"),
+            exclusive_minimum: flag("exclusiveMinimum"),
+            multiple_of: num("multipleOf"),
+            max_items: count("maxItems"),
+            min_items: count("minItems"),
+            max_properties: count("maxProperties"),
+            min_properties: count("minProperties"),
+            required: schema
+                .get("required")
+                .and_then(Json::as_array)
+                .map(|r| {
+                    r.iter()
+                        .filter_map(Json::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            properties: schema
+                .get("properties")
+                .and_then(Json::as_object)
+                .map(|p| {
+                    p.iter()
+                        .map(|(k, v)| (k.clone(), Check::compile(v)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            additional: schema
+                .get("additionalProperties")
+                .filter(|a| a.is_object())
+                .map(|a| Box::new(Check::compile(a))),
+            items: schema.get("items").map(|i| Box::new(Check::compile(i))),
+            map_keys: (schema.get("x-kubernetes-list-type").and_then(Json::as_str) == Some("map"))
+                .then(|| {
+                    schema
+                        .get("x-kubernetes-list-map-keys")
+                        .and_then(Json::as_array)
+                        .map(|k| {
+                            k.iter()
+                                .filter_map(Json::as_str)
+                                .map(str::to_owned)
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                }),
+        }
+    }
+
+    fn property(&self, name: &str) -> Option<&Check> {
+        self.properties
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, c)| c)
     }
 }
 
-/// kube-openapi names the root `.` in its messages.
-fn body_name(path: &str) -> &str {
-    if path.is_empty() { "." } else { path }
+/// Where ratcheting looks: the node's new and correlated old data, or the nearest correlatable
+/// ancestor's.
+type Pair<'a> = Option<(&'a Json, &'a Json)>;
+
+struct Walk<'o> {
+    out: &'o mut Vec<FieldError>,
 }
 
-fn invalid(path: &str, value: &Json, detail: String) -> FieldError {
+impl Walk<'_> {
+    /// Reports an error unless ratcheting lets it stand (the node, or its nearest correlatable
+    /// ancestor, is unchanged on update).
+    fn push(&mut self, pair: Pair<'_>, e: FieldError) {
+        if !pair.is_some_and(|(new, old)| new == old) {
+            self.out.push(e);
+        }
+    }
+}
+
+fn invalid(at: &At<'_>, value: &Json, detail: String) -> FieldError {
     FieldError {
         kind: ErrorType::Invalid,
-        path: field(path),
+        path: at.field(),
         value: BadValue::Value(value.clone()),
         detail,
     }
@@ -70,136 +221,134 @@ fn type_matches(ty: &str, v: &Json) -> bool {
     }
 }
 
-fn num(schema: &Json, key: &str) -> Option<f64> {
-    schema.get(key).and_then(Json::as_f64)
-}
-
-fn count(schema: &Json, key: &str) -> Option<u64> {
-    schema.get(key).and_then(Json::as_u64)
-}
-
-fn flag(schema: &Json, key: &str) -> bool {
-    schema.get(key).and_then(Json::as_bool) == Some(true)
-}
-
-/// Validates `value` at `path` (`""` is the root) against `schema`, appending the apiserver's
-/// field errors.
+/// Validates `value` against the compiled schema, appending the apiserver's field errors.
 ///
-/// `old` is the correlated old value on update (object fields by name, map-list items by key):
-/// where it equals the new value the subtree is not checked, as the apiserver's ratcheting
-/// validator lets unchanged invalid values stand.
-pub(crate) fn validate(
-    schema: &Json,
+/// `old` is the correlated old value on update (object fields by name, map-list items by key);
+/// an error at a node that equals its old value (or, where nothing correlates, whose nearest
+/// correlatable ancestor does) is dropped, as the apiserver's ratcheting validator does.
+pub(crate) fn validate(check: &Check, value: &Json, old: Option<&Json>, out: &mut Vec<FieldError>) {
+    let mut w = Walk { out };
+    node(
+        &mut w,
+        check,
+        value,
+        old.map(|o| (value, o)),
+        old,
+        &At::Root,
+    );
+}
+
+fn node(
+    w: &mut Walk<'_>,
+    c: &Check,
     value: &Json,
+    inherited: Pair<'_>,
     old: Option<&Json>,
-    path: &str,
-    out: &mut Vec<FieldError>,
+    at: &At<'_>,
 ) {
-    if old.is_some_and(|o| o == value) {
-        return;
-    }
-    let name = body_name(path);
+    let pair = match old {
+        Some(o) => Some((value, o)),
+        None => inherited,
+    };
     if value.is_null() {
-        if !flag(schema, "nullable") && schema.get("type").is_some() {
-            let ty = schema["type"].as_str().unwrap_or_default();
-            out.push(FieldError {
-                kind: ErrorType::TypeInvalid,
-                path: field(path),
-                value: BadValue::Value(Json::String("null".into())),
-                detail: format!("{name} in body must be of type {ty}: \"null\""),
-            });
+        if !c.nullable
+            && let Some(ty) = &c.ty
+        {
+            let name = at.body();
+            w.push(
+                pair,
+                FieldError {
+                    kind: ErrorType::TypeInvalid,
+                    path: at.field(),
+                    value: BadValue::Value(Json::String("null".into())),
+                    detail: format!("{name} in body must be of type {ty}: \"null\""),
+                },
+            );
         }
         return;
     }
-    if flag(schema, "x-kubernetes-int-or-string") {
-        let ok = value.is_string() || type_matches("integer", value);
-        if !ok {
-            let t = data_type(value);
-            out.push(FieldError {
-                kind: ErrorType::TypeInvalid,
-                path: field(path),
-                value: BadValue::Value(Json::String(t.into())),
-                detail: format!("{name} in body must be of type integer,string: \"{t}\""),
-            });
-            return;
-        }
-    } else if let Some(ty) = schema.get("type").and_then(Json::as_str)
-        && !type_matches(ty, value)
-    {
+    let wanted = if c.int_or_string {
+        (!(value.is_string() || type_matches("integer", value))).then_some("integer,string")
+    } else {
+        c.ty.as_deref().filter(|ty| !type_matches(ty, value))
+    };
+    if let Some(ty) = wanted {
         let t = data_type(value);
-        out.push(FieldError {
-            kind: ErrorType::TypeInvalid,
-            path: field(path),
-            value: BadValue::Value(Json::String(t.into())),
-            detail: format!("{name} in body must be of type {ty}: \"{t}\""),
-        });
+        w.push(
+            pair,
+            FieldError {
+                kind: ErrorType::TypeInvalid,
+                path: at.field(),
+                value: BadValue::Value(Json::String(t.into())),
+                detail: format!("{} in body must be of type {ty}: \"{t}\"", at.body()),
+            },
+        );
         return;
     }
-    if let Some(values) = schema.get("enum").and_then(Json::as_array)
-        && !values.iter().any(|e| json_equal(e, value))
-    {
-        let supported: Vec<String> = values
+    if !c.enum_values.is_empty() && !c.enum_values.iter().any(|e| json_equal(e, value)) {
+        let supported: Vec<String> = c
+            .enum_values
             .iter()
             .map(|v| match v {
                 Json::String(s) => go_quote(s),
                 other => go_quote(&other.to_string()),
             })
             .collect();
-        out.push(FieldError {
-            kind: ErrorType::NotSupported,
-            path: field(path),
-            value: BadValue::Value(value.clone()),
-            detail: format!("supported values: {}", supported.join(", ")),
-        });
+        w.push(
+            pair,
+            FieldError {
+                kind: ErrorType::NotSupported,
+                path: at.field(),
+                value: BadValue::Value(value.clone()),
+                detail: format!("supported values: {}", supported.join(", ")),
+            },
+        );
     }
     match value {
-        Json::String(s) => string(schema, s, value, path, name, out),
-        Json::Number(_) => number(schema, value, path, name, out),
+        Json::String(s) => string(w, c, s, value, pair, at),
+        Json::Number(_) => number(w, c, value, pair, at),
         Json::Array(items) => {
-            if let Some(max) = count(schema, "maxItems")
+            if let Some(max) = c.max_items
                 && items.len() as u64 > max
             {
-                out.push(FieldError {
-                    kind: ErrorType::TooMany,
-                    path: field(path),
-                    value: BadValue::Value(Json::from(items.len())),
-                    detail: format!(
-                        "must have at most {max} {}",
-                        if max == 1 { "item" } else { "items" }
-                    ),
-                });
+                w.push(
+                    pair,
+                    FieldError {
+                        kind: ErrorType::TooMany,
+                        path: at.field(),
+                        value: BadValue::Value(Json::from(items.len())),
+                        detail: format!(
+                            "must have at most {max} {}",
+                            if max == 1 { "item" } else { "items" }
+                        ),
+                    },
+                );
             }
-            if let Some(min) = count(schema, "minItems")
+            if let Some(min) = c.min_items
                 && (items.len() as u64) < min
             {
-                out.push(invalid(
-                    path,
+                let e = invalid(
+                    at,
                     &Json::from(items.len()),
-                    format!("{name} in body should have at least {min} items"),
-                ));
+                    format!("{} in body should have at least {min} items", at.body()),
+                );
+                w.push(pair, e);
             }
-            if let Some(item_schema) = schema.get("items") {
-                let keys: Vec<&str> = schema
-                    .get("x-kubernetes-list-map-keys")
-                    .and_then(Json::as_array)
-                    .map(|k| k.iter().filter_map(Json::as_str).collect())
-                    .unwrap_or_default();
-                let map_list =
-                    schema.get("x-kubernetes-list-type").and_then(Json::as_str) == Some("map");
-                let old_items = old.and_then(Json::as_array);
+            if let Some(item_check) = &c.items {
+                let olds = old.and_then(Json::as_array);
                 for (i, item) in items.iter().enumerate() {
-                    let item_old = match old_items {
-                        Some(olds) if map_list && !keys.is_empty() => olds.iter().find(|o| {
+                    let item_old = match (olds, &c.map_keys) {
+                        (Some(olds), Some(keys)) if !keys.is_empty() => olds.iter().find(|o| {
                             keys.iter()
                                 .all(|k| o.get(k).is_some() && o.get(k) == item.get(k))
                         }),
                         _ => None,
                     };
-                    validate(item_schema, item, item_old, &format!("{path}[{i}]"), out);
+                    node(w, item_check, item, pair, item_old, &At::Index(at, i));
                 }
             }
         }
-        Json::Object(obj) => object(schema, obj, old, path, name, out),
+        Json::Object(obj) => object(w, c, obj, pair, old, at),
         Json::Bool(_) | Json::Null => {}
     }
 }
@@ -287,59 +436,72 @@ fn sloppy_ipv4(s: &str) -> bool {
         })
 }
 
-fn string(schema: &Json, s: &str, value: &Json, path: &str, name: &str, out: &mut Vec<FieldError>) {
-    if let Some(format) = schema.get("format").and_then(Json::as_str)
+fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at: &At<'_>) {
+    if let Some(format) = &c.format
         && format_ok(format, s) == Some(false)
     {
-        out.push(FieldError {
-            kind: ErrorType::TypeInvalid,
-            path: field(path),
-            value: BadValue::Value(value.clone()),
-            detail: format!("{name} in body must be of type {format}: {}", go_quote(s)),
-        });
+        w.push(
+            pair,
+            FieldError {
+                kind: ErrorType::TypeInvalid,
+                path: at.field(),
+                value: BadValue::Value(value.clone()),
+                detail: format!(
+                    "{} in body must be of type {format}: {}",
+                    at.body(),
+                    go_quote(s)
+                ),
+            },
+        );
+    }
+    // kube-openapi's string checks stop at the first failure.
+    if c.max_length.is_none() && c.min_length.is_none() && c.pattern.is_none() {
+        return;
     }
     let runes = s.chars().count() as u64;
-    if let Some(max) = count(schema, "maxLength")
+    if let Some(max) = c.max_length
         && runes > max
     {
-        return out.push(FieldError {
-            kind: ErrorType::TooLong,
-            path: field(path),
-            value: BadValue::Value(Json::String("<value omitted>".into())),
-            detail: format!(
-                "may not be more than {max} {}",
-                if max == 1 { "byte" } else { "bytes" }
-            ),
-        });
+        return w.push(
+            pair,
+            FieldError {
+                kind: ErrorType::TooLong,
+                path: at.field(),
+                value: BadValue::Value(Json::String("<value omitted>".into())),
+                detail: format!(
+                    "may not be more than {max} {}",
+                    if max == 1 { "byte" } else { "bytes" }
+                ),
+            },
+        );
     }
-    if let Some(min) = count(schema, "minLength")
+    if let Some(min) = c.min_length
         && runes < min
     {
-        return out.push(invalid(
-            path,
+        let e = invalid(
+            at,
             value,
-            format!("{name} in body should be at least {min} chars long"),
-        ));
+            format!("{} in body should be at least {min} chars long", at.body()),
+        );
+        return w.push(pair, e);
     }
-    if let Some(p) = schema.get("pattern").and_then(Json::as_str) {
-        // A pattern the regex engine cannot compile was rejected when the CRD was created.
-        if let Ok(re) = crate::eval::functions::compiled_regex(p)
-            && !re.is_match(s)
-        {
-            out.push(invalid(
-                path,
-                value,
-                format!("{name} in body should match '{p}'"),
-            ));
-        }
+    if let Some((p, Some(re))) = &c.pattern
+        && !re.is_match(s)
+    {
+        let e = invalid(
+            at,
+            value,
+            format!("{} in body should match '{p}'", at.body()),
+        );
+        w.push(pair, e);
     }
 }
 
-fn number(schema: &Json, value: &Json, path: &str, name: &str, out: &mut Vec<FieldError>) {
+fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &At<'_>) {
     let Some(v) = value.as_f64() else {
         return;
     };
-    if let Some(m) = num(schema, "multipleOf")
+    if let Some(m) = c.multiple_of
         && m > 0.0
     {
         if let Some(i) = value.as_i64() {
@@ -347,110 +509,133 @@ fn number(schema: &Json, value: &Json, path: &str, name: &str, out: &mut Vec<Fie
             // fractional factor below 1 becomes 0 and is reported as not positive.
             let factor = m as i64;
             if factor <= 0 {
-                out.push(invalid(
-                    path,
+                let e = invalid(
+                    at,
                     &Json::from(factor),
-                    format!("factor MultipleOf declared for {name} must be positive: {factor}"),
-                ));
+                    format!(
+                        "factor MultipleOf declared for {} must be positive: {factor}",
+                        at.body()
+                    ),
+                );
+                w.push(pair, e);
             } else if i % factor != 0 {
-                out.push(invalid(
-                    path,
+                let e = invalid(
+                    at,
                     value,
-                    format!("{name} in body should be a multiple of {factor}"),
-                ));
+                    format!("{} in body should be a multiple of {factor}", at.body()),
+                );
+                w.push(pair, e);
             }
         } else if (v / m).fract() != 0.0 {
-            out.push(invalid(
-                path,
+            let e = invalid(
+                at,
                 value,
                 format!(
-                    "{name} in body should be a multiple of {}",
+                    "{} in body should be a multiple of {}",
+                    at.body(),
                     format_double(m)
                 ),
-            ));
+            );
+            w.push(pair, e);
         }
     }
-    if let Some(max) = num(schema, "maximum") {
-        let exclusive = flag(schema, "exclusiveMaximum");
-        if (exclusive && v >= max) || (!exclusive && v > max) {
-            let how = if exclusive {
-                "less than"
-            } else {
-                "less than or equal to"
-            };
-            out.push(invalid(
-                path,
-                value,
-                format!("{name} in body should be {how} {}", format_double(max)),
-            ));
-        }
+    if let Some(max) = c.maximum
+        && ((c.exclusive_maximum && v >= max) || (!c.exclusive_maximum && v > max))
+    {
+        let how = if c.exclusive_maximum {
+            "less than"
+        } else {
+            "less than or equal to"
+        };
+        let e = invalid(
+            at,
+            value,
+            format!(
+                "{} in body should be {how} {}",
+                at.body(),
+                format_double(max)
+            ),
+        );
+        w.push(pair, e);
     }
-    if let Some(min) = num(schema, "minimum") {
-        let exclusive = flag(schema, "exclusiveMinimum");
-        if (exclusive && v <= min) || (!exclusive && v < min) {
-            let how = if exclusive {
-                "greater than"
-            } else {
-                "greater than or equal to"
-            };
-            out.push(invalid(
-                path,
-                value,
-                format!("{name} in body should be {how} {}", format_double(min)),
-            ));
-        }
+    if let Some(min) = c.minimum
+        && ((c.exclusive_minimum && v <= min) || (!c.exclusive_minimum && v < min))
+    {
+        let how = if c.exclusive_minimum {
+            "greater than"
+        } else {
+            "greater than or equal to"
+        };
+        let e = invalid(
+            at,
+            value,
+            format!(
+                "{} in body should be {how} {}",
+                at.body(),
+                format_double(min)
+            ),
+        );
+        w.push(pair, e);
     }
 }
 
 fn object(
-    schema: &Json,
+    w: &mut Walk<'_>,
+    c: &Check,
     obj: &Map<String, Json>,
+    pair: Pair<'_>,
     old: Option<&Json>,
-    path: &str,
-    name: &str,
-    out: &mut Vec<FieldError>,
+    at: &At<'_>,
 ) {
-    if let Some(max) = count(schema, "maxProperties")
+    if let Some(max) = c.max_properties
         && obj.len() as u64 > max
     {
-        out.push(FieldError {
-            kind: ErrorType::TooMany,
-            path: field(path),
-            value: BadValue::Value(Json::from(obj.len())),
-            detail: format!(
-                "must have at most {max} {}",
-                if max == 1 { "item" } else { "items" }
-            ),
-        });
+        w.push(
+            pair,
+            FieldError {
+                kind: ErrorType::TooMany,
+                path: at.field(),
+                value: BadValue::Value(Json::from(obj.len())),
+                detail: format!(
+                    "must have at most {max} {}",
+                    if max == 1 { "item" } else { "items" }
+                ),
+            },
+        );
     }
-    if let Some(min) = count(schema, "minProperties")
+    if let Some(min) = c.min_properties
         && (obj.len() as u64) < min
     {
-        out.push(invalid(
-            path,
+        let e = invalid(
+            at,
             &Json::from(obj.len()),
-            format!("{name} in body should have at least {min} properties"),
-        ));
+            format!(
+                "{} in body should have at least {min} properties",
+                at.body()
+            ),
+        );
+        w.push(pair, e);
     }
-    if let Some(required) = schema.get("required").and_then(Json::as_array) {
-        for r in required.iter().filter_map(Json::as_str) {
-            if !obj.contains_key(r) {
-                out.push(FieldError {
+    for r in &c.required {
+        if !obj.contains_key(r) {
+            w.push(
+                pair,
+                FieldError {
                     kind: ErrorType::Required,
-                    path: child(path, r),
+                    path: At::Child(at, r).field(),
                     value: BadValue::Value(Json::String(String::new())),
                     detail: String::new(),
-                });
-            }
+                },
+            );
         }
     }
-    let properties = schema.get("properties").and_then(Json::as_object);
     for (k, v) in obj {
         let child_old = old.and_then(|o| o.get(k));
-        if let Some(p) = properties.and_then(|p| p.get(k)) {
-            validate(p, v, child_old, &child(path, k), out);
-        } else if let Some(values) = schema.get("additionalProperties").filter(|a| a.is_object()) {
-            validate(values, v, child_old, &child(path, k), out);
+        let child = At::Child(at, k);
+        if let Some(p) = c.property(k) {
+            node(w, p, v, pair, child_old, &child);
+        } else if let Some(values) = &c.additional {
+            node(w, values, v, pair, child_old, &child);
         }
     }
 }
@@ -501,7 +686,7 @@ mod tests {
 
     fn errors(schema: Json, value: Json) -> Vec<String> {
         let mut out = Vec::new();
-        validate(&schema, &value, None, "", &mut out);
+        validate(&Check::compile(&schema), &value, None, &mut out);
         out.iter().map(ToString::to_string).collect()
     }
 
@@ -549,22 +734,11 @@ mod tests {
     fn unchanged_values_are_not_rechecked_on_update() {
         let schema =
             json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 1}}});
+        let check = Check::compile(&schema);
         let mut out = Vec::new();
-        validate(
-            &schema,
-            &json!({"n": 5}),
-            Some(&json!({"n": 5})),
-            "",
-            &mut out,
-        );
+        validate(&check, &json!({"n": 5}), Some(&json!({"n": 5})), &mut out);
         assert!(out.is_empty());
-        validate(
-            &schema,
-            &json!({"n": 6}),
-            Some(&json!({"n": 5})),
-            "",
-            &mut out,
-        );
+        validate(&check, &json!({"n": 6}), Some(&json!({"n": 5})), &mut out);
         assert_eq!(out.len(), 1);
     }
 }

@@ -133,6 +133,8 @@ pub struct Validator {
     json_schema: Option<Arc<Json>>,
     /// Whether objects are pruned and defaulted (a manifest's schema; not a Rust model's).
     decodes: bool,
+    /// The OpenAPI constraints, read once from the JSON schema.
+    checks: Option<super::openapi::Check>,
 }
 
 impl Validator {
@@ -141,7 +143,9 @@ impl Validator {
     /// enums and required fields; the model has no `default` values, so nothing is defaulted.
     pub fn from_model(schema: &Schema<'_>, resource_root: bool) -> Validator {
         let mut v = Validator::build(schema, resource_root, false);
-        v.json_schema = Some(Arc::new(OwnedSchema::from_model(schema).to_json()));
+        let json = OwnedSchema::from_model(schema).to_json();
+        v.checks = Some(super::openapi::Check::compile(&json));
+        v.json_schema = Some(Arc::new(json));
         v
     }
 
@@ -154,6 +158,7 @@ impl Validator {
         let model = owned.with_model(&arena);
         let mut v = Validator::build(model, resource_root, true);
         v.json_schema = Some(Arc::new(schema.clone()));
+        v.checks = Some(super::openapi::Check::compile(schema));
         v.decodes = true;
         Ok(v)
     }
@@ -216,6 +221,7 @@ impl Validator {
             resource_root,
             json_schema: None,
             decodes: false,
+            checks: None,
         }
     }
 
@@ -245,8 +251,8 @@ impl Validator {
     /// [`blocks_cel`] on the result: the apiserver skips CEL when one of them is blocking.
     pub fn schema_errors(&self, object: &Json, old: Option<&Json>) -> Vec<FieldError> {
         let mut errors = Vec::new();
-        if let Some(schema) = &self.json_schema {
-            super::openapi::validate(schema, object, old, "", &mut errors);
+        if let Some(checks) = &self.checks {
+            super::openapi::validate(checks, object, old, &mut errors);
         }
         errors
     }
@@ -334,7 +340,12 @@ impl Validator {
         });
         let old = old.as_deref();
         let new = if status_subresource {
-            Cow::Owned(registry_status(&new, old, status_subresource, status_update))
+            Cow::Owned(registry_status(
+                &new,
+                old,
+                status_subresource,
+                status_update,
+            ))
         } else {
             new
         };

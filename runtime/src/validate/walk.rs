@@ -161,14 +161,14 @@ impl Walk<'_> {
                 for (i, (item_raw, item_value)) in items.iter().zip(list.items.iter()).enumerate() {
                     // Only map-list items correlate, by key (5.7).
                     let item_old = match (&s.list_kind, old_items) {
-                        (ListKind::Map(keys), Some((old_raw, old_list))) => index
-                            .find(item_raw, old_raw, keys)
-                            .and_then(|j| {
+                        (ListKind::Map(keys), Some((old_raw, old_list))) => {
+                            index.find(item_raw, old_raw, keys).and_then(|j| {
                                 Some(Old {
                                     raw: old_raw.get(j)?,
                                     value: old_list.items.get(j)?,
                                 })
-                            }),
+                            })
+                        }
                         _ => None,
                     };
                     self.node(
