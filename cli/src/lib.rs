@@ -126,7 +126,7 @@ where
     }
 }
 
-/// One line of `--output json`: the oracle's `check-crd` object, without the cost fields.
+/// One line of `--output json`: the oracle's `check-crd` object, cost figures included.
 #[derive(Serialize)]
 struct JsonResult<'a> {
     file: &'a str,

@@ -51,6 +51,8 @@ pub const DEFAULT_COMPAT: u8 = 36;
 pub struct Checked {
     /// The checked expression references `oldSelf` (a transition rule, 3.5).
     pub uses_old_self: bool,
+    /// The apiserver's estimated cost of one evaluation (`CompilationResult.MaxCost`).
+    pub max_cost: u64,
 }
 
 /// Why an expression was rejected, with the apiserver's detail text as `Display`.
@@ -272,6 +274,10 @@ impl Report {
         }
         Ok(Checked {
             uses_old_self: self.uses_old_self,
+            max_cost: match self.cost {
+                Some(c) => c.max,
+                None => 0,
+            },
         })
     }
 }
@@ -808,7 +814,7 @@ impl<'a> Checker<'a> {
     }
 
     /// `a.b` + `.f` as `a.b.f` when `target` spells a qualified name.
-    const fn qualified_name(
+    pub(crate) const fn qualified_name(
         &self,
         target: u32,
         function: crate::ast::Str,
@@ -1732,6 +1738,7 @@ mod tests {
         }
         Ok(Checked {
             uses_old_self: report.uses_old_self,
+            max_cost: report.cost.map_or(0, |c| c.max),
         })
     }
 

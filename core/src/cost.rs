@@ -497,16 +497,26 @@ impl<'a> Checker<'a> {
         &mut self,
         e: &mut Est<'a>,
         n: u32,
-        function: &[u8],
+        function: &'a [u8],
         target: Option<u32>,
         args: crate::ast::Refs,
     ) -> Range {
         let k = n as usize;
         // A namespaced function (`optional.none()`, `sets.contains(..)`): cel-go's checked AST
-        // has a global call and no target.
-        let target = match target {
-            Some(t) if self.ty[t as usize] == SKIP => None,
-            t => t,
+        // has a global call of the qualified name and no target.
+        let mut qualified = [0u8; 128];
+        let (function, target) = match target {
+            Some(t) if self.ty[t as usize] == SKIP => {
+                let f = match self.ast.node(n).expr {
+                    Expr::Call { function, .. } => function,
+                    _ => return Range::fixed(0),
+                };
+                match self.qualified_name(t, f, &mut qualified) {
+                    Some(len) => (qualified.split_at(len).0, None),
+                    None => return Range::fixed(0),
+                }
+            }
+            t => (function, t),
         };
         if bytes_eq(function, b"dyn") && args.len >= 1 {
             let arg = self.ast.r(args, 0);
@@ -1266,6 +1276,13 @@ pub const fn push_cost_message<const N: usize>(
     out.push(" (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)");
 }
 
+/// [`push_cost_message`] as a `String`.
+pub fn cost_message(what: &str, cost: u64, limit: u64) -> String {
+    let mut out = crate::msg::Buf::<512>::new();
+    push_cost_message(what, cost, limit, &mut out);
+    out.as_str().to_owned()
+}
+
 /// The factor as Go prints it: `more than 100x`, `%fx` below 1.5, `%.1fx` otherwise, from
 /// `float64(cost) / float64(limit)`, rounded exactly as Go's `strconv` does.
 pub const fn push_factor<const N: usize>(cost: u64, limit: u64, out: &mut crate::msg::Buf<N>) {
@@ -1520,6 +1537,21 @@ mod tests {
             ),
             513
         );
+    }
+
+    /// Namespaced functions are priced under their qualified name (the corpus's
+    /// `format.dns1123Label().validate(self)`).
+    #[test]
+    fn namespaced_functions() {
+        let s = STRING.with_length(None, Some(63));
+        assert_eq!(
+            est(
+                "size(self) == 0 || format.dns1123Label().validate(self) == null",
+                &s
+            ),
+            838
+        );
+        assert_eq!(est("optional.none().hasValue()", &s), 2);
     }
 
     /// The checker records matched overloads in a 16-bit mask per call.
