@@ -1224,6 +1224,23 @@ const fn field_step<'a>(s: &'a Schema<'a>, root: bool, f: &[u8]) -> Path<'a> {
     }
 }
 
+/// The estimate of one expression of a deriving type, as the derive lists it in the type's
+/// `CEL_RULE_COSTS` (so a test can assert that a rule stays cheap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleCost {
+    /// The node the rule is on: the type (`WebAppSpec`) or one of its fields (`WebAppSpec.hosts`).
+    pub place: &'static str,
+    /// The rule's index among the rules declared at that place.
+    pub index: usize,
+    /// The expression.
+    pub expression: &'static str,
+    /// Whether the expression is the rule's `messageExpression` (not multiplied by cardinality).
+    pub message_expression: bool,
+    /// The apiserver's estimated cost of one evaluation (`CompilationResult.MaxCost`); at CRD
+    /// creation it is multiplied by how many times the node can occur in an object.
+    pub max_cost: u64,
+}
+
 // ---------------------------------------------------------------------------------------------
 // CRD-time arithmetic (4.2, 4.5).
 
