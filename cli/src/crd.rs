@@ -5,11 +5,13 @@
 //! Only the rule-related parts of CRD validation are reproduced: the structural checks that
 //! gate the rules (rules inside `allOf`/`anyOf`/`oneOf`/`not`, a constrained root `metadata`)
 //! and a few schema checks next to the rules (list and map types, `uniqueItems`). Names,
-//! versions and the rest of structural validation are not checked. Cost limits are not checked
-//! yet (a later stage).
+//! versions and the rest of structural validation are not checked. The static cost of every rule
+//! is estimated as the apiserver does and its per-expression and per-schema limits are applied
+//! (CEL-SEMANTICS.md 4.5).
 
 use crate::gojson;
 use crd_cel::check::{CheckError, Node, Target, check_source};
+use crd_cel::cost;
 use crd_cel::model::{Schema, Type};
 use crd_cel::rule_fields::{
     BadValue, ErrorKind, RuleInput, check_optional_old_self, check_rule_fields, go_quote,
@@ -144,6 +146,22 @@ pub struct RuleReport {
     pub path: String,
     /// The rule.
     pub rule: String,
+    /// `maxCost × maxCardinality` (saturating): what the per-expression limit is compared with.
+    #[serde(rename = "estimatedCost")]
+    pub estimated_cost: u64,
+    /// The estimated cost of one evaluation (`CompilationResult.MaxCost`).
+    #[serde(rename = "maxCost")]
+    pub max_cost: u64,
+    /// The cardinality used: the product of the ancestors' `maxItems`/`maxProperties`, or when
+    /// one is unbounded the node's own bound (0 when the rule did not compile there).
+    #[serde(rename = "maxCardinality")]
+    pub max_cardinality: u64,
+    /// The estimated cost of the messageExpression (not multiplied), when it compiled.
+    #[serde(
+        rename = "messageExpressionMaxCost",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub message_expression_max_cost: Option<u64>,
     /// The compile error details of the rule and its messageExpression, joined by a line
     /// break (as the oracle reports them), if any.
     #[serde(rename = "compileError", skip_serializing_if = "Option::is_none")]
@@ -263,6 +281,8 @@ pub fn check_crd(doc: &Value, opts: &Options) -> Result<CrdReport, String> {
         cel_errors: Vec::new(),
         rules: Vec::new(),
         checked: 0,
+        total: 0,
+        expensive: Vec::new(),
     };
     for (path, json) in &roots {
         let owned = OwnedSchema::from_json(json).map_err(|e| {
@@ -278,6 +298,8 @@ pub fn check_crd(doc: &Value, opts: &Options) -> Result<CrdReport, String> {
         let structural = structural_errors(json, path);
         let compile = structural.is_empty();
         walker.schema_errors.extend(structural);
+        walker.total = 0;
+        walker.expensive.clear();
         walker.walk(
             json,
             Some(model),
@@ -287,8 +309,10 @@ pub fn check_crd(doc: &Value, opts: &Options) -> Result<CrdReport, String> {
                 resource_root: true,
                 compile,
                 spine: true,
+                cardinality: Some(1),
             },
         );
+        walker.schema_total(path);
     }
     let mut errors = walker.schema_errors;
     errors.extend(walker.cel_errors);
@@ -314,6 +338,9 @@ struct Ctx<'p> {
     /// The node is on the structural spine (root, properties, items, additionalProperties),
     /// not inside `allOf` and friends.
     spine: bool,
+    /// How many times the node can occur in one object (CEL-SEMANTICS.md 4.2): the product
+    /// of the ancestors' factors, `None` below an unbounded list or map.
+    cardinality: Option<u64>,
 }
 
 struct Walker {
@@ -322,6 +349,11 @@ struct Walker {
     cel_errors: Vec<CrdError>,
     rules: Vec<RuleReport>,
     checked: usize,
+    /// The estimated cost of the schema being walked, summed (saturating).
+    total: u64,
+    /// The most expensive expressions of the schema (at least 1% of the per-CRD limit), most
+    /// expensive first, at most 4 (`TotalCost.MostExpensive`).
+    expensive: Vec<(String, u64)>,
 }
 
 fn object(v: &Value) -> Option<&Map<String, Value>> {
@@ -405,6 +437,13 @@ impl Walker {
             return 0;
         };
         let mut found = 0;
+        // What this node multiplies its children's cardinality by (`extractMaxElements`).
+        let child = Ctx {
+            cardinality: ctx
+                .cardinality
+                .and_then(|c| child_factor(obj).map(|f| cost::times_cardinality(c, f))),
+            ..ctx
+        };
         if let Some(ap) = obj.get("additionalProperties").filter(|v| v.is_object()) {
             let m = model.and_then(|m| m.additional_properties);
             found += self.walk(
@@ -413,7 +452,7 @@ impl Walker {
                 &format!("{path}.additionalProperties"),
                 Ctx {
                     resource_root: m.is_some_and(|m| m.embedded_resource),
-                    ..ctx
+                    ..child
                 },
             );
         }
@@ -436,7 +475,7 @@ impl Walker {
                     Ctx {
                         uncorrelatable: uncorrelatable.as_deref(),
                         resource_root: m.is_some_and(|m| m.embedded_resource),
-                        ..ctx
+                        ..child
                     },
                 );
             }
@@ -466,7 +505,7 @@ impl Walker {
                 Ctx {
                     uncorrelatable: uncorrelatable.as_deref(),
                     resource_root: m.is_some_and(|m| m.embedded_resource),
-                    ..ctx
+                    ..child
                 },
             );
         }
@@ -614,6 +653,7 @@ impl Walker {
             .map(|r| typed.then(|| self.compile(r, model, ctx)))
             .collect();
         for (i, (r, c)) in inputs.iter().zip(&compiled).enumerate() {
+            let costs = self.costs(c.as_ref(), model, ctx);
             let compile_error = match c {
                 None => Some(
                     "failed to construct type information: unable to convert structural schema to CEL declarations"
@@ -632,6 +672,10 @@ impl Walker {
             self.rules.push(RuleReport {
                 path: format!("{path}.x-kubernetes-validations[{i}].rule"),
                 rule: r.rule.to_owned(),
+                estimated_cost: costs.estimated,
+                max_cost: costs.max_cost,
+                max_cardinality: costs.cardinality,
+                message_expression_max_cost: costs.message_expression,
                 compile_error,
             });
         }
@@ -650,6 +694,16 @@ impl Walker {
         for (i, (r, c)) in inputs.iter().zip(compiled).enumerate() {
             let Some(c) = c else { continue };
             let p = format!("{path}.x-kubernetes-validations[{i}]");
+            let costs = self.costs(Some(&c), model, ctx);
+            if costs.estimated > cost::PER_EXPRESSION_LIMIT {
+                self.cel_errors.push(cost_error(
+                    format!("{p}.rule"),
+                    "estimated rule cost",
+                    costs.estimated,
+                    cost::PER_EXPRESSION_LIMIT,
+                ));
+            }
+            self.observe(format!("{p}.rule"), costs.estimated);
             if let Err(e) = &c.rule {
                 self.cel_errors.push(CrdError {
                     field: format!("{p}.rule"),
@@ -665,8 +719,19 @@ impl Walker {
                     value: Some(rule_struct(r)),
                     detail: e.to_string(),
                 });
+            } else if let Some(me) = costs.message_expression {
+                // Not multiplied by the cardinality (4.5 step 4).
+                if me > cost::PER_EXPRESSION_LIMIT {
+                    self.cel_errors.push(cost_error(
+                        format!("{p}.messageExpression"),
+                        "estimated messageExpression cost",
+                        me,
+                        cost::PER_EXPRESSION_LIMIT,
+                    ));
+                }
+                self.observe(format!("{p}.messageExpression"), me);
             }
-            let uses_old_self = c.rule.as_ref().is_ok_and(|ok| *ok);
+            let uses_old_self = c.rule.as_ref().is_ok_and(|ok| ok.0);
             if uses_old_self {
                 if let Some(u) = ctx.uncorrelatable {
                     self.cel_errors.push(CrdError {
@@ -690,6 +755,70 @@ impl Walker {
         found_here
     }
 
+    /// The cost figures of a compiled rule (`getExpressionCost`): a rule that did not compile
+    /// costs 0, and its cardinality is 0 below an unbounded ancestor (the apiserver only sets
+    /// it on success).
+    fn costs(&self, c: Option<&Compiled>, model: &Schema<'_>, ctx: Ctx<'_>) -> Costs {
+        let (max_cost, compiled) = match c {
+            Some(Compiled {
+                rule: Ok((_, cost)),
+                empty: false,
+                ..
+            }) => (*cost, true),
+            _ => (0, false),
+        };
+        let cardinality = match ctx.cardinality {
+            Some(c) => c,
+            None if compiled => cost::cardinality(None, model),
+            None => 0,
+        };
+        let message_expression = match c {
+            Some(Compiled {
+                message_expression: Ok(me),
+                ..
+            }) => *me,
+            _ => None,
+        };
+        Costs {
+            max_cost,
+            cardinality,
+            estimated: cost::times_cardinality(max_cost, cardinality),
+            message_expression,
+        }
+    }
+
+    /// `TotalCost.ObserveExpressionCost`.
+    fn observe(&mut self, path: String, cost: u64) {
+        self.total = self.total.saturating_add(cost);
+        if cost < cost::EXPENSIVE {
+            return;
+        }
+        self.expensive.push((path, cost));
+        self.expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
+        self.expensive.truncate(4);
+    }
+
+    /// The per-schema limit, once the schema at `root` has been walked.
+    fn schema_total(&mut self, root: &str) {
+        if self.total <= cost::PER_CRD_LIMIT {
+            return;
+        }
+        for (path, _) in std::mem::take(&mut self.expensive) {
+            self.cel_errors.push(CrdError {
+                field: path,
+                kind: Kind::Forbidden,
+                value: None,
+                detail: "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema".to_owned(),
+            });
+        }
+        self.cel_errors.push(cost_error(
+            root.to_owned(),
+            "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+            self.total,
+            cost::PER_CRD_LIMIT,
+        ));
+    }
+
     /// Compiles a rule and, if it compiled, its messageExpression (CEL-SEMANTICS.md 3.3).
     fn compile(&mut self, r: &RuleInput<'_>, model: &Schema<'_>, ctx: Ctx<'_>) -> Compiled {
         let node = Node {
@@ -702,30 +831,73 @@ impl Walker {
         // An empty rule yields no program and no error (it is reported as Required).
         if r.rule.trim().is_empty() {
             return Compiled {
-                rule: Ok(false),
-                message_expression: Ok(()),
+                rule: Ok((false, 0)),
+                message_expression: Ok(None),
+                empty: true,
             };
         }
         self.checked += 1;
-        let rule = check_source(r.rule, Target::Rule, &node).map(|c| c.uses_old_self);
+        let rule = check_source(r.rule, Target::Rule, &node).map(|c| (c.uses_old_self, c.max_cost));
         let message_expression = match (&rule, r.message_expression) {
             (Ok(_), Some(me)) if !me.is_empty() => {
                 self.checked += 1;
-                check_source(me, Target::MessageExpression, &node).map(|_| ())
+                check_source(me, Target::MessageExpression, &node).map(|c| Some(c.max_cost))
             }
-            _ => Ok(()),
+            _ => Ok(None),
         };
         Compiled {
             rule,
             message_expression,
+            empty: false,
         }
     }
 }
 
-/// The outcome of compiling one rule: whether it uses `oldSelf`, or why it failed.
+/// The outcome of compiling one rule: whether it uses `oldSelf` and its estimated cost, or why
+/// it failed; the messageExpression's cost if there is one and it compiled.
 struct Compiled {
-    rule: Result<bool, CheckError>,
-    message_expression: Result<(), CheckError>,
+    rule: Result<(bool, u64), CheckError>,
+    message_expression: Result<Option<u64>, CheckError>,
+    /// A blank rule: no program, so no cost and no cardinality.
+    empty: bool,
+}
+
+/// The cost figures of one rule, as the oracle reports them.
+struct Costs {
+    max_cost: u64,
+    cardinality: u64,
+    estimated: u64,
+    message_expression: Option<u64>,
+}
+
+/// `extractMaxElements` on the JSON schema: what a node multiplies its children's cardinality
+/// by, `None` when unbounded.
+fn child_factor(obj: &Map<String, Value>) -> Option<u64> {
+    let bound = |key: &str| {
+        obj.get(key)
+            .and_then(Value::as_i64)
+            .map(|n| u64::try_from(n).unwrap_or(0))
+    };
+    match str_field(obj, "type") {
+        Some("object")
+            if obj
+                .get("additionalProperties")
+                .is_some_and(|v| !v.is_null()) =>
+        {
+            bound("maxProperties")
+        }
+        Some("array") => bound("maxItems"),
+        _ => Some(1),
+    }
+}
+
+fn cost_error(field: String, what: &str, cost: u64, limit: u64) -> CrdError {
+    CrdError {
+        field,
+        kind: Kind::Forbidden,
+        value: None,
+        detail: cost::cost_message(what, cost, limit),
+    }
 }
 
 fn bad_value(v: BadValue<'_>) -> Option<String> {

@@ -310,7 +310,7 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     }
 }
 
-/// One line of `--output json`: the oracle's `check-crd` object, without the cost fields.
+/// One line of `--output json`: the oracle's `check-crd` object, cost figures included.
 #[derive(Serialize)]
 struct JsonResult<'a> {
     file: &'a str,

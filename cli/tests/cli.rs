@@ -71,8 +71,8 @@ fn json_output_is_the_oracle_shape() {
          \"errors\":[\"spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].reason: Unsupported value: \\\"FieldValueNope\\\": supported values: \\\"FieldValueDuplicate\\\", \\\"FieldValueForbidden\\\", \\\"FieldValueInvalid\\\", \\\"FieldValueRequired\\\"\"],\
          \"text\":\"CustomResourceDefinition.apiextensions.k8s.io \\\"gadgets.example.com\\\" is invalid: spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].reason: Unsupported value: \\\"FieldValueNope\\\": supported values: \\\"FieldValueDuplicate\\\", \\\"FieldValueForbidden\\\", \\\"FieldValueInvalid\\\", \\\"FieldValueRequired\\\"\",\
          \"warnings\":[],\
-         \"rules\":[{{\"path\":\"spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule\",\"rule\":\"self.name.startsWith('a') \\u0026\\u0026 self.name.size() \\u003c 10\"}},\
-         {{\"path\":\"spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule\",\"rule\":\"self.name.size() \\u003c 10\"}}]}}\n",
+         \"rules\":[{{\"path\":\"spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule\",\"rule\":\"self.name.startsWith('a') \\u0026\\u0026 self.name.size() \\u003c 10\",\"estimatedCost\":7,\"maxCost\":7,\"maxCardinality\":1,\"messageExpressionMaxCost\":7}},\
+         {{\"path\":\"spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule\",\"rule\":\"self.name.size() \\u003c 10\",\"estimatedCost\":4,\"maxCost\":4,\"maxCardinality\":1}}]}}\n",
         file = asset("gadgets.json")
     );
     assert_eq!(stdout, want);

@@ -4,10 +4,11 @@
 //!
 //! For each case the CRD (the case's `crd`, or its `openAPIV3Schema` wrapped the way the oracle
 //! wraps it) is checked and compared with the oracle's `check` object: `accepted`, every error
-//! text (sorted by field), the Status `text`, and the `path`/`rule` of every listed rule.
-//! Cases whose oracle errors are about cost are reported but not asserted (cost is a later
-//! stage); every other case must match exactly, including the type checker's messages, except
-//! the listed known differences. A table and a summary are printed (`--nocapture`).
+//! text (sorted by field), the Status `text`, and the `path`, `rule` and cost figures
+//! (`estimatedCost`, `maxCost`, `maxCardinality`, `messageExpressionMaxCost`) of every listed
+//! rule. Every case must match exactly, including the type checker's messages and the cost
+//! errors, except the listed known differences. The `estimate` reference vector (v06) is run
+//! through the checker's estimator directly. A table and a summary are printed (`--nocapture`).
 
 use crd_cel_cli::crd::{CrdReport, Options, check_crd};
 use serde_json::{Value, json};
@@ -38,8 +39,8 @@ fn synthetic_crd(schema: &Value) -> Value {
 enum Class {
     /// Nothing in the verdict depends on what the type checker says: must match.
     Asserted,
-    /// The oracle reports cost errors, which crd-cel does not compute yet.
-    PendingCost,
+    /// The oracle reports cost errors (the per-expression or per-schema limit): must match.
+    Cost,
     /// The oracle or crd-cel reports a compile result (an error from the type checker): must
     /// match, except the listed `KNOWN_TYPE_CHECK_DIFFERENCES`.
     TypeChecked,
@@ -98,20 +99,24 @@ fn compare(report: &CrdReport, want: &Value) -> Vec<String> {
             want["text"]
         ));
     }
-    let got_rules: Vec<(String, String)> = report
+    let got_rules: Vec<Value> = report
         .rules
         .iter()
-        .map(|r| (r.path.clone(), r.rule.clone()))
+        .map(|r| {
+            json!({"path": r.path, "rule": r.rule, "estimatedCost": r.estimated_cost,
+                "maxCost": r.max_cost, "maxCardinality": r.max_cardinality,
+                "messageExpressionMaxCost": r.message_expression_max_cost})
+        })
         .collect();
-    let want_rules: Vec<(String, String)> = want["rules"]
+    let want_rules: Vec<Value> = want["rules"]
         .as_array()
         .map(|a| {
             a.iter()
                 .map(|r| {
-                    (
-                        r["path"].as_str().unwrap_or("").to_owned(),
-                        r["rule"].as_str().unwrap_or("").to_owned(),
-                    )
+                    json!({"path": r["path"], "rule": r["rule"],
+                        "estimatedCost": r["estimatedCost"], "maxCost": r["maxCost"],
+                        "maxCardinality": r["maxCardinality"],
+                        "messageExpressionMaxCost": r["messageExpressionMaxCost"]})
                 })
                 .collect()
         })
@@ -179,7 +184,7 @@ fn run_cases() -> Vec<Outcome> {
                 .chain(&ours)
                 .any(|e| is_type_check_result(e));
             let class = if cost {
-                Class::PendingCost
+                Class::Cost
             } else if typed {
                 Class::TypeChecked
             } else {
@@ -217,7 +222,7 @@ fn crd_create_cases_match_the_oracle() {
         let matches = o.mismatches.is_empty();
         let class = match o.class {
             Class::Asserted => "asserted",
-            Class::PendingCost => "pending: cost",
+            Class::Cost => "cost",
             Class::TypeChecked => "type-checked",
         };
         println!(
@@ -234,15 +239,14 @@ fn crd_create_cases_match_the_oracle() {
             let known = KNOWN_TYPE_CHECK_DIFFERENCES
                 .iter()
                 .find(|(name, _)| *name == o.name);
-            match (o.class, known) {
-                (Class::PendingCost, _) => {}
-                (_, Some((_, why))) => println!("    known difference: {why}"),
-                _ => failures.push(o.name.clone()),
+            match known {
+                Some((_, why)) => println!("    known difference: {why}"),
+                None => failures.push(o.name.clone()),
             }
         }
     }
     println!(
-        "\nSummary: {} crd-create cases; asserted {} ({} match), pending cost {} ({} match), type-checked {} ({} match)",
+        "\nSummary: {} crd-create cases; asserted {} ({} match), cost {} ({} match), type-checked {} ({} match)",
         outcomes.len(),
         counts[0][0] + counts[0][1],
         counts[0][0],
@@ -346,7 +350,7 @@ fn reference_crd_create_vectors_match_their_expectations() {
             .chain(report.errors.iter().map(ToString::to_string))
             .any(|e| is_type_check_result(&e));
         let class = if cost {
-            "pending: cost"
+            "cost"
         } else if typed {
             "type-checked"
         } else {
@@ -363,7 +367,7 @@ fn reference_crd_create_vectors_match_their_expectations() {
         for m in &mismatches {
             println!("    {m}");
         }
-        if class != "pending: cost" && !mismatches.is_empty() {
+        if !mismatches.is_empty() {
             failures.push(id.to_owned());
         }
     }
@@ -375,4 +379,65 @@ fn reference_crd_create_vectors_match_their_expectations() {
         failures.is_empty(),
         "crd-cel disagrees with the reference vectors: {failures:#?}"
     );
+}
+
+/// The `estimate` reference vector (v06, the upstream `TestCostEstimation` cases): the
+/// estimated cost of the only rule on the schema root, unbounded and bounded, exactly.
+#[test]
+fn reference_estimate_vectors_give_the_recorded_costs() {
+    use crd_cel::check::{Node, Target, check_source};
+    use crd_cel::schema::{OwnedSchema, SchemaArena};
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/reference/vectors/v06-static-cost-estimation.json");
+    if !file.is_file() {
+        eprintln!("SKIPPED {}: missing", file.display());
+        return;
+    }
+    let v: Value =
+        serde_json::from_str(&fs::read_to_string(&file).expect("readable")).expect("JSON");
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for case in v["cases"].as_array().expect("cases") {
+        for variant in ["unbounded", "bounded"] {
+            let Some(c) = case.get(variant) else { continue };
+            let owned = OwnedSchema::from_json(&c["schema"]).expect("schema reads");
+            let arena = SchemaArena::new();
+            let model = owned.with_model(&arena);
+            let rule = c["schema"]["x-kubernetes-validations"][0]["rule"]
+                .as_str()
+                .expect("a rule");
+            let root = case["harnessOverride"]["isResourceRoot"] == true;
+            let node = Node {
+                resource_root: root,
+                ..Node::new(model)
+            };
+            let got = check_source(rule, Target::Rule, &node)
+                .map(|c| c.max_cost)
+                .map_err(|e| e.to_string());
+            compared += 1;
+            let (want, ok) = match (
+                c["estimatedMaxCost"].as_u64(),
+                c["estimatedMaxCostAtLeast"].as_u64(),
+            ) {
+                (Some(w), _) => (w, got == Ok(w)),
+                (None, Some(w)) => (w, got.as_ref().is_ok_and(|g| *g >= w)),
+                (None, None) => panic!("{}: no expected cost", case["name"]),
+            };
+            println!(
+                "{:<50} {variant:<9} {want:>15} {got:?}",
+                case["name"].as_str().unwrap_or("?")
+            );
+            if !ok {
+                failures.push(format!(
+                    "{} ({variant}): want {want}, got {got:?}",
+                    case["name"]
+                ));
+            }
+        }
+    }
+    assert!(
+        compared >= 20,
+        "expected the v06 cases, compared {compared}"
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -51,6 +51,8 @@ pub const DEFAULT_COMPAT: u8 = 36;
 pub struct Checked {
     /// The checked expression references `oldSelf` (a transition rule, 3.5).
     pub uses_old_self: bool,
+    /// The apiserver's estimated cost of one evaluation (`CompilationResult.MaxCost`).
+    pub max_cost: u64,
 }
 
 /// Why an expression was rejected, with the apiserver's detail text as `Display`.
@@ -193,6 +195,9 @@ pub struct Report {
     pub right_type: bool,
     /// `oldSelf` is referenced.
     pub uses_old_self: bool,
+    /// The apiserver's static cost estimate of one evaluation (cel-go `EstimateCost` with the
+    /// Kubernetes estimator), when the expression was accepted.
+    pub cost: Option<crate::cost::Range>,
 }
 
 impl Report {
@@ -269,6 +274,10 @@ impl Report {
         }
         Ok(Checked {
             uses_old_self: self.uses_old_self,
+            max_cost: match self.cost {
+                Some(c) => c.max,
+                None => 0,
+            },
         })
     }
 }
@@ -369,14 +378,22 @@ use crate::types::{Kind, META, PLAIN_STRING, Ty, TyId, Types, bytes_eq, id};
 
 const UNSET: TyId = u16::MAX - 1;
 
-/// The checker's state for one expression.
-struct Checker<'a> {
-    ast: Ast<'a>,
-    t: Types<'a>,
-    ty: [TyId; N],
+/// The checker's state for one expression (the estimator in `cost.rs` reads it after a
+/// successful check: per-node types, resolved overloads, the node's schema).
+pub(crate) struct Checker<'a> {
+    pub(crate) ast: Ast<'a>,
+    pub(crate) t: Types<'a>,
+    pub(crate) ty: [TyId; N],
+    /// Per call node: bit `k` set when overload `k` of the function matched (cel-go's reference
+    /// map, which the estimator prices overload by overload).
+    pub(crate) ov: [u16; N],
     compat: u8,
     self_ty: TyId,
     old_self_ty: TyId,
+    /// The schema of the rule's node and whether it is a resource root (the size estimator
+    /// walks paths from it).
+    pub(crate) schema: &'a Schema<'a>,
+    pub(crate) resource_root: bool,
     report: Report,
 }
 
@@ -388,7 +405,10 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
         ast: *ast,
         t: Types::new(node.type_name),
         ty: [UNSET; N],
+        ov: [0; N],
         compat: node.compat,
+        schema: node.schema,
+        resource_root: node.resource_root,
         self_ty: id::ERROR,
         old_self_ty: id::ERROR,
         report: Report {
@@ -405,6 +425,7 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
             untyped_node: false,
             right_type: false,
             uses_old_self: false,
+            cost: None,
         },
     };
     if ast.len() > N || ast.is_empty() {
@@ -452,10 +473,14 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
         Target::Rule => matches!(c.t.get(out), Ty::Bool),
         Target::MessageExpression => matches!(c.t.get(out), Ty::String),
     };
+    if c.report.is_ok() {
+        c.report.cost = Some(c.estimate());
+    }
     c.report
 }
 
-const SKIP: TyId = u16::MAX - 2;
+/// The type slot of a namespace qualifier (`optional` in `optional.none()`): not an expression.
+pub(crate) const SKIP: TyId = u16::MAX - 2;
 
 impl<'a> Checker<'a> {
     const fn issue(&mut self, offset: u32) -> Option<usize> {
@@ -789,7 +814,7 @@ impl<'a> Checker<'a> {
     }
 
     /// `a.b` + `.f` as `a.b.f` when `target` spells a qualified name.
-    const fn qualified_name(
+    pub(crate) const fn qualified_name(
         &self,
         target: u32,
         function: crate::ast::Str,
@@ -1239,6 +1264,7 @@ impl<'a> Checker<'a> {
             }
             let (cand, _) = cand.split_at(ov.args.len());
             if self.t.assignable_list(arg_tys, cand) {
+                self.ov[n as usize] |= 1 << ((o - 1) % 16);
                 let r = self.instantiate(&ov.result, &mut params, 0);
                 let r = self.t.substitute(r, false);
                 result = match result {
@@ -1470,7 +1496,7 @@ const fn append(out: &mut [u8; 128], len: &mut usize, s: &[u8]) -> bool {
 
 /// Whether a resource root declares `kind`, `apiVersion` and `metadata.name`/`generateName`
 /// with the shapes that keep it unchanged (1.2).
-const fn declares_type_and_meta(s: &crate::model::Schema<'_>) -> bool {
+pub(crate) const fn declares_type_and_meta(s: &crate::model::Schema<'_>) -> bool {
     use crate::model::Type;
     let kind = matches!(s.property("kind"), Some(p) if matches!(p.schema.ty, Type::String));
     let api = matches!(s.property("apiVersion"), Some(p) if matches!(p.schema.ty, Type::String));
@@ -1487,7 +1513,7 @@ const fn declares_type_and_meta(s: &crate::model::Schema<'_>) -> bool {
 }
 
 /// The property whose escaped name (2) is `field`, looking through flatten.
-const fn find_property<'a>(
+pub(crate) const fn find_property<'a>(
     s: &'a crate::model::Schema<'a>,
     field: &[u8],
     keywords: bool,
@@ -1712,6 +1738,7 @@ mod tests {
         }
         Ok(Checked {
             uses_old_self: report.uses_old_self,
+            max_cost: report.cost.map_or(0, |c| c.max),
         })
     }
 

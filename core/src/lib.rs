@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod cost;
 pub mod decl;
 pub mod env;
 pub mod field_path;

@@ -26,6 +26,7 @@ pub fn checks(
     p: &TokenStream,
     place: &str,
     resource_root: bool,
+    costs: &mut Vec<TokenStream>,
 ) -> TokenStream {
     let mut out = TokenStream::new();
     for (i, r) in rules.iter().enumerate() {
@@ -59,20 +60,42 @@ pub fn checks(
             }
             let ast = ast_tokens(&ast, p);
             let index = i;
+            // A named constant (rustc evaluates every free constant, used or not): the check,
+            // whose value is the estimated cost the type's `CEL_RULE_COSTS` lists.
+            let name = quote::format_ident!(
+                "__CEL_COST_{}",
+                COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            );
             out.extend(quote_spanned! {span=>
-                #[allow(long_running_const_eval)]
-                const _: () = {
+                #[allow(long_running_const_eval, non_upper_case_globals)]
+                const #name: u64 = {
                     const AST: #p::ast::Ast<'static> = #ast;
+                    // A constant, so that borrows inside the node (`inner(..)` items) are
+                    // promoted to 'static.
+                    const NODE: #p::Schema<'static> = #node;
                     // Called through a local name so that rustc reports a failed evaluation at
                     // this span (the rule's literal), not the derive's.
                     use #p::check_expression as __cel_check;
-                    __cel_check(&AST, &#node, #p::check::Target::#target, #place, #index, #resource_root, #optional_old_self)
+                    __cel_check(&AST, &NODE, #p::check::Target::#target, #place, #index, #resource_root, #optional_old_self)
                 };
+            });
+            let is_message = target.to_string() == "MessageExpression";
+            costs.push(quote! {
+                #p::RuleCost {
+                    place: #place,
+                    index: #index,
+                    expression: #source,
+                    message_expression: #is_message,
+                    max_cost: #name,
+                }
             });
         }
     }
     out
 }
+
+/// Names the cost constants apart within one expansion (and across, harmlessly).
+static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn literal_message(
     source: &str,

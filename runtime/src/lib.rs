@@ -19,6 +19,12 @@ pub mod check {
     pub use crd_cel_core::check::*;
 }
 
+/// The apiserver's static cost estimate of rules and its CRD-time limits (the estimate of one
+/// rule is [`check::Report::cost`]; [`check::Checked::max_cost`] from `check_source`).
+pub mod cost {
+    pub use crd_cel_core::cost::*;
+}
+
 /// `fieldPath` resolution and normalization (the apiserver's `ValidFieldPath`).
 pub mod field_path {
     pub use crd_cel_core::field_path::*;

@@ -306,6 +306,7 @@ const fn panic_key(field: &'static str, key: &'static str, what: &'static str) -
 
 pub use crd_cel_core::ast;
 pub use crd_cel_core::check;
+pub use crd_cel_core::cost::RuleCost;
 
 /// The compatibility version new rules are checked at: the targeted Kubernetes minor minus one
 /// (CEL-SEMANTICS.md 6.3). The lowest enabled `k8s-1-NN` feature wins (features add up across
@@ -331,6 +332,8 @@ pub const TARGET_COMPAT: u8 = if cfg!(feature = "k8s-1-30") {
 /// Const check behind every `#[cel(rule = ..)]` and `message_expression`: type-checks the
 /// expression against the model of its node, as the apiserver does at CRD creation, and panics
 /// (a compile error at the rule's literal) with the apiserver's message and crd-cel's help.
+/// Returns the apiserver's estimated cost of one evaluation, and panics with its cost error when
+/// that alone is over the per-expression limit.
 #[allow(clippy::too_many_arguments)]
 pub const fn check_expression(
     ast: &ast::Ast<'_>,
@@ -340,7 +343,7 @@ pub const fn check_expression(
     index: usize,
     resource_root: bool,
     optional_old_self: bool,
-) {
+) -> u64 {
     let node = check::Node {
         schema,
         resource_root,
@@ -350,7 +353,18 @@ pub const fn check_expression(
     };
     let report = check::check(ast, target, &node);
     if report.is_ok() {
-        return;
+        let cost = match report.cost {
+            Some(c) => c.max,
+            None => 0,
+        };
+        // A rule's node occurs once per value of the type that declares it, so within the
+        // type its cardinality is 1: what one evaluation costs is a lower bound of the
+        // apiserver's figure wherever the type is used (`crd-cel check` on the generated CRD
+        // applies the ancestors' maxItems/maxProperties exactly).
+        if cost > crd_cel_core::cost::PER_EXPRESSION_LIMIT {
+            cost_panic(schema, target, place, index, cost);
+        }
+        return cost;
     }
     let mut m = crd_cel_core::msg::Buf::<16384>::new();
     m.push(match target {
@@ -396,6 +410,100 @@ pub const fn check_expression(
         m.push("); choose the target with the crd-cel features `k8s-1-NN`");
     }
     m.panic()
+}
+
+/// The apiserver's per-expression cost error, then which fields of the node are unbounded and
+/// the attribute that bounds each.
+const fn cost_panic(
+    schema: &Schema<'_>,
+    target: check::Target,
+    place: &str,
+    index: usize,
+    cost: u64,
+) -> ! {
+    let mut m = crd_cel_core::msg::Buf::<4096>::new();
+    m.push(match target {
+        check::Target::Rule => "CEL rule #",
+        check::Target::MessageExpression => "messageExpression of CEL rule #",
+    });
+    m.push_u64(index as u64);
+    m.push(" on `");
+    m.push(place);
+    m.push("` is rejected by the apiserver: Forbidden: ");
+    crd_cel_core::cost::push_cost_message(
+        match target {
+            check::Target::Rule => "estimated rule cost",
+            check::Target::MessageExpression => "estimated messageExpression cost",
+        },
+        cost,
+        crd_cel_core::cost::PER_EXPRESSION_LIMIT,
+        &mut m,
+    );
+    m.push("\nnote: one evaluation is estimated at ");
+    m.push_u64(cost);
+    m.push(" (the limit is 10000000 times the number of times the node can occur)");
+    let mut found = false;
+    found |= bound_help(schema, place, &mut m);
+    let mut i = 0;
+    while i < schema.properties.len() {
+        let p = &schema.properties[i];
+        let mut field = crd_cel_core::msg::Buf::<256>::new();
+        field.push(place);
+        field.push(".");
+        field.push(p.name);
+        found |= bound_help(p.schema, field.as_str(), &mut m);
+        i += 1;
+    }
+    if !found {
+        m.push("\nhelp: no unbounded field is in reach of the rule: simplify it (nested loops multiply)");
+    }
+    m.panic()
+}
+
+/// One `help:` line per missing bound of `s` (named `what`); whether there was one.
+const fn bound_help<const N: usize>(
+    s: &Schema<'_>,
+    what: &str,
+    m: &mut crd_cel_core::msg::Buf<N>,
+) -> bool {
+    let mut found = false;
+    match s.ty {
+        Type::String
+            if s.max_length.is_none() && s.enum_values.is_empty() && s.format.is_none() =>
+        {
+            m.push("\nhelp: `");
+            m.push(what);
+            m.push("` is a string without maxLength (sized at 3145726): add #[schemars(length(max = N))]");
+            found = true;
+        }
+        Type::Array => {
+            if s.max_items.is_none() {
+                m.push("\nhelp: `");
+                m.push(what);
+                m.push("` is a list without maxItems: add #[cel(max_items = N)] (or #[schemars(length(max = N))])");
+                found = true;
+            }
+            if let Some(items) = s.items
+                && matches!(items.ty, Type::String)
+                && items.max_length.is_none()
+                && items.enum_values.is_empty()
+                && items.format.is_none()
+            {
+                m.push("\nhelp: the items of `");
+                m.push(what);
+                m.push("` are strings without maxLength: add #[schemars(inner(length(max = N)))]");
+                found = true;
+            }
+        }
+        Type::Object if s.additional_properties.is_some() && s.max_properties.is_none() => {
+            m.push("\nhelp: `");
+            m.push(what);
+            m.push("` is a map without maxProperties: add #[cel(max_properties = N)]");
+            found = true;
+        }
+        _ => {}
+    }
+    found
 }
 
 const fn compat_hint(report: &check::Report) -> bool {

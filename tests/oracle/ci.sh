@@ -141,6 +141,31 @@ if [[ $rc -ne 0 || "$accepted" -ne "$total" ]]; then
 fi
 
 echo
+echo "== corpus rule costs: tests/oracle/corpus-costs.jsonl must be what the oracle prints"
+# One line per rule, without corpus text (paths relative to the corpus and numbers only);
+# tests/tests/cli_corpus.rs compares crd-cel check's figures with it.
+if ! command -v jq >/dev/null 2>&1; then
+  echo "FAIL jq is needed to extract the corpus rule costs" >&2
+  status=1
+else
+  mapfile -t rel < <(cd "$shared/corpus" && find . -path ./vectors -prune -o \( -name '*.yaml' -o -name '*.yml' \) -print | sed 's|^\./||' | sort)
+  (cd "$shared/corpus" && "$bin" check-crd "${rel[@]}") > "$work/corpus-rel.jsonl" || true
+  jq -c '. as $c | .rules[] | {file: $c.file, doc: $c.doc, crd: $c.crd, path, estimatedCost, maxCost, maxCardinality}
+    + (if .messageExpressionMaxCost != null then {messageExpressionMaxCost} else {} end)
+    + (if .compileError != null then {compileError: true} else {} end)' \
+    "$work/corpus-rel.jsonl" > "$work/corpus-costs.jsonl"
+  if [[ $update -eq 1 ]]; then
+    cp "$work/corpus-costs.jsonl" "$here/corpus-costs.jsonl"
+  elif ! diff -u "$here/corpus-costs.jsonl" "$work/corpus-costs.jsonl" > "$work/costs.diff"; then
+    echo "FAIL tests/oracle/corpus-costs.jsonl differs from what the oracle prints (update with --update):" >&2
+    head -40 "$work/costs.diff" >&2
+    status=1
+  else
+    echo "tests/oracle/corpus-costs.jsonl: up to date ($(wc -l < "$here/corpus-costs.jsonl") rules)"
+  fi
+fi
+
+echo
 echo "== corpus vectors: oracle vs recorded apiserver verdicts (expect) and errorsContain"
 rc=0
 "$bin" corpus --details "$shared/corpus" gateway-api gateway-api-examples istio-api > "$work/corpus.txt" || rc=$?

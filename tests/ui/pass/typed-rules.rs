@@ -38,6 +38,8 @@ struct ThingSpec {
     primary: Option<Port>,
     by_name: BTreeMap<String, Port>,
     scale: Autoscaling,
+    // Bounded: unbounded, `tags.exists(t, t.matches(..))` is over the apiserver's cost limit.
+    #[schemars(length(max = 16), inner(length(max = 63)))]
     tags: BTreeSet<String>,
     endpoint: String,
     memory: String,
