@@ -176,8 +176,16 @@ struct Expensive {
 
 #[test]
 fn the_per_call_cost_limit_cuts_off_expensive_rules() {
-    let small = Expensive { items: vec![1, 2, 3] }.validate().unwrap_err();
-    assert_eq!(small.errors.len(), 1, "only the `false` rule fails: {small}");
+    let small = Expensive {
+        items: vec![1, 2, 3],
+    }
+    .validate()
+    .unwrap_err();
+    assert_eq!(
+        small.errors.len(),
+        1,
+        "only the `false` rule fails: {small}"
+    );
     let err = Expensive {
         items: (0..1000).collect(),
     }
