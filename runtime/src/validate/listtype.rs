@@ -7,30 +7,20 @@ use super::{BadValue, ErrorType, FieldError};
 use crate::eval::node::SchemaNode;
 use crate::eval::value::ListKind;
 
-fn child(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{path}.{name}")
-    }
-}
-
-fn index(path: &str, i: &str) -> String {
-    format!("{path}[{i}]")
-}
+use super::openapi::At;
 
 /// The errors of `value` under `s`, in the apiserver's order.
-pub(crate) fn check(s: &SchemaNode, path: &str, value: &Json, out: &mut Vec<FieldError>) {
+pub(crate) fn check(s: &SchemaNode, path: &At<'_>, value: &Json, out: &mut Vec<FieldError>) {
     match value {
         Json::Object(obj) => {
             if let Some(values) = &s.additional_properties {
                 for (k, v) in obj {
-                    check(values, &index(path, k), v, out);
+                    check(values, &At::Key(path, k), v, out);
                 }
             }
             for (k, v) in obj {
                 if let Some(p) = s.property(k) {
-                    check(p, &child(path, k), v, out);
+                    check(p, &At::Child(path, k), v, out);
                 }
             }
         }
@@ -38,7 +28,7 @@ pub(crate) fn check(s: &SchemaNode, path: &str, value: &Json, out: &mut Vec<Fiel
             match &s.list_kind {
                 ListKind::Set => {
                     for i in second_occurrences(items) {
-                        out.push(duplicate(index(path, &i.to_string()), items[i].clone()));
+                        out.push(duplicate(At::Index(path, i).field(), items[i].clone()));
                     }
                 }
                 ListKind::Map(keys) => map_list(path, keys, items, out),
@@ -46,7 +36,7 @@ pub(crate) fn check(s: &SchemaNode, path: &str, value: &Json, out: &mut Vec<Fiel
             }
             if let Some(item) = &s.items {
                 for (i, v) in items.iter().enumerate() {
-                    check(item, &index(path, &i.to_string()), v, out);
+                    check(item, &At::Index(path, i), v, out);
                 }
             }
         }
@@ -64,23 +54,28 @@ fn duplicate(path: String, value: Json) -> FieldError {
 }
 
 /// Indices of the second occurrence of each repeated item (later repeats are not reported).
-fn second_occurrences(items: &[Json]) -> Vec<usize> {
+fn second_occurrences<T: PartialEq>(items: &[T]) -> Vec<usize> {
     let mut out = Vec::new();
     for (i, x) in items.iter().enumerate() {
-        let before = items[..i].iter().filter(|y| *y == x).count();
-        if before == 1 {
+        let mut before = items[..i].iter().filter(|y| *y == x);
+        if before.next().is_some() && before.next().is_none() {
             out.push(i);
         }
     }
     out
 }
 
-fn map_list(path: &str, keys: &[std::sync::Arc<str>], items: &[Json], out: &mut Vec<FieldError>) {
+fn map_list(
+    path: &At<'_>,
+    keys: &[std::sync::Arc<str>],
+    items: &[Json],
+    out: &mut Vec<FieldError>,
+) {
     for (i, x) in items.iter().enumerate() {
         if !x.is_null() && !x.is_object() {
             out.push(FieldError {
                 kind: ErrorType::Invalid,
-                path: index(path, &i.to_string()),
+                path: At::Index(path, i).field(),
                 value: BadValue::Value(x.clone()),
                 detail: "must be an object for an array of list-type map".into(),
             });
@@ -89,21 +84,17 @@ fn map_list(path: &str, keys: &[std::sync::Arc<str>], items: &[Json], out: &mut 
     }
     // Each item's key: the key fields it has (a missing one is "unspecified", so two items
     // without keys are duplicates of each other).
-    let tuples: Vec<Json> = items
+    let tuples: Vec<Vec<Option<&Json>>> = items
         .iter()
-        .map(|x| {
-            let mut m = Map::new();
-            if let Json::Object(o) = x {
-                for k in keys {
-                    if let Some(v) = o.get(&**k) {
-                        m.insert(k.to_string(), v.clone());
-                    }
-                }
-            }
-            Json::Object(m)
-        })
+        .map(|x| keys.iter().map(|k| x.get(&**k)).collect())
         .collect();
     for i in second_occurrences(&tuples) {
-        out.push(duplicate(index(path, &i.to_string()), tuples[i].clone()));
+        let mut m = Map::new();
+        for (k, v) in keys.iter().zip(&tuples[i]) {
+            if let Some(v) = v {
+                m.insert(k.to_string(), (*v).clone());
+            }
+        }
+        out.push(duplicate(At::Index(path, i).field(), Json::Object(m)));
     }
 }

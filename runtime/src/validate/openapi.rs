@@ -22,6 +22,8 @@ pub(crate) enum At<'a> {
     Root,
     Child(&'a At<'a>, &'a str),
     Index(&'a At<'a>, usize),
+    /// `[key]` of a map (the list-type checks name map entries so).
+    Key(&'a At<'a>, &'a str),
 }
 
 impl At<'_> {
@@ -41,11 +43,17 @@ impl At<'_> {
                 out.push_str(&i.to_string());
                 out.push(']');
             }
+            At::Key(p, k) => {
+                p.write(out);
+                out.push('[');
+                out.push_str(k);
+                out.push(']');
+            }
         }
     }
 
     /// The field (`<nil>` for the root).
-    fn field(&self) -> String {
+    pub(crate) fn field(&self) -> String {
         let mut s = String::new();
         self.write(&mut s);
         if s.is_empty() { "<nil>".to_owned() } else { s }

@@ -262,12 +262,12 @@ impl Validator {
     /// old object had none, as the apiserver does.
     pub fn list_type_errors(&self, object: &Json, old: Option<&Json>) -> Vec<FieldError> {
         let mut errors = Vec::new();
-        super::listtype::check(&self.root, "", object, &mut errors);
+        super::listtype::check(&self.root, &super::openapi::At::Root, object, &mut errors);
         if let Some(old) = old
             && !errors.is_empty()
         {
             let mut old_errors = Vec::new();
-            super::listtype::check(&self.root, "", old, &mut old_errors);
+            super::listtype::check(&self.root, &super::openapi::At::Root, old, &mut old_errors);
             if !old_errors.is_empty() {
                 errors.clear();
             }
