@@ -1542,7 +1542,8 @@ pub(crate) const fn find_property<'a>(
     None
 }
 
-const RESERVED: [&str; 21] = [
+/// The 21 words the apiserver escapes as `__<word>__` (CEL-SEMANTICS 2).
+pub const RESERVED: [&str; 21] = [
     "true",
     "false",
     "null",

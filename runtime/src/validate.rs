@@ -226,6 +226,11 @@ impl ValidationErrors {
     }
 }
 
+/// Go's `%q` of a string, as a `String`.
+pub(crate) fn go_quoted(s: &str) -> String {
+    GoQuoted(s).to_string()
+}
+
 struct GoQuoted<'a>(&'a str);
 
 impl fmt::Display for GoQuoted<'_> {

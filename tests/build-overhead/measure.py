@@ -32,7 +32,7 @@ def generate(with_rules: bool) -> str:
         "use std::collections::BTreeMap;",
         "",
         "#[derive(CelValidate, Serialize, Deserialize)]",
-        "pub struct Item { pub key: String, pub weight: i64 }",
+        "pub struct Item { #[schemars(length(max = 64))] pub key: String, pub weight: i64 }",
     ]
     for t in range(TYPES):
         out.append("#[derive(CelValidate, Serialize, Deserialize)]")
@@ -43,9 +43,14 @@ def generate(with_rules: bool) -> str:
         out.append(f"pub struct T{t} {{")
         out.append("    pub count: i64,")
         out.append("    pub limit: i64,")
+        # Bounded, so that every rule stays under the apiserver's cost limit (checked at build).
+        out.append("    #[cel(max_items = 16)] #[schemars(inner(length(max = 63)))]")
         out.append("    pub names: Vec<String>,")
+        out.append("    #[schemars(length(max = 64))]")
         out.append("    pub label: Option<String>,")
+        out.append("    #[cel(max_items = 16)]")
         out.append("    pub items: Vec<Item>,")
+        out.append("    #[cel(max_properties = 16)]")
         out.append("    pub tags: BTreeMap<String, String>,")
         if t > 0:
             out.append(f"    pub prev: Option<Box<T{t - 1}>>,")
@@ -65,6 +70,7 @@ publish = false
 
 [dependencies]
 crd-cel = {{ path = "{ROOT}/runtime", default-features = false, features = ["derive"] }}
+schemars = "1"
 serde = {{ version = "1", features = ["derive"] }}
 """)
 

@@ -270,29 +270,7 @@ const TYPE_NAMES: &[&str] = &[
 /// The JSON property an escaped CEL field name stands for (CEL-SEMANTICS 2); `None` when the
 /// escaping is invalid, which makes the field absent.
 pub fn unescape(name: &str) -> Option<String> {
-    const RESERVED: &[&str] = &[
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ];
+    use crd_cel_core::check::RESERVED;
     if let Some(word) = name
         .strip_prefix("__")
         .and_then(|s| s.strip_suffix("__"))

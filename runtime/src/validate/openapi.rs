@@ -298,8 +298,8 @@ fn node(
             .enum_values
             .iter()
             .map(|v| match v {
-                Json::String(s) => go_quote(s),
-                other => go_quote(&other.to_string()),
+                Json::String(s) => super::go_quoted(s),
+                other => super::go_quoted(&other.to_string()),
             })
             .collect();
         w.push(
@@ -457,7 +457,7 @@ fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at
                 detail: format!(
                     "{} in body must be of type {format}: {}",
                     at.body(),
-                    go_quote(s)
+                    super::go_quoted(s)
                 ),
             },
         );
@@ -663,16 +663,6 @@ fn json_equal(a: &Json, b: &Json) -> bool {
         }
         _ => a == b,
     }
-}
-
-fn go_quote(s: &str) -> String {
-    struct Q<'a>(&'a str);
-    impl std::fmt::Display for Q<'_> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            super::write_go_quoted(f, self.0)
-        }
-    }
-    Q(s).to_string()
 }
 
 /// Error types that make the apiserver skip CEL (CEL-SEMANTICS 5.1).

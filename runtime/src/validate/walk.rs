@@ -396,7 +396,7 @@ impl Walk<'_> {
                         value: BadValue::TypeName(s.type_name()),
                         detail: format!(
                             "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
-                            go_quote(expr)
+                            super::go_quoted(expr)
                         ),
                     };
                     self.report(e, may_ratchet);
@@ -462,17 +462,6 @@ impl Walk<'_> {
             self.errors.push(e);
         }
     }
-}
-
-/// Go's `%q`.
-fn go_quote(s: &str) -> String {
-    struct Q<'a>(&'a str);
-    impl std::fmt::Display for Q<'_> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            super::write_go_quoted(f, self.0)
-        }
-    }
-    Q(s).to_string()
 }
 
 /// The raw key fields of a map-list item (5.6): `None` when a key is missing or not a bool,

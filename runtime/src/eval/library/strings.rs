@@ -394,30 +394,7 @@ fn quote(args: &[Value]) -> Result<Value, EvalError> {
     Ok(Value::string(out))
 }
 
-/// The 21 words escaped as `__<word>__` (CEL-SEMANTICS 2).
-const RESERVED: [&str; 21] = [
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
+use crd_cel_core::check::RESERVED;
 
 /// A property name as the apiserver presents it to CEL (CEL-SEMANTICS 2), `None` when it cannot
 /// be escaped. Objects iterate (and `format` prints) their keys this way.
