@@ -786,6 +786,37 @@ impl<'a> Checker<'a> {
     const fn mark_namespaced(&mut self) {
         let mut i = 0;
         while i < self.ast.len() {
+            // `google.protobuf.Duration` / `Timestamp`: qualified type identifiers (cel-go
+            // resolves the whole select chain as one identifier).
+            if let Expr::Select {
+                operand,
+                field,
+                test: false,
+            } = self.ast.node(i as u32).expr
+            {
+                let mut qualified = [0u8; 128];
+                if let Some(len) = self.qualified_name(operand, field, &mut qualified) {
+                    let (name, _) = qualified.split_at(len);
+                    let ty = if bytes_eq(name, b"google.protobuf.Duration") {
+                        Some(id::DURATION)
+                    } else if bytes_eq(name, b"google.protobuf.Timestamp") {
+                        Some(id::TIMESTAMP)
+                    } else {
+                        None
+                    };
+                    if let Some(t) = ty {
+                        let mut n = operand;
+                        loop {
+                            self.ty[n as usize] = SKIP;
+                            match self.ast.node(n).expr {
+                                Expr::Select { operand, .. } => n = operand,
+                                _ => break,
+                            }
+                        }
+                        self.ty[i] = self.t.type_of(t);
+                    }
+                }
+            }
             if let Expr::Call {
                 function,
                 target: Some(target),

@@ -372,6 +372,9 @@ impl<'a> Checker<'a> {
             } => {
                 if self.ty[k] == SKIP {
                     Range::fixed(0)
+                } else if self.ty[operand as usize] == SKIP {
+                    // A qualified type identifier (`google.protobuf.Duration`): one identifier.
+                    Range::fixed(1)
                 } else if test {
                     // `PresenceTestHasCost(false)` in the Kubernetes environment.
                     e.cost[operand as usize]

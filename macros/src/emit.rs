@@ -301,10 +301,12 @@ fn emit_field(
         checks.extend(quote_spanned! {key_span=>
             #[allow(long_running_const_eval)]
             const _: () = {
+                // A constant, so that borrows inside the node (`inner(..)` items) are promoted.
+                const NODE: #p::Schema<'static> = #node;
                 // Called through a local name so the call, where rustc reports a failed
                 // const evaluation, carries this span rather than the derive's.
                 use #p::check_decoration as __cel_check;
-                __cel_check(#field_name, &#node, &#deco_ident)
+                __cel_check(#field_name, &NODE, &#deco_ident)
             };
         });
         if let Some(keys) = &f.cel.schema.list_map_keys {
@@ -312,8 +314,9 @@ fn emit_field(
             checks.extend(quote_spanned! {span=>
                 #[allow(long_running_const_eval)]
                 const _: () = {
+                    const NODE: #p::Schema<'static> = #node;
                     use #p::check_list_map_keys as __cel_check;
-                    __cel_check(#field_name, &#node, &[#(#keys),*])
+                    __cel_check(#field_name, &NODE, &[#(#keys),*])
                 };
             });
         }

@@ -17,6 +17,10 @@ struct Spec {
     labels: BTreeMap<String, String>,
     #[cel(list_type = "set")]
     tags: Vec<String>,
+    // A #[cel] decoration together with schemars' inner(..) on the same field.
+    #[cel(max_items = 16)]
+    #[schemars(inner(length(max = 63)))]
+    names: Vec<String>,
 }
 
 #[derive(CelValidate, Serialize, Deserialize)]
