@@ -22,17 +22,6 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("CRD_CEL_SHARED") {
-        Some(p) => PathBuf::from(p).join("corpus"),
-        None => manifest_dir()
-            .join("..")
-            .join("..")
-            .join("shared")
-            .join("corpus"),
-    }
-}
-
 fn known() -> BTreeSet<String> {
     fs::read_to_string(manifest_dir().join("corpus-known-differences.txt"))
         .unwrap_or_default()
@@ -140,14 +129,10 @@ struct Row {
 
 #[test]
 fn corpus_cel_verdicts_agree() {
-    let corpus = corpus_dir();
-    if !corpus.join("vectors").is_dir() {
-        println!(
-            "SKIPPED corpus vectors: {} is missing (set CRD_CEL_SHARED)",
-            corpus.display()
-        );
+    let Some(shared) = crd_cel_tests::shared_dir("the corpus vectors") else {
         return;
-    }
+    };
+    let corpus = shared.join("corpus");
     let known = known();
     let mut crds = Crds::default();
     let mut rows = BTreeMap::<String, Row>::new();

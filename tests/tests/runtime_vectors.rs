@@ -18,13 +18,6 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn shared_dir() -> PathBuf {
-    match std::env::var_os("CRD_CEL_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => manifest_dir().join("..").join("..").join("shared"),
-    }
-}
-
 fn read_json(path: &Path) -> Value {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -348,16 +341,13 @@ fn runtime_cases_agree_with_the_oracle_and_the_reference_vectors() {
     );
     let mut failures = report("tests/cases (vs oracle)", &own, &known);
     let mut differing: BTreeSet<String> = own.disagreements.iter().map(|d| d.0.clone()).collect();
-    let vectors_dir = shared_dir().join("reference").join("vectors");
-    if vectors_dir.is_dir() {
-        let refs = run_set(&json_files(&vectors_dir), false);
+    if let Some(shared) = crd_cel_tests::shared_dir("the reference vectors") {
+        let refs = run_set(
+            &json_files(&shared.join("reference").join("vectors")),
+            false,
+        );
         failures.extend(report("reference vectors (vs expect)", &refs, &known));
         differing.extend(refs.disagreements.iter().map(|d| d.0.clone()));
-    } else {
-        println!(
-            "SKIPPED reference vectors: {} is missing (set CRD_CEL_SHARED)",
-            vectors_dir.display()
-        );
     }
     // `cr-*` entries belong to the validate-mode test below.
     let stale: Vec<&String> = known

@@ -316,32 +316,7 @@ fn node(
         Json::String(s) => string(w, c, s, value, pair, at),
         Json::Number(_) => number(w, c, value, pair, at),
         Json::Array(items) => {
-            if let Some(max) = c.max_items
-                && items.len() as u64 > max
-            {
-                w.push(
-                    pair,
-                    FieldError {
-                        kind: ErrorType::TooMany,
-                        path: at.field(),
-                        value: BadValue::Value(Json::from(items.len())),
-                        detail: format!(
-                            "must have at most {max} {}",
-                            if max == 1 { "item" } else { "items" }
-                        ),
-                    },
-                );
-            }
-            if let Some(min) = c.min_items
-                && (items.len() as u64) < min
-            {
-                let e = invalid(
-                    at,
-                    &Json::from(items.len()),
-                    format!("{} in body should have at least {min} items", at.body()),
-                );
-                w.push(pair, e);
-            }
+            counts(w, pair, at, items.len(), c.max_items, c.min_items, "items");
             if let Some(item_check) = &c.items {
                 let olds = old.and_then(Json::as_array);
                 for (i, item) in items.iter().enumerate() {
@@ -587,6 +562,45 @@ fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &At<'_>
     }
 }
 
+/// `maxItems`/`minItems` or `maxProperties`/`minProperties` (`noun`): too many is the
+/// apiserver's TooMany, too few kube-openapi's message as an Invalid error with the count.
+fn counts(
+    w: &mut Walk<'_>,
+    pair: Pair<'_>,
+    at: &At<'_>,
+    len: usize,
+    max: Option<u64>,
+    min: Option<u64>,
+    noun: &str,
+) {
+    if let Some(max) = max
+        && len as u64 > max
+    {
+        w.push(
+            pair,
+            FieldError {
+                kind: ErrorType::TooMany,
+                path: at.field(),
+                value: BadValue::Value(Json::from(len)),
+                detail: format!(
+                    "must have at most {max} {}",
+                    if max == 1 { "item" } else { "items" }
+                ),
+            },
+        );
+    }
+    if let Some(min) = min
+        && (len as u64) < min
+    {
+        let e = invalid(
+            at,
+            &Json::from(len),
+            format!("{} in body should have at least {min} {noun}", at.body()),
+        );
+        w.push(pair, e);
+    }
+}
+
 fn object(
     w: &mut Walk<'_>,
     c: &Check,
@@ -595,35 +609,15 @@ fn object(
     old: Option<&Json>,
     at: &At<'_>,
 ) {
-    if let Some(max) = c.max_properties
-        && obj.len() as u64 > max
-    {
-        w.push(
-            pair,
-            FieldError {
-                kind: ErrorType::TooMany,
-                path: at.field(),
-                value: BadValue::Value(Json::from(obj.len())),
-                detail: format!(
-                    "must have at most {max} {}",
-                    if max == 1 { "item" } else { "items" }
-                ),
-            },
-        );
-    }
-    if let Some(min) = c.min_properties
-        && (obj.len() as u64) < min
-    {
-        let e = invalid(
-            at,
-            &Json::from(obj.len()),
-            format!(
-                "{} in body should have at least {min} properties",
-                at.body()
-            ),
-        );
-        w.push(pair, e);
-    }
+    counts(
+        w,
+        pair,
+        at,
+        obj.len(),
+        c.max_properties,
+        c.min_properties,
+        "properties",
+    );
     for r in &c.required {
         if !obj.contains_key(r) {
             w.push(
