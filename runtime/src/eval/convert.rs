@@ -107,8 +107,8 @@ pub fn to_value(data: &Json, schema: &SchemaNode, resource: bool) -> Value {
 
 /// Whether `name` is a property of the node, counting a resource root's implicit ones.
 fn property_schema<'a>(schema: &'a SchemaNode, resource: bool, name: &str) -> Option<Implicit<'a>> {
-    if let Some(p) = schema.property(name) {
-        return Some(Implicit::Declared(p));
+    if let Some((key, p)) = schema.property_entry(name) {
+        return Some(Implicit::Declared(key, p));
     }
     if resource {
         match name {
@@ -122,7 +122,7 @@ fn property_schema<'a>(schema: &'a SchemaNode, resource: bool, name: &str) -> Op
 
 /// A property's schema: declared, or one a resource root adds.
 enum Implicit<'a> {
-    Declared(&'a SchemaNode),
+    Declared(&'a Arc<str>, &'a SchemaNode),
     String,
     Metadata,
 }
@@ -147,15 +147,19 @@ fn object(data: &Json, schema: &SchemaNode, resource: bool) -> Value {
     for (k, v) in raw {
         match property_schema(schema, resource, k) {
             Some(s) if !v.is_null() => {
+                let key = match &s {
+                    Implicit::Declared(key, _) => Key::String(Arc::clone(key)),
+                    _ => Key::String(k.as_str().into()),
+                };
                 let child = match s {
-                    Implicit::Declared(s) => to_value(v, s, s.embedded_resource),
+                    Implicit::Declared(_, s) => to_value(v, s, s.embedded_resource),
                     Implicit::String => match v {
                         Json::String(s) => Value::string(s.as_str()),
                         _ => err(format!("invalid data, expected string, got {}", go_type(v))),
                     },
                     Implicit::Metadata => metadata(v),
                 };
-                entries.push((Key::String(k.as_str().into()), child));
+                entries.push((key, child));
             }
             Some(_) => {}
             None => unknown.push((Arc::from(k.as_str()), Arc::new(v.clone()))),

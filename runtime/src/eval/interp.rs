@@ -198,10 +198,11 @@ impl Program {
     /// Evaluates with `self` and `oldSelf` bound, stopping when the cost passes `limit`.
     pub fn eval(&self, this: &Value, old_self: Option<&Value>, limit: u64) -> Evaluation {
         thread_local! {
-            // One variable frame per thread, reused: evaluation never nests.
-            static FRAME: std::cell::RefCell<Vec<Value>> = const { std::cell::RefCell::new(Vec::new()) };
+            // One variable frame and argument stack per thread, reused: evaluation never nests.
+            static BUFFERS: std::cell::RefCell<(Vec<Value>, Vec<Value>)> =
+                const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
         }
-        let mut frame = FRAME.with(|f| std::mem::take(&mut *f.borrow_mut()));
+        let (mut frame, stack) = BUFFERS.with(|f| std::mem::take(&mut *f.borrow_mut()));
         frame.clear();
         frame.resize(self.slots, Value::Null);
         frame[SELF] = this.clone();
@@ -211,13 +212,16 @@ impl Program {
         let mut ev = Evaluator {
             ops: &self.ops,
             frame,
+            stack,
             cost: 0,
             limit,
         };
         let outcome = ev.eval(self.root);
         let mut frame = std::mem::take(&mut ev.frame);
+        let mut stack = std::mem::take(&mut ev.stack);
         frame.clear();
-        FRAME.with(|f| *f.borrow_mut() = frame);
+        stack.clear();
+        BUFFERS.with(|f| *f.borrow_mut() = (frame, stack));
         match outcome {
             Ok(Value::Error(e)) => Evaluation {
                 result: Err((*e).clone()),
@@ -426,6 +430,7 @@ impl Planner<'_, '_> {
                     let mut ev = Evaluator {
                         ops: &self.ops,
                         frame: Vec::new(),
+                        stack: Vec::new(),
                         cost: 0,
                         limit: u64::MAX,
                     };
@@ -686,6 +691,8 @@ fn set_contains(set: &[Value], v: &Value) -> bool {
 struct Evaluator<'p> {
     ops: &'p [Op],
     frame: Vec<Value>,
+    /// Call arguments being evaluated (see `Op::Call`).
+    stack: Vec<Value>,
     cost: u64,
     limit: u64,
 }
@@ -713,27 +720,40 @@ impl Evaluator<'_> {
             Op::Attr { base, quals, test } => self.attr(base, quals, *test, true),
             Op::Call { function, args } => {
                 let function = *function;
-                let mut vals = Vec::with_capacity(args.len());
+                // Arguments go on a stack shared by all calls (no allocation per call); a
+                // call's arguments are `stack[base..]` while it runs.
+                let base = self.stack.len();
                 for &a in args {
-                    let v = self.eval(a)?;
+                    let v = match self.eval(a) {
+                        Ok(v) => v,
+                        Err(e) => {
+                            self.stack.truncate(base);
+                            return Err(e);
+                        }
+                    };
                     let is_err = matches!(v, Value::Error(_));
-                    vals.push(v);
                     // Calls of three or more arguments stop at the first error, and are then
                     // not charged (cel-go's tracker finds no complete argument list).
                     if is_err && args.len() > 2 {
-                        return Ok(vals.pop().unwrap_or(Value::Null));
+                        self.stack.truncate(base);
+                        return Ok(v);
                     }
+                    self.stack.push(v);
                 }
-                if let Some(e) = vals.iter().find(|v| matches!(v, Value::Error(_))) {
-                    let e = e.clone();
-                    self.charge(function.cost_of(&vals, &e))?;
-                    return Ok(e);
-                }
-                let result = match (function.call)(&vals) {
-                    Ok(v) => v,
-                    Err(e) => err(e),
+                let vals = &self.stack[base..];
+                let (result, cost) = match vals.iter().find(|v| matches!(v, Value::Error(_))) {
+                    Some(e) => (e.clone(), function.cost_of(vals, e)),
+                    None => {
+                        let result = match (function.call)(vals) {
+                            Ok(v) => v,
+                            Err(e) => err(e),
+                        };
+                        let cost = function.cost_of(vals, &result);
+                        (result, cost)
+                    }
                 };
-                self.charge(function.cost_of(&vals, &result))?;
+                self.stack.truncate(base);
+                self.charge(cost)?;
                 Ok(result)
             }
             Op::Eq(a, b) | Op::Ne(a, b) => {

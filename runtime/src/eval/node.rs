@@ -118,6 +118,15 @@ impl SchemaNode {
         SchemaNode::from_model(&Schema::of(ty))
     }
 
+    /// The declared property `name`, with its name as stored (shared, so converted objects
+    /// reuse it instead of allocating a key per object).
+    pub fn property_entry(&self, name: &str) -> Option<(&Arc<str>, &SchemaNode)> {
+        self.properties
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .map(|(n, s)| (n, s))
+    }
+
     /// The declared property `name`.
     pub fn property(&self, name: &str) -> Option<&SchemaNode> {
         self.properties
