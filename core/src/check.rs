@@ -1144,13 +1144,14 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `help:` lines for an undefined field: a close name, and the fields there are.
+    /// `help:` lines for an undefined field: a close name, and the fields there are, both as
+    /// a rule must spell them (escaped, CEL-SEMANTICS 2); names no rule can reach are left out.
     const fn field_help(&mut self, schema: &'a crate::model::Schema<'a>, root: bool, field: &[u8]) {
-        let h = &mut self.report.help;
-        if !h.is_empty() {
+        if !self.report.help.is_empty() {
             return;
         }
-        let mut best: Option<&str> = None;
+        let keywords = self.compat >= 31;
+        let mut best = crate::msg::Buf::<256>::new();
         let mut best_d = usize::MAX;
         let mut list = crate::msg::Buf::<512>::new();
         let mut count = 0;
@@ -1166,15 +1167,21 @@ impl<'a> Checker<'a> {
             let mut i = 0;
             while i < s.properties.len() {
                 let p = &s.properties[i];
-                if count > 0 {
-                    list.push(", ");
-                }
-                list.push(p.name);
-                count += 1;
-                let d = distance(p.name.as_bytes(), field);
-                if d < best_d {
-                    best_d = d;
-                    best = Some(p.name);
+                let mut spelled = crate::msg::Buf::<256>::new();
+                if push_escaped(&mut spelled, p.name.as_bytes(), keywords) {
+                    if count > 0 {
+                        list.push(", ");
+                    }
+                    list.push(spelled.as_str());
+                    count += 1;
+                    // Close to the JSON name or to its spelling: suggest the spelling.
+                    let d_raw = distance(p.name.as_bytes(), field);
+                    let d_spelled = distance(spelled.as_str().as_bytes(), field);
+                    let d = if d_raw < d_spelled { d_raw } else { d_spelled };
+                    if d < best_d {
+                        best_d = d;
+                        best = spelled;
+                    }
                 }
                 i += 1;
             }
@@ -1185,12 +1192,11 @@ impl<'a> Checker<'a> {
                 f += 1;
             }
         }
+        let h = &mut self.report.help;
         let limit = if field.len() < 4 { 1 } else { field.len() / 3 };
-        if let Some(b) = best
-            && best_d <= limit
-        {
+        if !best.is_empty() && best_d <= limit {
             h.push("help: did you mean '");
-            h.push(b);
+            h.push(best.as_str());
             h.push("'?\n");
         }
         if count == 0 {
@@ -1607,6 +1613,54 @@ const fn is_reserved(name: &[u8]) -> bool {
         i += 1;
     }
     false
+}
+
+/// Writes the CEL spelling of the property name `name` (CEL-SEMANTICS 2): `__dash__` and
+/// friends, reserved words as `__word__` unless `keywords` (compatibility 1.31+) lets them stand
+/// bare. `false` (nothing written) for a name no rule can reach.
+const fn push_escaped<const N: usize>(
+    out: &mut crate::msg::Buf<N>,
+    name: &[u8],
+    keywords: bool,
+) -> bool {
+    if name.is_empty() || name[0].is_ascii_digit() {
+        return false;
+    }
+    let mut i = 0;
+    while i < name.len() {
+        let c = name[i];
+        if !(c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'/' || c == b'-') {
+            return false;
+        }
+        i += 1;
+    }
+    if is_reserved(name) {
+        if keywords {
+            out.push_bytes(name);
+        } else {
+            out.push("__");
+            out.push_bytes(name);
+            out.push("__");
+        }
+        return true;
+    }
+    let mut i = 0;
+    while i < name.len() {
+        let c = name[i];
+        if c == b'_' && i + 1 < name.len() && name[i + 1] == b'_' {
+            out.push("__underscores__");
+            i += 2;
+            continue;
+        }
+        match c {
+            b'.' => out.push("__dot__"),
+            b'-' => out.push("__dash__"),
+            b'/' => out.push("__slash__"),
+            _ => out.push_bytes(&[c]),
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Whether escaping the property name `name` (CEL-SEMANTICS 2) gives exactly `ident`.
