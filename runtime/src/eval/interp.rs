@@ -126,19 +126,24 @@ enum Op {
     Matches {
         target: usize,
         regex: Arc<::regex::Regex>,
-        /// The pattern's length in code points (its cost factor).
-        pattern_len: u64,
+        /// The pattern, for the call's cost (`matches`' own cost function).
+        pattern: Value,
+        function: &'static Function,
     },
-    Fold {
-        range: usize,
-        init: usize,
-        cond: usize,
-        step: usize,
-        result: usize,
-        iter: usize,
-        iter2: Option<usize>,
-        accu: usize,
-    },
+    Fold(Fold),
+}
+
+/// A comprehension: its ops and its variable slots.
+#[derive(Debug, Clone, Copy)]
+struct Fold {
+    range: usize,
+    init: usize,
+    cond: usize,
+    step: usize,
+    result: usize,
+    iter: usize,
+    iter2: Option<usize>,
+    accu: usize,
 }
 
 /// A planned expression, ready to evaluate any number of times.
@@ -465,7 +470,7 @@ impl Planner<'_, '_> {
                 let cond_op = self.plan(cond)?;
                 let step_op = self.plan(step)?;
                 let result_op = self.plan(result)?;
-                Ok(self.push(Op::Fold {
+                Ok(self.push(Op::Fold(Fold {
                     range: range_op,
                     init: init_op,
                     cond: cond_op,
@@ -474,7 +479,7 @@ impl Planner<'_, '_> {
                     iter: base,
                     iter2: two_vars.then_some(base + 1),
                     accu: base + 2,
-                }))
+                })))
             }
         }
     }
@@ -601,11 +606,12 @@ impl Planner<'_, '_> {
             && let Op::Const(Value::String(p)) = &self.ops[ops[1]]
             && let Ok(regex) = functions::compiled_regex(p)
         {
-            let pattern_len = p.chars().count() as u64;
+            let pattern = Value::String(p.clone());
             return Ok(self.push(Op::Matches {
                 target: ops[0],
                 regex,
-                pattern_len,
+                pattern,
+                function,
             }));
         }
         // cel-go folds type conversions of constants when it plans the program.
@@ -850,23 +856,16 @@ impl Evaluator<'_> {
             Op::Matches {
                 target,
                 regex,
-                pattern_len,
+                pattern,
+                function,
             } => {
                 let v = self.eval(*target)?;
-                let (result, size) = match &v {
-                    Value::String(s) => (Value::Bool(regex.is_match(s)), s.chars().count() as u64),
-                    Value::Error(_) => (v.clone(), 1),
-                    _ => (no_such_overload(), 1),
+                let result = match &v {
+                    Value::String(s) => Value::Bool(regex.is_match(s)),
+                    Value::Error(_) => v.clone(),
+                    _ => no_such_overload(),
                 };
-                let cost = if matches!(v, Value::String(_)) {
-                    let s = ((1 + size) as f64 * functions::STRING_TRAVERSAL_FACTOR).ceil() as u64;
-                    s.saturating_mul(functions::traversal_cost(
-                        *pattern_len,
-                        functions::REGEX_LENGTH_FACTOR,
-                    ))
-                } else {
-                    1
-                };
+                let cost = function.cost_of(&[v, pattern.clone()], &result);
                 self.charge(cost)?;
                 Ok(result)
             }
@@ -877,19 +876,9 @@ impl Evaluator<'_> {
                     v => Value::Bool(set_contains(set, &v)),
                 })
             }
-            Op::Fold {
-                range,
-                init,
-                cond,
-                step,
-                result,
-                iter,
-                iter2,
-                accu,
-            } => {
-                let (range, init, cond, step, result, iter, iter2, accu) =
-                    (*range, *init, *cond, *step, *result, *iter, *iter2, *accu);
-                self.fold(range, init, cond, step, result, iter, iter2, accu)
+            Op::Fold(f) => {
+                let f = *f;
+                self.fold(f)
             }
         }
     }
@@ -952,18 +941,17 @@ impl Evaluator<'_> {
         Ok(error.unwrap_or_else(|| Value::Map(Arc::new(Map::new(out)))))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn fold(
-        &mut self,
-        range: usize,
-        init: usize,
-        cond: usize,
-        step: usize,
-        result: usize,
-        iter: usize,
-        iter2: Option<usize>,
-        accu: usize,
-    ) -> Step<Value> {
+    fn fold(&mut self, f: Fold) -> Step<Value> {
+        let Fold {
+            range,
+            init,
+            cond,
+            step,
+            result,
+            iter,
+            iter2,
+            accu,
+        } = f;
         let range_value = self.eval(range)?;
         if let Value::Error(_) = range_value {
             return Ok(range_value);
