@@ -161,8 +161,37 @@ pub struct Ast<'a> {
     pub text: &'a [u8],
 }
 
-/// Words per packed node: offset, tag, six payload words.
+/// Words per packed node: offset, tag, five payload words and the spare word.
 pub const NODE_WORDS: usize = 8;
+
+/// The packed word no node kind's payload uses: name resolution ([`Ast::call_decls`]).
+const SPARE_WORD: usize = 7;
+
+/// Capacity of a qualified name buffer ([`Ast::qualified_name`]).
+pub const QUALIFIED_MAX: usize = 128;
+
+/// [`Ast::qualified_type`]: `google.protobuf.Duration`.
+pub const QUALIFIED_DURATION: u32 = 1;
+/// [`Ast::qualified_type`]: `google.protobuf.Timestamp`.
+pub const QUALIFIED_TIMESTAMP: u32 = 2;
+
+/// A stored declaration id: index + 1, 0 for none.
+const fn decl_at(id: u32) -> Option<usize> {
+    if id == 0 { None } else { Some(id as usize - 1) }
+}
+
+const fn append(out: &mut [u8; QUALIFIED_MAX], len: &mut usize, s: &[u8]) -> bool {
+    if *len + s.len() > out.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < s.len() {
+        out[*len] = s[i];
+        *len += 1;
+        i += 1;
+    }
+    true
+}
 
 const fn word(b: &[u8], i: usize) -> u32 {
     let k = i * 4;
@@ -221,6 +250,68 @@ impl<'a> Ast<'a> {
     /// Index of the root node.
     pub const fn root(&self) -> u32 {
         (self.len() - 1) as u32
+    }
+
+    /// The function declarations ([`crate::env::FUNCTIONS`] indices) call node `i` names:
+    /// by its own name, and as the qualified name its target spells (`optional.of`), each
+    /// `None` when no declaration has that name at any version.
+    pub const fn call_decls(&self, i: u32) -> (Option<usize>, Option<usize>) {
+        let w = word(self.nodes, i as usize * NODE_WORDS + SPARE_WORD);
+        (decl_at(w & 0xffff), decl_at(w >> 16))
+    }
+
+    /// The qualified type select node `i` spells with its operands
+    /// ([`QUALIFIED_DURATION`], [`QUALIFIED_TIMESTAMP`]; 0: none).
+    pub const fn qualified_type(&self, i: u32) -> u32 {
+        word(self.nodes, i as usize * NODE_WORDS + SPARE_WORD)
+    }
+
+    /// `a.b` + `.f` as `a.b.f` in `out` when `target` is a select chain ending in an
+    /// identifier (cel-go resolves such chains as one qualified name); its length.
+    pub const fn qualified_name(
+        &self,
+        target: u32,
+        function: Str,
+        out: &mut [u8; QUALIFIED_MAX],
+    ) -> Option<usize> {
+        // Collect segments from the outermost select down to the identifier.
+        let mut segs = [Str { start: 0, len: 0 }; 8];
+        let mut count = 0;
+        let mut n = target;
+        loop {
+            if count >= 8 {
+                return None;
+            }
+            match self.node(n).expr {
+                Expr::Ident(name) => {
+                    segs[count] = name;
+                    count += 1;
+                    break;
+                }
+                Expr::Select {
+                    operand,
+                    field,
+                    test: false,
+                } => {
+                    segs[count] = field;
+                    count += 1;
+                    n = operand;
+                }
+                _ => return None,
+            }
+        }
+        let mut len = 0;
+        let mut k = count;
+        while k > 0 {
+            k -= 1;
+            if !append(out, &mut len, self.str(segs[k])) || !append(out, &mut len, b".") {
+                return None;
+            }
+        }
+        if !append(out, &mut len, self.str(function)) {
+            return None;
+        }
+        Some(len)
     }
 
     /// Where node `i` is in the source (code points).
@@ -452,6 +543,57 @@ impl AstBuf {
             n.pack(&mut self.packed_nodes);
         }
         self.packed_refs = self.refs.iter().flat_map(|r| r.to_le_bytes()).collect();
+        self.resolve_names();
+    }
+
+    /// Writes the name resolution that needs no types into each node's spare word: the
+    /// declaration a call names (plainly and as a qualified name, `optional.of`) and the
+    /// qualified type a select chain spells (`google.protobuf.Duration`). Done here, natively,
+    /// so the const checker looks declarations up by index instead of searching by name.
+    fn resolve_names(&mut self) {
+        let mut spare = Vec::new();
+        {
+            let ast = self.as_ast();
+            for i in 0..ast.len() {
+                let word = match ast.node(i as u32).expr {
+                    Expr::Call {
+                        function, target, ..
+                    } => {
+                        let plain = crate::env::find_index(ast.str(function));
+                        let mut buf = [0u8; QUALIFIED_MAX];
+                        let qualified = target
+                            .and_then(|t| ast.qualified_name(t, function, &mut buf))
+                            .and_then(|len| crate::env::find_index(&buf[..len]));
+                        let id = |k: Option<usize>| k.map_or(0, |k| k as u32 + 1);
+                        id(plain) | (id(qualified) << 16)
+                    }
+                    Expr::Select {
+                        operand,
+                        field,
+                        test: false,
+                    } => {
+                        let mut buf = [0u8; QUALIFIED_MAX];
+                        match ast.qualified_name(operand, field, &mut buf) {
+                            Some(len) if &buf[..len] == b"google.protobuf.Duration" => {
+                                QUALIFIED_DURATION
+                            }
+                            Some(len) if &buf[..len] == b"google.protobuf.Timestamp" => {
+                                QUALIFIED_TIMESTAMP
+                            }
+                            _ => 0,
+                        }
+                    }
+                    _ => 0,
+                };
+                spare.push(word);
+            }
+        }
+        for (i, w) in spare.into_iter().enumerate() {
+            let at = (i * NODE_WORDS + SPARE_WORD) * 4;
+            if let Some(dst) = self.packed_nodes.get_mut(at..at + 4) {
+                dst.copy_from_slice(&w.to_le_bytes());
+            }
+        }
     }
 
     /// Lowers a parse tree. `info` gives node offsets.

@@ -382,6 +382,8 @@ const UNSET: TyId = u16::MAX - 1;
 /// successful check: per-node types, resolved overloads, the node's schema).
 pub(crate) struct Checker<'a> {
     pub(crate) ast: Ast<'a>,
+    /// The nodes, decoded once: const evaluation pays for every byte a decode reads.
+    nodes: [crate::ast::Node; N],
     pub(crate) t: Types<'a>,
     pub(crate) ty: [TyId; N],
     /// Per call node: bit `k` set when overload `k` of the function matched (cel-go's reference
@@ -403,6 +405,10 @@ pub(crate) struct Checker<'a> {
 pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     let mut c = Checker {
         ast: *ast,
+        nodes: [crate::ast::Node {
+            offset: 0,
+            expr: Expr::Null,
+        }; N],
         t: Types::new(node.type_name),
         ty: [UNSET; N],
         ov: [0; N],
@@ -431,6 +437,11 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     if ast.len() > N || ast.is_empty() {
         c.report.unsupported = Some("expressions with more nodes than the check was sized for");
         return c.report;
+    }
+    let mut i = 0;
+    while i < ast.len() {
+        c.nodes[i] = ast.node(i as u32);
+        i += 1;
     }
     let resource_root = node.resource_root;
     c.self_ty = match c.t.of_schema(node.schema, 0, resource_root) {
@@ -527,11 +538,11 @@ impl<'a> Checker<'a> {
                 function,
                 target: Some(target),
                 args,
-            } = self.ast.node(i as u32).expr
+            } = self.node_at(i as u32).expr
                 && args.len == 1
                 && bytes_eq(self.ast.str(function), b"format")
-                && let Expr::String(fmt) = self.ast.node(target).expr
-                && let Expr::List { elements, .. } = self.ast.node(self.ast.r(args, 0)).expr
+                && let Expr::String(fmt) = self.node_at(target).expr
+                && let Expr::List { elements, .. } = self.node_at(self.ast.r(args, 0)).expr
             {
                 self.check_format(i as u32, self.ast.str(fmt), elements);
             }
@@ -635,7 +646,7 @@ impl<'a> Checker<'a> {
     const fn homogeneous_literals(&mut self) {
         let mut i = 0;
         while i < self.ast.len() {
-            match self.ast.node(i as u32).expr {
+            match self.node_at(i as u32).expr {
                 Expr::List { elements, optional } if !self.in_format_call(i as u32) => {
                     let mut first: Option<TyId> = None;
                     let mut k = 0;
@@ -721,7 +732,7 @@ impl<'a> Checker<'a> {
         // A parent has a larger index in post-order: find calls whose argument subtree holds n.
         let mut i = n as usize + 1;
         while i < self.ast.len() {
-            if let Expr::Call { function, args, .. } = self.ast.node(i as u32).expr
+            if let Expr::Call { function, args, .. } = self.node_at(i as u32).expr
                 && bytes_eq(self.ast.str(function), b"format")
             {
                 let mut a = 0;
@@ -743,7 +754,7 @@ impl<'a> Checker<'a> {
         let mut found = false;
         let mut i = 0;
         while i < self.ast.len() {
-            let what = match self.ast.node(i as u32).expr {
+            let what = match self.node_at(i as u32).expr {
                 Expr::Call { function, .. } => {
                     let f = self.ast.str(function);
                     if bytes_eq(f, b"_?._") {
@@ -787,60 +798,56 @@ impl<'a> Checker<'a> {
         let mut i = 0;
         while i < self.ast.len() {
             // `google.protobuf.Duration` / `Timestamp`: qualified type identifiers (cel-go
-            // resolves the whole select chain as one identifier).
-            if let Expr::Select {
-                operand,
-                field,
-                test: false,
-            } = self.ast.node(i as u32).expr
-            {
-                let mut qualified = [0u8; 128];
-                if let Some(len) = self.qualified_name(operand, field, &mut qualified) {
-                    let (name, _) = qualified.split_at(len);
-                    let ty = if bytes_eq(name, b"google.protobuf.Duration") {
-                        Some(id::DURATION)
-                    } else if bytes_eq(name, b"google.protobuf.Timestamp") {
-                        Some(id::TIMESTAMP)
-                    } else {
-                        None
-                    };
-                    if let Some(t) = ty {
-                        let mut n = operand;
-                        loop {
-                            self.ty[n as usize] = SKIP;
-                            match self.ast.node(n).expr {
-                                Expr::Select { operand, .. } => n = operand,
-                                _ => break,
-                            }
-                        }
+            // resolves the whole select chain as one identifier). The lowering found them.
+            let qualified_type = match self.ast.qualified_type(i as u32) {
+                crate::ast::QUALIFIED_DURATION => Some(id::DURATION),
+                crate::ast::QUALIFIED_TIMESTAMP => Some(id::TIMESTAMP),
+                _ => None,
+            };
+            match self.node_at(i as u32).expr {
+                Expr::Select {
+                    operand,
+                    test: false,
+                    ..
+                } if qualified_type.is_some() => {
+                    self.skip_qualifier(operand);
+                    if let Some(t) = qualified_type {
                         self.ty[i] = self.t.type_of(t);
                     }
                 }
-            }
-            if let Expr::Call {
-                function,
-                target: Some(target),
-                ..
-            } = self.ast.node(i as u32).expr
-            {
-                let mut qualified = [0u8; 128];
-                if let Some(len) = self.qualified_name(target, function, &mut qualified) {
-                    let (name, _) = qualified.split_at(len);
-                    if self.lookup(name).is_some() {
-                        // The qualifier is a chain of selects ending in an identifier; its nodes
-                        // directly precede the target in post-order.
-                        let mut n = target;
-                        loop {
-                            self.ty[n as usize] = SKIP;
-                            match self.ast.node(n).expr {
-                                Expr::Select { operand, .. } => n = operand,
-                                _ => break,
-                            }
-                        }
+                Expr::Call {
+                    target: Some(target),
+                    ..
+                } => {
+                    // A namespaced function (`optional.of`): the qualifier is a chain of
+                    // selects ending in an identifier, whose nodes directly precede the
+                    // target in post-order.
+                    if let (_, Some(q)) = self.ast.call_decls(i as u32)
+                        && self.at_target(&crate::env::FUNCTIONS[q]).is_some()
+                    {
+                        self.skip_qualifier(target);
                     }
                 }
+                _ => {}
             }
             i += 1;
+        }
+    }
+
+    /// Node `n`, decoded.
+    pub(crate) const fn node_at(&self, n: u32) -> crate::ast::Node {
+        self.nodes[n as usize]
+    }
+
+    /// Marks a qualifier chain (`a.b` of `a.b.f`) as no expression of its own.
+    const fn skip_qualifier(&mut self, from: u32) {
+        let mut n = from;
+        loop {
+            self.ty[n as usize] = SKIP;
+            match self.node_at(n).expr {
+                Expr::Select { operand, .. } => n = operand,
+                _ => break,
+            }
         }
     }
 
@@ -849,55 +856,27 @@ impl<'a> Checker<'a> {
         &self,
         target: u32,
         function: crate::ast::Str,
-        out: &mut [u8; 128],
+        out: &mut [u8; crate::ast::QUALIFIED_MAX],
     ) -> Option<usize> {
-        // Collect segments from the outermost select down to the identifier.
-        let mut segs = [crate::ast::Str { start: 0, len: 0 }; 8];
-        let mut count = 0;
-        let mut n = target;
-        loop {
-            if count >= 8 {
-                return None;
-            }
-            match self.ast.node(n).expr {
-                Expr::Ident(name) => {
-                    segs[count] = name;
-                    count += 1;
-                    break;
-                }
-                Expr::Select {
-                    operand,
-                    field,
-                    test: false,
-                } => {
-                    segs[count] = field;
-                    count += 1;
-                    n = operand;
-                }
-                _ => return None,
-            }
-        }
-        let mut len = 0;
-        let mut k = count;
-        while k > 0 {
-            k -= 1;
-            if !append(out, &mut len, self.ast.str(segs[k])) || !append(out, &mut len, b".") {
-                return None;
-            }
-        }
-        if !append(out, &mut len, self.ast.str(function)) {
-            return None;
-        }
-        Some(len)
+        self.ast.qualified_name(target, function, out)
     }
 
-    /// The function declaration named `name`, if it has an overload at this compatibility
-    /// version.
-    const fn lookup(&self, name: &[u8]) -> Option<&'static Function> {
-        let f = match crate::env::find(name) {
-            Some(f) => f,
-            None => return None,
+    /// The declaration call node `n` resolves to (its qualified name when the qualifier was
+    /// marked), at any version.
+    pub(crate) const fn call_decl(&self, n: u32, target: Option<u32>) -> Option<&'static Function> {
+        let (plain, qualified) = self.ast.call_decls(n);
+        let k = match target {
+            Some(t) if self.ty[t as usize] == SKIP => qualified,
+            _ => plain,
         };
+        match k {
+            Some(k) => Some(&crate::env::FUNCTIONS[k]),
+            None => None,
+        }
+    }
+
+    /// `f` if it has an overload at this compatibility version.
+    const fn at_target(&self, f: &'static Function) -> Option<&'static Function> {
         let mut k = 0;
         while k < f.overloads.len() {
             if f.overloads[k].versions.contains(self.compat) {
@@ -909,7 +888,7 @@ impl<'a> Checker<'a> {
     }
 
     const fn node(&mut self, n: u32) {
-        let t = match self.ast.node(n).expr {
+        let t = match self.node_at(n).expr {
             Expr::Null => id::NULL,
             Expr::Bool(_) => id::BOOL,
             Expr::Int(_) => id::INT,
@@ -1217,7 +1196,7 @@ impl<'a> Checker<'a> {
         if bytes_eq(function, b"_?._") {
             let operand = self.ast.r(args, 0);
             let field_node = self.ast.r(args, 1);
-            return match self.ast.node(field_node).expr {
+            return match self.node_at(field_node).expr {
                 Expr::String(f) => {
                     let r = self.select_field(n, operand, self.ast.str(f), true);
                     self.t.substitute(r, false)
@@ -1241,7 +1220,11 @@ impl<'a> Checker<'a> {
             }
             _ => (function, target),
         };
-        let f = match self.lookup(name) {
+        let f = match self.call_decl(n, target) {
+            Some(f) => self.at_target(f),
+            None => None,
+        };
+        let f = match f {
             Some(f) => f,
             None => {
                 self.undeclared(n, name);
@@ -1289,6 +1272,17 @@ impl<'a> Checker<'a> {
                 continue;
             }
             if ov.args.len() != arg_tys.len() {
+                continue;
+            }
+            if self.cannot_match(arg_tys, ov.args) {
+                // What instantiating the parameters would have consumed, so that type
+                // variables are numbered as if the overload had been tried in full.
+                let mut seen = [false; 4];
+                let mut i = 0;
+                while i < ov.args.len() {
+                    self.t.skip_vars(count_params(&ov.args[i], &mut seen, 0));
+                    i += 1;
+                }
                 continue;
             }
             let mark = self.t.mark();
@@ -1352,7 +1346,7 @@ impl<'a> Checker<'a> {
     }
 
     const fn call_function_str(&self, n: u32) -> crate::ast::Str {
-        match self.ast.node(n).expr {
+        match self.node_at(n).expr {
             Expr::Call { function, .. } => function,
             _ => crate::ast::Str { start: 0, len: 0 },
         }
@@ -1387,6 +1381,68 @@ impl<'a> Checker<'a> {
     }
 
     /// A declaration pattern as a type, with `params` holding the fresh variables.
+    /// Whether some argument's type can never be assigned to the overload's parameter:
+    /// decided on the outermost type alone, before the (in const evaluation costly)
+    /// instantiation and unification. Anything undecided there (type variables, `dyn`,
+    /// parameters) is left to [`Types::assignable_list`].
+    const fn cannot_match(&self, args: &[TyId], params: &[P]) -> bool {
+        let mut i = 0;
+        while i < args.len() && i < params.len() {
+            if self.cannot_assign(args[i], &params[i]) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    const fn cannot_assign(&self, arg: TyId, p: &P) -> bool {
+        if matches!(p, P::Dyn | P::Param(_)) {
+            return false;
+        }
+        let t = self.t.get(arg);
+        // `null` and the kinds `null` is assignable to, as `Types::null_assignable`.
+        if let P::Null = p {
+            return !matches!(
+                t,
+                Ty::Null
+                    | Ty::Optional(_)
+                    | Ty::Opaque(_)
+                    | Ty::Object { .. }
+                    | Ty::Duration
+                    | Ty::Timestamp
+                    | Ty::Var(_)
+                    | Ty::Dyn
+                    | Ty::Error
+            );
+        }
+        match t {
+            Ty::Var(_) | Ty::Dyn | Ty::Error => false,
+            Ty::Null => !matches!(
+                p,
+                P::Optional(_) | P::Opaque(_) | P::Duration | P::Timestamp
+            ),
+            Ty::Bool => !matches!(p, P::Bool),
+            Ty::Int => !matches!(p, P::Int),
+            Ty::Uint => !matches!(p, P::Uint),
+            Ty::Double => !matches!(p, P::Double),
+            Ty::String => !matches!(p, P::String),
+            Ty::Bytes => !matches!(p, P::Bytes),
+            Ty::Duration => !matches!(p, P::Duration),
+            Ty::Timestamp => !matches!(p, P::Timestamp),
+            Ty::List(_) => !matches!(p, P::List(_)),
+            Ty::Map(..) => !matches!(p, P::Map(..)),
+            Ty::Optional(_) => !matches!(p, P::Optional(_)),
+            Ty::Opaque(o) => match p {
+                P::Opaque(q) => o as u8 != *q as u8,
+                _ => true,
+            },
+            Ty::Type(_) => !matches!(p, P::Type(_)),
+            // No declared parameter is an object type.
+            Ty::Object { .. } => true,
+        }
+    }
+
     const fn instantiate(&mut self, p: &P, params: &mut [TyId; 4], depth: u32) -> TyId {
         if depth > 16 {
             return id::ERROR;
@@ -1518,19 +1574,6 @@ impl<'a> Checker<'a> {
     }
 }
 
-const fn append(out: &mut [u8; 128], len: &mut usize, s: &[u8]) -> bool {
-    if *len + s.len() > out.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < s.len() {
-        out[*len] = s[i];
-        *len += 1;
-        i += 1;
-    }
-    true
-}
-
 /// Whether a resource root declares `kind`, `apiVersion` and `metadata.name`/`generateName`
 /// with the shapes that keep it unchanged (1.2).
 pub(crate) const fn declares_type_and_meta(s: &crate::model::Schema<'_>) -> bool {
@@ -1559,10 +1602,21 @@ pub(crate) const fn find_property<'a>(
     let mut i = 0;
     while i < s.properties.len() {
         let p = &s.properties[i];
-        if escaped_is(p.name.as_bytes(), field) {
-            return Some(p);
-        }
-        if keywords && is_reserved(field) && bytes_eq(p.name.as_bytes(), field) {
+        let name = p.name.as_bytes();
+        // Escaping never shortens a name, and lengthens every name it changes: an identifier
+        // of the same length can only be the name itself, spelled bare (no `__` to escape;
+        // reserved words only where `keywords` lets them stand). Longer may be an escape.
+        if name.len() == field.len() {
+            if bytes_eq(name, field)
+                && if is_reserved(name) {
+                    keywords
+                } else {
+                    !has_double_underscore(name)
+                }
+            {
+                return Some(p);
+            }
+        } else if name.len() < field.len() && escaped_is(name, field) {
             return Some(p);
         }
         i += 1;
@@ -1604,15 +1658,44 @@ pub const RESERVED: [&str; 21] = [
     "while",
 ];
 
-const fn is_reserved(name: &[u8]) -> bool {
-    let mut i = 0;
-    while i < RESERVED.len() {
-        if bytes_eq(RESERVED[i].as_bytes(), name) {
+const fn has_double_underscore(name: &[u8]) -> bool {
+    let mut i = 1;
+    while i < name.len() {
+        if name[i] == b'_' && name[i - 1] == b'_' {
             return true;
         }
         i += 1;
     }
     false
+}
+
+const fn is_reserved(name: &[u8]) -> bool {
+    // A match compiles to a decision on length and bytes: in const evaluation, where every
+    // step counts, far cheaper than comparing with each of the 21 words in turn.
+    matches!(
+        name,
+        b"true"
+            | b"false"
+            | b"null"
+            | b"in"
+            | b"as"
+            | b"break"
+            | b"const"
+            | b"continue"
+            | b"else"
+            | b"for"
+            | b"function"
+            | b"if"
+            | b"import"
+            | b"let"
+            | b"loop"
+            | b"package"
+            | b"namespace"
+            | b"return"
+            | b"var"
+            | b"void"
+            | b"while"
+    )
 }
 
 /// Writes the CEL spelling of the property name `name` (CEL-SEMANTICS 2): `__dash__` and
@@ -1765,6 +1848,27 @@ const fn distance(a: &[u8], b: &[u8]) -> usize {
         i += 1;
     }
     prev[b.len()]
+}
+
+/// How many type parameters `p` mentions that `seen` does not list yet (marking them).
+const fn count_params(p: &P, seen: &mut [bool; 4], depth: u32) -> u16 {
+    if depth > 16 {
+        return 0;
+    }
+    match *p {
+        P::Param(i) => {
+            let i = i as usize % 4;
+            if seen[i] {
+                0
+            } else {
+                seen[i] = true;
+                1
+            }
+        }
+        P::List(e) | P::Optional(e) | P::Type(e) => count_params(e, seen, depth + 1),
+        P::Map(k, v) => count_params(k, seen, depth + 1) + count_params(v, seen, depth + 1),
+        _ => 0,
+    }
 }
 
 #[cfg(test)]

@@ -263,7 +263,7 @@ impl<'a> Checker<'a> {
         if let Some(s) = e.size[n as usize] {
             return Some(s);
         }
-        match self.ast.node(n).expr {
+        match self.node_at(n).expr {
             Expr::String(s) => return Some(Range::fixed(runes(self.ast.str(s)))),
             Expr::Bytes(s) => return Some(Range::fixed(s.len as u64)),
             Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Uint(_) | Expr::Double(_) => {
@@ -286,7 +286,7 @@ impl<'a> Checker<'a> {
             init,
             two_vars,
             ..
-        } = self.ast.node(n).expr
+        } = self.node_at(n).expr
             && depth < 32
         {
             return match var {
@@ -323,7 +323,7 @@ impl<'a> Checker<'a> {
 
     const fn est_node(&mut self, e: &mut Est<'a>, n: u32) {
         let k = n as usize;
-        let cost = match self.ast.node(n).expr {
+        let cost = match self.node_at(n).expr {
             Expr::Null
             | Expr::Bool(_)
             | Expr::Int(_)
@@ -468,8 +468,8 @@ impl<'a> Checker<'a> {
             .add(e.cost[init as usize])
             .add(e.cost[result as usize]);
         // `cel.bind` (the `optMap`/`optFlatMap` expansions): no loop, the result's sizes.
-        let is_bind = matches!(self.ast.node(range).expr, Expr::List { elements, .. } if elements.len == 0)
-            && matches!(self.ast.node(cond).expr, Expr::Bool(false));
+        let is_bind = matches!(self.node_at(range).expr, Expr::List { elements, .. } if elements.len == 0)
+            && matches!(self.node_at(cond).expr, Expr::Bool(false));
         if is_bind {
             e.size[k] = self.compute_size(e, result, 0);
             e.entry[k] = e.entry[result as usize];
@@ -477,7 +477,7 @@ impl<'a> Checker<'a> {
         }
         let count = self.size_or_unknown(e, range);
         let per = e.cost[step as usize].add(e.cost[cond as usize]);
-        match self.ast.node(init).expr {
+        match self.node_at(init).expr {
             Expr::List { .. } | Expr::Map { .. } => {
                 e.size[k] = Some(count);
                 if let Some(en) = e.entry[step as usize] {
@@ -507,10 +507,11 @@ impl<'a> Checker<'a> {
         let k = n as usize;
         // A namespaced function (`optional.none()`, `sets.contains(..)`): cel-go's checked AST
         // has a global call of the qualified name and no target.
-        let mut qualified = [0u8; 128];
+        let original_target = target;
+        let mut qualified = [0u8; crate::ast::QUALIFIED_MAX];
         let (function, target) = match target {
             Some(t) if self.ty[t as usize] == SKIP => {
-                let f = match self.ast.node(n).expr {
+                let f = match self.node_at(n).expr {
                     Expr::Call { function, .. } => function,
                     _ => return Range::fixed(0),
                 };
@@ -551,7 +552,7 @@ impl<'a> Checker<'a> {
             e.size[k] = self.compute_size(e, n, 0);
             return Range::fixed(1).add(arg_sum);
         }
-        let f = match crate::env::find(function) {
+        let f = match self.call_decl(n, original_target) {
             Some(f) => f,
             None => return Range::fixed(0),
         };
@@ -625,7 +626,9 @@ impl<'a> Checker<'a> {
     /// One overload's estimate: the extension estimators, then the Kubernetes one (by function
     /// name), then cel-go's own table, then 1. Returns the cost with the arguments' costs (not
     /// the target's) and the result size.
-    #[allow(clippy::too_many_arguments)]
+    // Guards stay inside the arms: an arm whose arity does not fit falls back to cost 1, as
+    // the estimator upstream does, rather than on to other arms.
+    #[allow(clippy::too_many_arguments, clippy::collapsible_match)]
     const fn function_cost(
         &mut self,
         e: &mut Est<'a>,
@@ -644,106 +647,122 @@ impl<'a> Checker<'a> {
         }
         let argc = args.len;
         let one = Range::fixed(1);
-        if bytes_eq(id, b"string_format") {
-            if let Some(t) = target {
-                return (self.sz(e, t).factor(F).add(arg_sum), None);
+        match id {
+            b"string_format" => {
+                if let Some(t) = target {
+                    return (self.sz(e, t).factor(F).add(arg_sum), None);
+                }
             }
-        } else if bytes_eq(id, b"string_to_bytes")
-            || bytes_eq(id, b"bytes_to_string")
-            || bytes_eq(id, b"strings_quote")
-        {
-            if argc == 1 {
-                let s = self.sz(e, self.ast.r(args, 0));
-                let size = if bytes_eq(id, b"string_to_bytes") {
-                    Range {
-                        min: s.min,
-                        max: s.max.wrapping_mul(4),
+            b"string_to_bytes" | b"bytes_to_string" | b"strings_quote" => {
+                if argc == 1 {
+                    let s = self.sz(e, self.ast.r(args, 0));
+                    let size = if bytes_eq(id, b"string_to_bytes") {
+                        Range {
+                            min: s.min,
+                            max: s.max.wrapping_mul(4),
+                        }
+                    } else if bytes_eq(id, b"bytes_to_string") {
+                        Range {
+                            min: s.min / 4,
+                            max: s.max,
+                        }
+                    } else {
+                        Range {
+                            min: s.min.wrapping_add(2),
+                            max: s.max.wrapping_mul(2).wrapping_add(2),
+                        }
+                    };
+                    return (s.factor(F).add(arg_sum), Some(size));
+                }
+            }
+            b"starts_with_string" | b"ends_with_string" => {
+                if argc == 1 {
+                    return (self.sz(e, self.ast.r(args, 0)).factor(F).add(arg_sum), None);
+                }
+            }
+            b"in_list" => {
+                if argc == 2 {
+                    return (
+                        self.sz(e, self.ast.r(args, 1)).factor(1.0).add(arg_sum),
+                        None,
+                    );
+                }
+            }
+            b"matches" | b"matches_string" => {
+                let nodes = match target {
+                    Some(t) if argc == 1 && bytes_eq(id, b"matches_string") => {
+                        Some((t, self.ast.r(args, 0)))
                     }
-                } else if bytes_eq(id, b"bytes_to_string") {
-                    Range {
-                        min: s.min / 4,
-                        max: s.max,
+                    None if argc == 2 && bytes_eq(id, b"matches") => {
+                        Some((self.ast.r(args, 0), self.ast.r(args, 1)))
                     }
-                } else {
-                    Range {
-                        min: s.min.wrapping_add(2),
-                        max: s.max.wrapping_mul(2).wrapping_add(2),
-                    }
+                    _ => None,
                 };
-                return (s.factor(F).add(arg_sum), Some(size));
+                if let Some((s, r)) = nodes {
+                    let str_cost = self.sz(e, s).add(one).factor(F);
+                    let re_cost = self.sz(e, r).factor(R);
+                    return (str_cost.mul(re_cost).add(arg_sum), None);
+                }
             }
-        } else if bytes_eq(id, b"starts_with_string") || bytes_eq(id, b"ends_with_string") {
-            if argc == 1 {
-                return (self.sz(e, self.ast.r(args, 0)).factor(F).add(arg_sum), None);
+            b"contains_string" => {
+                if let Some(t) = target
+                    && argc == 1
+                {
+                    let a = self.sz(e, t).factor(F);
+                    let b = self.sz(e, self.ast.r(args, 0)).factor(F);
+                    return (a.mul(b).add(arg_sum), None);
+                }
             }
-        } else if bytes_eq(id, b"in_list") {
-            if argc == 2 {
-                return (
-                    self.sz(e, self.ast.r(args, 1)).factor(1.0).add(arg_sum),
-                    None,
+            b"conditional" => {
+                let (c0, c1, c2) = (
+                    self.ast.r(args, 0),
+                    self.ast.r(args, 1),
+                    self.ast.r(args, 2),
                 );
-            }
-        } else if bytes_eq(id, b"matches") || bytes_eq(id, b"matches_string") {
-            let nodes = match target {
-                Some(t) if argc == 1 && bytes_eq(id, b"matches_string") => {
-                    Some((t, self.ast.r(args, 0)))
-                }
-                None if argc == 2 && bytes_eq(id, b"matches") => {
-                    Some((self.ast.r(args, 0), self.ast.r(args, 1)))
-                }
-                _ => None,
-            };
-            if let Some((s, r)) = nodes {
-                let str_cost = self.sz(e, s).add(one).factor(F);
-                let re_cost = self.sz(e, r).factor(R);
-                return (str_cost.mul(re_cost).add(arg_sum), None);
-            }
-        } else if bytes_eq(id, b"contains_string") {
-            if let Some(t) = target
-                && argc == 1
-            {
-                let a = self.sz(e, t).factor(F);
-                let b = self.sz(e, self.ast.r(args, 0)).factor(F);
-                return (a.mul(b).add(arg_sum), None);
-            }
-        } else if bytes_eq(id, b"conditional") {
-            let (c0, c1, c2) = (
-                self.ast.r(args, 0),
-                self.ast.r(args, 1),
-                self.ast.r(args, 2),
-            );
-            let size = self.sz(e, c1).union(self.sz(e, c2));
-            if let Some(en) = union_entry(e.entry[c1 as usize], e.entry[c2 as usize]) {
-                e.entry[n as usize] = Some(en);
-            }
-            let c = e.cost[c0 as usize].add(e.cost[c1 as usize].union(e.cost[c2 as usize]));
-            return (c, Some(size));
-        } else if bytes_eq(id, b"add_string")
-            || bytes_eq(id, b"add_bytes")
-            || bytes_eq(id, b"add_list")
-        {
-            if argc == 2 {
-                let (l, r) = (self.ast.r(args, 0), self.ast.r(args, 1));
-                let size = self.sz(e, l).add(self.sz(e, r));
-                if let Some(en) = union_entry(e.entry[l as usize], e.entry[r as usize]) {
+                let size = self.sz(e, c1).union(self.sz(e, c2));
+                if let Some(en) = union_entry(e.entry[c1 as usize], e.entry[c2 as usize]) {
                     e.entry[n as usize] = Some(en);
                 }
-                let c = if bytes_eq(id, b"add_list") {
-                    one
-                } else {
-                    size.factor(F)
-                };
-                return (c.add(arg_sum), Some(size));
+                let c = e.cost[c0 as usize].add(e.cost[c1 as usize].union(e.cost[c2 as usize]));
+                return (c, Some(size));
             }
-        } else if is_sized_comparison(id) && argc == 2 {
-            let l = self.sz(e, self.ast.r(args, 0));
-            let r = self.sz(e, self.ast.r(args, 1));
-            let smallest = if r.max < l.max { r.max } else { l.max };
-            let c = Range {
-                min: if smallest > 0 { 1 } else { 0 },
-                max: smallest,
-            };
-            return (c.factor(F).add(arg_sum), None);
+            b"add_string" | b"add_bytes" | b"add_list" => {
+                if argc == 2 {
+                    let (l, r) = (self.ast.r(args, 0), self.ast.r(args, 1));
+                    let size = self.sz(e, l).add(self.sz(e, r));
+                    if let Some(en) = union_entry(e.entry[l as usize], e.entry[r as usize]) {
+                        e.entry[n as usize] = Some(en);
+                    }
+                    let c = if bytes_eq(id, b"add_list") {
+                        one
+                    } else {
+                        size.factor(F)
+                    };
+                    return (c.add(arg_sum), Some(size));
+                }
+            }
+            b"less_string"
+            | b"greater_string"
+            | b"less_equals_string"
+            | b"greater_equals_string"
+            | b"less_bytes"
+            | b"greater_bytes"
+            | b"less_equals_bytes"
+            | b"greater_equals_bytes"
+            | b"equals"
+            | b"not_equals"
+                if argc == 2 =>
+            {
+                let l = self.sz(e, self.ast.r(args, 0));
+                let r = self.sz(e, self.ast.r(args, 1));
+                let smallest = if r.max < l.max { r.max } else { l.max };
+                let c = Range {
+                    min: if smallest > 0 { 1 } else { 0 },
+                    max: smallest,
+                };
+                return (c.factor(F).add(arg_sum), None);
+            }
+            _ => {}
         }
         (one.add(arg_sum), None)
     }
@@ -756,16 +775,16 @@ impl<'a> Checker<'a> {
         target: Option<u32>,
         args: crate::ast::Refs,
     ) -> Option<(Range, Option<Range>)> {
+        // Every id these libraries register starts so: most calls leave here.
+        let [b'l', b'i', b's', b't', ..] = id else {
+            return None;
+        };
         let argc = args.len;
         let one = Range::fixed(1);
-        let sets = if bytes_eq(id, b"list_sets_contains_list")
-            || bytes_eq(id, b"list_sets_intersects_list")
-        {
-            Some(1.0)
-        } else if bytes_eq(id, b"list_sets_equivalent_list") {
-            Some(2.0)
-        } else {
-            None
+        let sets = match id {
+            b"list_sets_contains_list" | b"list_sets_intersects_list" => Some(1.0),
+            b"list_sets_equivalent_list" => Some(2.0),
+            _ => None,
         };
         if let Some(factor) = sets {
             if argc != 2 {
@@ -847,7 +866,7 @@ impl<'a> Checker<'a> {
 
     /// `nodeAsUintValue`: an int literal (negative counts as 0), else `default`.
     const fn literal_uint(&self, n: u32, default: u64) -> u64 {
-        match self.ast.node(n).expr {
+        match self.node_at(n).expr {
             Expr::Int(v) => {
                 if v < 0 {
                     0
@@ -870,295 +889,243 @@ impl<'a> Checker<'a> {
     ) -> Option<(Range, Option<Range>)> {
         let argc = args.len;
         let one = Range::fixed(1);
-        if bytes_eq(f, b"check") {
-            return Some((Range::fixed(350_000), None));
-        }
-        if is_one_of(
-            f,
-            &[
-                b"serviceAccount",
-                b"path",
-                b"group",
-                b"resource",
-                b"subresource",
-                b"namespace",
-                b"name",
-                b"allowed",
-                b"reason",
-                b"error",
-                b"errored",
-                b"masked",
-                b"prefixLength",
-                b"family",
-                b"isUnspecified",
-                b"isLoopback",
-                b"isLinkLocalMulticast",
-                b"isLinkLocalUnicast",
-                b"isGlobalUnicast",
-                b"format.named",
-                b"sign",
-                b"asInteger",
-                b"isInteger",
-                b"asApproximateFloat",
-                b"isGreaterThan",
-                b"isLessThan",
-                b"compareTo",
-                b"add",
-                b"sub",
-                b"major",
-                b"minor",
-                b"patch",
-                b"getScheme",
-                b"getHostname",
-                b"getHost",
-                b"getPort",
-                b"getEscapedPath",
-                b"getQuery",
-            ],
-        ) {
-            return Some((one, None));
-        }
-        if bytes_eq(f, b"fieldSelector") || bytes_eq(f, b"labelSelector") {
-            if argc != 1 {
-                return None;
+        match f {
+            b"check" => {
+                return Some((Range::fixed(350_000), None));
             }
-            let s = self.sz(e, self.ast.r(args, 0));
-            let parse = s.factor(F);
-            let requirements = s.factor(0.5).factor(50.0);
-            return Some((Range::fixed(10).add(parse).add(requirements), None));
-        }
-        if is_one_of(
-            f,
-            &[
-                b"isSorted",
-                b"sum",
-                b"max",
-                b"min",
-                b"indexOf",
-                b"lastIndexOf",
-                b"includes",
-            ],
-        ) {
-            let t = match target {
-                Some(t) => t,
-                None => return None,
-            };
-            let mut el_cost = one;
-            return match self.list_element(e, t) {
-                Some((el_ty, el_size)) => {
-                    if matches!(el_ty, Ty::String | Ty::Bytes) {
-                        el_cost = el_cost.add(el_size.factor(F));
-                    }
-                    Some((self.sz(e, t).mul(el_cost), None))
-                }
-                None if bytes_eq(f, b"includes") => Some((self.sz(e, t).mul(el_cost), None)),
-                None => Some((self.sz(e, t).factor(F), None)),
-            };
-        }
-        if bytes_eq(f, b"url") || bytes_eq(f, b"jsonpatch.escapeKey") {
-            if argc != 1 {
-                return None;
-            }
-            let s = self.sz(e, self.ast.r(args, 0));
-            return Some((s.factor(F), Some(s)));
-        }
-        if is_one_of(f, &[b"lowerAscii", b"upperAscii", b"substring", b"trim"]) {
-            let t = match target {
-                Some(t) => t,
-                None => return None,
-            };
-            let s = self.sz(e, t);
-            return Some((s.factor(F), Some(s)));
-        }
-        if bytes_eq(f, b"replace") {
-            let t = match target {
-                Some(t) if argc >= 2 => t,
-                _ => return None,
-            };
-            let s = self.sz(e, t);
-            let from = self.sz(e, self.ast.r(args, 0));
-            let with = self.sz(e, self.ast.r(args, 1));
-            let mut count = Range::fixed(0);
-            let mut retained = Range::fixed(0);
-            if from.min == 0 {
-                count.max = if s.max < u64::MAX { s.max + 1 } else { s.max };
-                retained.max = s.max;
-            } else if with.max <= from.min {
-                count.max = 0;
-                retained.max = s.max;
-            } else {
-                count.max = go_f64_to_u64(ceil(s.max as f64 / from.min as f64));
-            }
-            if from.max == 0 {
-                count.min = if s.min < u64::MAX { s.min + 1 } else { s.min };
-                retained.min = s.min;
-            } else if from.max <= with.min {
-                count.min = 0;
-                retained.min = s.min;
-            } else {
-                count.min = go_f64_to_u64(ceil(s.min as f64 / from.max as f64));
-            }
-            let size = count.mul(with).add(retained);
-            return Some((s.factor(2.0 * F), Some(size)));
-        }
-        if bytes_eq(f, b"split") {
-            let t = match target {
-                Some(t) => t,
-                None => return None,
-            };
-            let s = self.sz(e, t);
-            let mut max = s.max;
-            if argc > 1
-                && let Expr::Int(v) = self.ast.node(self.ast.r(args, 1)).expr
-            {
-                max = v as u64;
-            }
-            return Some((s.factor(2.0 * F), Some(Range { min: 0, max })));
-        }
-        if bytes_eq(f, b"join") {
-            let t = match target {
-                Some(t) => t,
-                None => return None,
-            };
-            let mut size = Range::fixed(0);
-            let list = self.sz(e, t);
-            if let Some((_, el)) = self.list_element(e, t) {
-                size = list.mul(el);
-            }
-            if argc > 0 {
-                let sep = self.sz(e, self.ast.r(args, 0));
-                let seps = Range {
-                    min: if list.min > 0 { list.min - 1 } else { 0 },
-                    max: if list.max > 0 { list.max - 1 } else { 0 },
-                };
-                size = size.add(sep.mul(seps));
-            }
-            return Some((size.factor(F), Some(size)));
-        }
-        if bytes_eq(f, b"find") || bytes_eq(f, b"findAll") {
-            let t = match target {
-                Some(t) if argc >= 1 => t,
-                _ => return None,
-            };
-            let s = self.sz(e, t);
-            let str_cost = s.add(one).factor(F);
-            let re_cost = self.sz(e, self.ast.r(args, 0)).factor(R);
-            return Some((str_cost.mul(re_cost), Some(Range { min: 0, max: s.max })));
-        }
-        if is_one_of(
-            f,
-            &[
-                b"cidr",
-                b"isIP",
-                b"isCIDR",
-                b"quantity",
-                b"isQuantity",
-                b"semver",
-                b"isSemver",
-            ],
-        ) {
-            if argc < 1 {
-                return None;
-            }
-            return Some((self.sz(e, self.ast.r(args, 0)).factor(F), None));
-        }
-        if bytes_eq(f, b"ip") {
-            if bytes_eq(id, b"cidr_ip") {
+            b"serviceAccount"
+            | b"path"
+            | b"group"
+            | b"resource"
+            | b"subresource"
+            | b"namespace"
+            | b"name"
+            | b"allowed"
+            | b"reason"
+            | b"error"
+            | b"errored"
+            | b"masked"
+            | b"prefixLength"
+            | b"family"
+            | b"isUnspecified"
+            | b"isLoopback"
+            | b"isLinkLocalMulticast"
+            | b"isLinkLocalUnicast"
+            | b"isGlobalUnicast"
+            | b"format.named"
+            | b"sign"
+            | b"asInteger"
+            | b"isInteger"
+            | b"asApproximateFloat"
+            | b"isGreaterThan"
+            | b"isLessThan"
+            | b"compareTo"
+            | b"add"
+            | b"sub"
+            | b"major"
+            | b"minor"
+            | b"patch"
+            | b"getScheme"
+            | b"getHostname"
+            | b"getHost"
+            | b"getPort"
+            | b"getEscapedPath"
+            | b"getQuery" => {
                 return Some((one, None));
             }
-            if argc < 1 {
-                return None;
+            b"fieldSelector" | b"labelSelector" => {
+                if argc != 1 {
+                    return None;
+                }
+                let s = self.sz(e, self.ast.r(args, 0));
+                let parse = s.factor(F);
+                let requirements = s.factor(0.5).factor(50.0);
+                return Some((Range::fixed(10).add(parse).add(requirements), None));
             }
-            return Some((self.sz(e, self.ast.r(args, 0)).factor(F), None));
-        }
-        if bytes_eq(f, b"ip.isCanonical") {
-            if argc < 1 {
-                return None;
-            }
-            return Some((self.sz(e, self.ast.r(args, 0)).factor(2.0 * F), None));
-        }
-        let ip_pair = Range { min: 4, max: 16 };
-        if bytes_eq(f, b"containsIP") || bytes_eq(f, b"containsCIDR") {
-            if argc < 1 {
-                return None;
-            }
-            let mut c = ip_pair.add(ip_pair).factor(F);
-            if bytes_eq(f, b"containsCIDR") {
-                c = c.add(ip_pair.factor(F)).add(one);
-            }
-            if bytes_eq(id, b"cidr_contains_ip_string")
-                || bytes_eq(id, b"cidr_contains_cidr_string")
-            {
-                c = c.add(self.sz(e, self.ast.r(args, 0)).factor(F));
-            }
-            return Some((c, None));
-        }
-        if bytes_eq(f, b"validate") {
-            if argc < 1 {
-                return None;
-            }
-            let s = self.sz(e, self.ast.r(args, 0));
-            return Some((s.factor(F).factor(128.0 * R), None));
-        }
-        if bytes_eq(f, b"_==_") && argc == 2 {
-            let (l, r) = (self.ast.r(args, 0), self.ast.r(args, 1));
-            let lt = self.final_ty(l);
-            let rt = self.final_ty(r);
-            if let (Ty::Opaque(a), Ty::Opaque(b)) = (lt, rt)
-                && a as u8 == b as u8
-            {
-                return match a {
-                    Opaque::Format => Some((Range { min: 1, max: 64 }.factor(F), None)),
-                    Opaque::Url => {
-                        // Upstream reads the right-hand side's size twice.
-                        let size = match e.size[r as usize] {
-                            Some(s) => s,
-                            None => one,
-                        };
-                        Some((
-                            Range {
-                                min: 1,
-                                max: size.max,
-                            }
-                            .factor(F),
-                            None,
-                        ))
+            b"isSorted" | b"sum" | b"max" | b"min" | b"indexOf" | b"lastIndexOf" | b"includes" => {
+                let t = match target {
+                    Some(t) => t,
+                    None => return None,
+                };
+                let mut el_cost = one;
+                return match self.list_element(e, t) {
+                    Some((el_ty, el_size)) => {
+                        if matches!(el_ty, Ty::String | Ty::Bytes) {
+                            el_cost = el_cost.add(el_size.factor(F));
+                        }
+                        Some((self.sz(e, t).mul(el_cost), None))
                     }
-                    _ => Some((one, None)),
+                    None if bytes_eq(f, b"includes") => Some((self.sz(e, t).mul(el_cost), None)),
+                    None => Some((self.sz(e, t).factor(F), None)),
                 };
             }
+            b"url" | b"jsonpatch.escapeKey" => {
+                if argc != 1 {
+                    return None;
+                }
+                let s = self.sz(e, self.ast.r(args, 0));
+                return Some((s.factor(F), Some(s)));
+            }
+            b"lowerAscii" | b"upperAscii" | b"substring" | b"trim" => {
+                let t = match target {
+                    Some(t) => t,
+                    None => return None,
+                };
+                let s = self.sz(e, t);
+                return Some((s.factor(F), Some(s)));
+            }
+            b"replace" => {
+                let t = match target {
+                    Some(t) if argc >= 2 => t,
+                    _ => return None,
+                };
+                let s = self.sz(e, t);
+                let from = self.sz(e, self.ast.r(args, 0));
+                let with = self.sz(e, self.ast.r(args, 1));
+                let mut count = Range::fixed(0);
+                let mut retained = Range::fixed(0);
+                if from.min == 0 {
+                    count.max = if s.max < u64::MAX { s.max + 1 } else { s.max };
+                    retained.max = s.max;
+                } else if with.max <= from.min {
+                    count.max = 0;
+                    retained.max = s.max;
+                } else {
+                    count.max = go_f64_to_u64(ceil(s.max as f64 / from.min as f64));
+                }
+                if from.max == 0 {
+                    count.min = if s.min < u64::MAX { s.min + 1 } else { s.min };
+                    retained.min = s.min;
+                } else if from.max <= with.min {
+                    count.min = 0;
+                    retained.min = s.min;
+                } else {
+                    count.min = go_f64_to_u64(ceil(s.min as f64 / from.max as f64));
+                }
+                let size = count.mul(with).add(retained);
+                return Some((s.factor(2.0 * F), Some(size)));
+            }
+            b"split" => {
+                let t = match target {
+                    Some(t) => t,
+                    None => return None,
+                };
+                let s = self.sz(e, t);
+                let mut max = s.max;
+                if argc > 1
+                    && let Expr::Int(v) = self.node_at(self.ast.r(args, 1)).expr
+                {
+                    max = v as u64;
+                }
+                return Some((s.factor(2.0 * F), Some(Range { min: 0, max })));
+            }
+            b"join" => {
+                let t = match target {
+                    Some(t) => t,
+                    None => return None,
+                };
+                let mut size = Range::fixed(0);
+                let list = self.sz(e, t);
+                if let Some((_, el)) = self.list_element(e, t) {
+                    size = list.mul(el);
+                }
+                if argc > 0 {
+                    let sep = self.sz(e, self.ast.r(args, 0));
+                    let seps = Range {
+                        min: if list.min > 0 { list.min - 1 } else { 0 },
+                        max: if list.max > 0 { list.max - 1 } else { 0 },
+                    };
+                    size = size.add(sep.mul(seps));
+                }
+                return Some((size.factor(F), Some(size)));
+            }
+            b"find" | b"findAll" => {
+                let t = match target {
+                    Some(t) if argc >= 1 => t,
+                    _ => return None,
+                };
+                let s = self.sz(e, t);
+                let str_cost = s.add(one).factor(F);
+                let re_cost = self.sz(e, self.ast.r(args, 0)).factor(R);
+                return Some((str_cost.mul(re_cost), Some(Range { min: 0, max: s.max })));
+            }
+            b"cidr" | b"isIP" | b"isCIDR" | b"quantity" | b"isQuantity" | b"semver"
+            | b"isSemver" => {
+                if argc < 1 {
+                    return None;
+                }
+                return Some((self.sz(e, self.ast.r(args, 0)).factor(F), None));
+            }
+            b"ip" => {
+                if bytes_eq(id, b"cidr_ip") {
+                    return Some((one, None));
+                }
+                if argc < 1 {
+                    return None;
+                }
+                return Some((self.sz(e, self.ast.r(args, 0)).factor(F), None));
+            }
+            b"ip.isCanonical" => {
+                if argc < 1 {
+                    return None;
+                }
+                return Some((self.sz(e, self.ast.r(args, 0)).factor(2.0 * F), None));
+            }
+            b"containsIP" | b"containsCIDR" => {
+                let ip_pair = Range { min: 4, max: 16 };
+                if argc < 1 {
+                    return None;
+                }
+                let mut c = ip_pair.add(ip_pair).factor(F);
+                if bytes_eq(f, b"containsCIDR") {
+                    c = c.add(ip_pair.factor(F)).add(one);
+                }
+                if bytes_eq(id, b"cidr_contains_ip_string")
+                    || bytes_eq(id, b"cidr_contains_cidr_string")
+                {
+                    c = c.add(self.sz(e, self.ast.r(args, 0)).factor(F));
+                }
+                return Some((c, None));
+            }
+            b"validate" => {
+                if argc < 1 {
+                    return None;
+                }
+                let s = self.sz(e, self.ast.r(args, 0));
+                return Some((s.factor(F).factor(128.0 * R), None));
+            }
+            b"_==_" if argc == 2 => {
+                let (l, r) = (self.ast.r(args, 0), self.ast.r(args, 1));
+                let lt = self.final_ty(l);
+                let rt = self.final_ty(r);
+                if let (Ty::Opaque(a), Ty::Opaque(b)) = (lt, rt)
+                    && a as u8 == b as u8
+                {
+                    return match a {
+                        Opaque::Format => Some((Range { min: 1, max: 64 }.factor(F), None)),
+                        Opaque::Url => {
+                            // Upstream reads the right-hand side's size twice.
+                            let size = match e.size[r as usize] {
+                                Some(s) => s,
+                                None => one,
+                            };
+                            Some((
+                                Range {
+                                    min: 1,
+                                    max: size.max,
+                                }
+                                .factor(F),
+                                None,
+                            ))
+                        }
+                        _ => Some((one, None)),
+                    };
+                }
+            }
+            _ => {}
         }
         None
     }
-}
-
-const fn is_sized_comparison(id: &[u8]) -> bool {
-    is_one_of(
-        id,
-        &[
-            b"less_string",
-            b"greater_string",
-            b"less_equals_string",
-            b"greater_equals_string",
-            b"less_bytes",
-            b"greater_bytes",
-            b"less_equals_bytes",
-            b"greater_equals_bytes",
-            b"equals",
-            b"not_equals",
-        ],
-    )
-}
-
-const fn is_one_of(x: &[u8], set: &[&[u8]]) -> bool {
-    let mut i = 0;
-    while i < set.len() {
-        if bytes_eq(x, set[i]) {
-            return true;
-        }
-        i += 1;
-    }
-    false
 }
 
 const fn starts_with(x: &[u8], p: &[u8]) -> bool {

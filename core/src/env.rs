@@ -363,12 +363,20 @@ const AUTHZ_LABEL_SELECTOR: &[Overload] = &[member(
 /// The function named `name` (as the parser produces it: `_+_`, `size`, `sets.contains`, ...),
 /// whatever the version; filter its overloads with [`Versions::contains`].
 pub const fn find(name: &[u8]) -> Option<&'static Function> {
+    match find_index(name) {
+        Some(i) => Some(&FUNCTIONS[i]),
+        None => None,
+    }
+}
+
+/// The index in [`FUNCTIONS`] of the function named `name`. The lowering resolves calls with
+/// it once ([`crate::ast::Ast::call_decls`]); the const checker then indexes.
+pub const fn find_index(name: &[u8]) -> Option<usize> {
     let mut i = 0;
     while i < FUNCTIONS.len() {
         let f = FUNCTIONS[i].name.as_bytes();
-        // Length and first byte first: in const evaluation every call counts.
         if f.len() == name.len() && !name.is_empty() && f[0] == name[0] && bytes_eq(f, name) {
-            return Some(&FUNCTIONS[i]);
+            return Some(i);
         }
         i += 1;
     }

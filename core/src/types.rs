@@ -239,6 +239,11 @@ impl<'a> Types<'a> {
         (self.len - 1) as TyId
     }
 
+    /// Consumes `n` type variable numbers without allocating (an overload rejected early).
+    pub const fn skip_vars(&mut self, n: u16) {
+        self.vars = self.vars.saturating_add(n);
+    }
+
     /// A fresh type variable.
     pub const fn fresh(&mut self) -> TyId {
         let v = self.vars;
