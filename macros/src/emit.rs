@@ -206,10 +206,13 @@ struct FieldOut {
     checks: TokenStream,
 }
 
+/// `property`: the field's position among the properties of the container's model (`None`
+/// for newtype and flattened fields, which have none).
 fn emit_field(
     cont: &Container,
     f: &Field,
     index: usize,
+    property_index: Option<usize>,
     p: &TokenStream,
     newtype: bool,
     costs: &mut Vec<TokenStream>,
@@ -280,6 +283,12 @@ fn emit_field(
     // Checks that need the field's type. A `const _` cannot name generic parameters, so
     // generic containers skip them (the apiserver still checks the CRD).
     let mut checks = TokenStream::new();
+    let cont_ident = cont.ident;
+    let node_ref = match property_index {
+        Some(k) => crate::rules::NodeRef::Property(quote!(#cont_ident), k),
+        None => crate::rules::NodeRef::Expr(node.clone()),
+    };
+    let bind = node_ref.bind(p);
     if deco && cont.original.generics.params.is_empty() {
         let field_name = if newtype {
             cont.ident.to_string()
@@ -301,12 +310,11 @@ fn emit_field(
         checks.extend(quote_spanned! {key_span=>
             #[allow(long_running_const_eval)]
             const _: () = {
-                // A constant, so that borrows inside the node (`inner(..)` items) are promoted.
-                const NODE: #p::Schema<'static> = #node;
+                #bind
                 // Called through a local name so the call, where rustc reports a failed
                 // const evaluation, carries this span rather than the derive's.
                 use #p::check_decoration as __cel_check;
-                __cel_check(#field_name, &NODE, &#deco_ident)
+                __cel_check(#field_name, __cel_node, &#deco_ident)
             };
         });
         if let Some(keys) = &f.cel.schema.list_map_keys {
@@ -314,9 +322,9 @@ fn emit_field(
             checks.extend(quote_spanned! {span=>
                 #[allow(long_running_const_eval)]
                 const _: () = {
-                    const NODE: #p::Schema<'static> = #node;
+                    #bind
                     use #p::check_list_map_keys as __cel_check;
-                    __cel_check(#field_name, &NODE, &[#(#keys),*])
+                    __cel_check(#field_name, __cel_node, &[#(#keys),*])
                 };
             });
         }
@@ -326,9 +334,9 @@ fn emit_field(
         checks.extend(quote_spanned! {f.original.ty.span()=>
             #[allow(long_running_const_eval)]
             const _: () = {
-                const NODE: #p::Schema<'static> = #node;
+                #bind
                 use #p::check_correlatable as __cel_check;
-                __cel_check(#place, &NODE)
+                __cel_check(#place, __cel_node)
             };
         });
     }
@@ -340,7 +348,7 @@ fn emit_field(
         };
         checks.extend(crate::rules::checks(
             &f.cel.rules,
-            &node,
+            &node_ref,
             p,
             &place,
             false,
@@ -388,7 +396,7 @@ pub fn emit(cont: &Container) -> TokenStream {
     let container_checks = if generics.params.is_empty() {
         crate::rules::checks(
             &cont.cel.rules,
-            &quote!(<#ident as #p::CelSchema>::MODEL),
+            &crate::rules::NodeRef::Model(quote!(#ident)),
             &p,
             &name,
             false,
@@ -400,10 +408,18 @@ pub fn emit(cont: &Container) -> TokenStream {
 
     let (shadow_def, model, items, checks) = match &cont.data {
         Data::Struct(fields) => {
+            let mut properties = 0;
             let outs: Vec<FieldOut> = fields
                 .iter()
                 .enumerate()
-                .map(|(i, f)| emit_field(cont, f, i, &p, false, &mut costs))
+                .map(|(i, f)| {
+                    // The model lists the fields that are not flattened, in order.
+                    let k = (!f.serde.flatten).then(|| {
+                        properties += 1;
+                        properties - 1
+                    });
+                    emit_field(cont, f, i, k, &p, false, &mut costs)
+                })
                 .collect();
             let shadow_fields = outs.iter().map(|o| &o.shadow);
             let props = outs.iter().filter_map(|o| o.property.as_ref());
@@ -428,7 +444,7 @@ pub fn emit(cont: &Container) -> TokenStream {
             )
         }
         Data::Newtype(f) => {
-            let o = emit_field(cont, f, 0, &p, true, &mut costs);
+            let o = emit_field(cont, f, 0, None, &p, true, &mut costs);
             let shadow = &o.shadow;
             let item = &o.decoration_item;
             let inner = &f.ty;
@@ -599,7 +615,7 @@ fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> To
     let mut costs = Vec::new();
     let root_checks = crate::rules::checks(
         &k.rules,
-        &quote!(<#root as #p::CelSchema>::MODEL),
+        &crate::rules::NodeRef::Model(quote!(#root)),
         p,
         &root_name,
         true,

@@ -17,25 +17,61 @@ fn ast_tokens(ast: &AstBuf, p: &TokenStream) -> TokenStream {
     quote!(#p::ast::Ast { source: #source, nodes: #nodes, refs: #refs, text: #text })
 }
 
-/// One `const _` per rule and messageExpression of `rules`, checking them against `node` (an
-/// expression of type `Schema<'static>`). `place` names the node in messages (`WebAppSpec`,
-/// `WebAppSpec.replicas`); `resource_root` is true for the kube root type.
+/// How a const check reaches the schema node it checks against.
+///
+/// Nodes are read out of the type's `MODEL` into locals rather than bound as a constant per
+/// check: rustc validates the value of every constant, walking the whole schema tree behind
+/// it, which for a type deep in a CRD cost more than the check itself.
+pub enum NodeRef {
+    /// `<T as CelSchema>::MODEL` (rules on the type itself).
+    Model(TokenStream),
+    /// The schema of property `k` of `<T as CelSchema>::MODEL` (rules on a field).
+    Property(TokenStream, usize),
+    /// A node expression of its own (newtype and flattened fields), bound as a constant so
+    /// that the borrows inside it are promoted.
+    Expr(TokenStream),
+}
+
+impl NodeRef {
+    /// Statements binding `__cel_node: &Schema<'static>` inside a constant's initializer.
+    pub fn bind(&self, p: &TokenStream) -> TokenStream {
+        match self {
+            NodeRef::Model(ty) => quote! {
+                let __cel_model = <#ty as #p::CelSchema>::MODEL;
+                let __cel_node = &__cel_model;
+            },
+            NodeRef::Property(ty, k) => quote! {
+                let __cel_node = <#ty as #p::CelSchema>::MODEL.properties[#k].schema;
+            },
+            NodeRef::Expr(node) => quote! {
+                const __CEL_NODE: #p::Schema<'static> = #node;
+                let __cel_node = &__CEL_NODE;
+            },
+        }
+    }
+}
+
+/// One `const _` per rule and messageExpression of `rules`, checking them against `node`.
+/// `place` names the node in messages (`WebAppSpec`, `WebAppSpec.replicas`); `resource_root`
+/// is true for the kube root type.
 pub fn checks(
     rules: &[RuleAttr],
-    node: &TokenStream,
+    node: &NodeRef,
     p: &TokenStream,
     place: &str,
     resource_root: bool,
     costs: &mut Vec<TokenStream>,
 ) -> TokenStream {
     let mut out = TokenStream::new();
+    let bind = node.bind(p);
     for (i, r) in rules.iter().enumerate() {
         if let Some(fp) = &r.field_path {
             out.extend(quote_spanned! {fp.span()=>
                 #[allow(long_running_const_eval)]
                 const _: () = {
+                    #bind
                     use #p::check_field_path as __cel_check;
-                    __cel_check(&#node, #fp)
+                    __cel_check(__cel_node, #fp)
                 };
             });
         }
@@ -70,13 +106,11 @@ pub fn checks(
                 #[allow(long_running_const_eval, non_upper_case_globals)]
                 const #name: u64 = {
                     const AST: #p::ast::Ast<'static> = #ast;
-                    // A constant, so that borrows inside the node (`inner(..)` items) are
-                    // promoted to 'static.
-                    const NODE: #p::Schema<'static> = #node;
+                    #bind
                     // Called through a local name so that rustc reports a failed evaluation at
                     // this span (the rule's literal), not the derive's.
                     use #p::check_expression as __cel_check;
-                    __cel_check(&AST, &NODE, #p::check::Target::#target, #place, #index, #resource_root, #optional_old_self)
+                    __cel_check(&AST, __cel_node, #p::check::Target::#target, #place, #index, #resource_root, #optional_old_self)
                 };
             });
             let is_message = target.to_string() == "MessageExpression";
