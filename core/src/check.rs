@@ -383,7 +383,7 @@ const UNSET: TyId = u16::MAX - 1;
 pub(crate) struct Checker<'a> {
     pub(crate) ast: Ast<'a>,
     /// The nodes, decoded once: const evaluation pays for every byte a decode reads.
-    nodes: [crate::ast::Node; N],
+    pub(crate) nodes: [crate::ast::Node; N],
     pub(crate) t: Types<'a>,
     pub(crate) ty: [TyId; N],
     /// Per call node: bit `k` set when overload `k` of the function matched (cel-go's reference
@@ -538,11 +538,11 @@ impl<'a> Checker<'a> {
                 function,
                 target: Some(target),
                 args,
-            } = self.node_at(i as u32).expr
+            } = self.nodes[(i as u32) as usize].expr
                 && args.len == 1
                 && bytes_eq(self.ast.str(function), b"format")
-                && let Expr::String(fmt) = self.node_at(target).expr
-                && let Expr::List { elements, .. } = self.node_at(self.ast.r(args, 0)).expr
+                && let Expr::String(fmt) = self.nodes[(target) as usize].expr
+                && let Expr::List { elements, .. } = self.nodes[(self.ast.r(args, 0)) as usize].expr
             {
                 self.check_format(i as u32, self.ast.str(fmt), elements);
             }
@@ -605,7 +605,7 @@ impl<'a> Checker<'a> {
             }
             let node = self.ast.r(elements, arg);
             let t = self.t.substitute(self.ty[node as usize], true);
-            let what: Option<&str> = match (verb, self.t.get(t)) {
+            let what: Option<&str> = match (verb, self.t.tys[(t) as usize]) {
                 (_, Ty::Dyn | Ty::Error) => None,
                 (b'd', Ty::Int | Ty::Uint) => None,
                 (b'd', _) => Some("decimal clause can only be used on integers, was given "),
@@ -646,7 +646,7 @@ impl<'a> Checker<'a> {
     const fn homogeneous_literals(&mut self) {
         let mut i = 0;
         while i < self.ast.len() {
-            match self.node_at(i as u32).expr {
+            match self.nodes[(i as u32) as usize].expr {
                 Expr::List { elements, optional } if !self.in_format_call(i as u32) => {
                     let mut first: Option<TyId> = None;
                     let mut k = 0;
@@ -654,7 +654,7 @@ impl<'a> Checker<'a> {
                         let e = self.ast.r(elements, k);
                         let mut et = self.t.substitute(self.ty[e as usize], true);
                         if self.is_optional_index(optional, k)
-                            && let Ty::Optional(inner) = self.t.get(et)
+                            && let Ty::Optional(inner) = self.t.tys[(et) as usize]
                         {
                             et = inner;
                         }
@@ -680,7 +680,7 @@ impl<'a> Checker<'a> {
                         let kt = self.t.substitute(self.ty[key as usize], true);
                         let mut vt = self.t.substitute(self.ty[val as usize], true);
                         if self.ast.r(entries, k + 2) == 1
-                            && let Ty::Optional(inner) = self.t.get(vt)
+                            && let Ty::Optional(inner) = self.t.tys[(vt) as usize]
                         {
                             vt = inner;
                         }
@@ -732,7 +732,7 @@ impl<'a> Checker<'a> {
         // A parent has a larger index in post-order: find calls whose argument subtree holds n.
         let mut i = n as usize + 1;
         while i < self.ast.len() {
-            if let Expr::Call { function, args, .. } = self.node_at(i as u32).expr
+            if let Expr::Call { function, args, .. } = self.nodes[(i as u32) as usize].expr
                 && bytes_eq(self.ast.str(function), b"format")
             {
                 let mut a = 0;
@@ -754,7 +754,7 @@ impl<'a> Checker<'a> {
         let mut found = false;
         let mut i = 0;
         while i < self.ast.len() {
-            let what = match self.node_at(i as u32).expr {
+            let what = match self.nodes[(i as u32) as usize].expr {
                 Expr::Call { function, .. } => {
                     let f = self.ast.str(function);
                     if bytes_eq(f, b"_?._") {
@@ -804,7 +804,7 @@ impl<'a> Checker<'a> {
                 crate::ast::QUALIFIED_TIMESTAMP => Some(id::TIMESTAMP),
                 _ => None,
             };
-            match self.node_at(i as u32).expr {
+            match self.nodes[(i as u32) as usize].expr {
                 Expr::Select {
                     operand,
                     test: false,
@@ -834,17 +834,12 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Node `n`, decoded.
-    pub(crate) const fn node_at(&self, n: u32) -> crate::ast::Node {
-        self.nodes[n as usize]
-    }
-
     /// Marks a qualifier chain (`a.b` of `a.b.f`) as no expression of its own.
     const fn skip_qualifier(&mut self, from: u32) {
         let mut n = from;
         loop {
             self.ty[n as usize] = SKIP;
-            match self.node_at(n).expr {
+            match self.nodes[(n) as usize].expr {
                 Expr::Select { operand, .. } => n = operand,
                 _ => break,
             }
@@ -888,7 +883,7 @@ impl<'a> Checker<'a> {
     }
 
     const fn node(&mut self, n: u32) {
-        let t = match self.node_at(n).expr {
+        let t = match self.nodes[(n) as usize].expr {
             Expr::Null => id::NULL,
             Expr::Bool(_) => id::BOOL,
             Expr::Int(_) => id::INT,
@@ -993,7 +988,7 @@ impl<'a> Checker<'a> {
             Var::Accu => self.ty[init as usize],
             Var::Iter | Var::Iter2 => {
                 let r = self.t.substitute(self.ty[range as usize], false);
-                match (self.t.get(r), var, two_vars) {
+                match (self.t.tys[(r) as usize], var, two_vars) {
                     (Ty::List(e), Var::Iter, false) => e,
                     (Ty::List(_), Var::Iter, true) => id::INT,
                     (Ty::List(e), _, _) => e,
@@ -1053,11 +1048,11 @@ impl<'a> Checker<'a> {
         optional: bool,
     ) -> TyId {
         let operand_ty = self.t.substitute(self.ty[operand as usize], false);
-        let (target, is_opt) = match self.t.get(operand_ty) {
+        let (target, is_opt) = match self.t.tys[(operand_ty) as usize] {
             Ty::Optional(inner) => (self.t.substitute(inner, false), true),
             _ => (operand_ty, false),
         };
-        let result = match self.t.get(target) {
+        let result = match self.t.tys[(target) as usize] {
             Ty::Map(_, v) => v,
             Ty::Object { schema, root, name } => match self.field(schema, root, name, field) {
                 Some(t) => t,
@@ -1196,7 +1191,7 @@ impl<'a> Checker<'a> {
         if bytes_eq(function, b"_?._") {
             let operand = self.ast.r(args, 0);
             let field_node = self.ast.r(args, 1);
-            return match self.node_at(field_node).expr {
+            return match self.nodes[(field_node) as usize].expr {
                 Expr::String(f) => {
                     let r = self.select_field(n, operand, self.ast.str(f), true);
                     self.t.substitute(r, false)
@@ -1268,21 +1263,19 @@ impl<'a> Checker<'a> {
         while o < f.overloads.len() {
             let ov = &f.overloads[o];
             o += 1;
-            if !ov.versions.contains(self.compat) || ov.member != member {
-                continue;
-            }
-            if ov.args.len() != arg_tys.len() {
+            // Field tests rather than helper calls: in const evaluation a call costs as much
+            // as several statements, and this loop runs for every overload of every call.
+            if ov.versions.since > self.compat
+                || self.compat >= ov.versions.until
+                || ov.member != member
+                || ov.args.len() != arg_tys.len()
+            {
                 continue;
             }
             if self.cannot_match(arg_tys, ov.args) {
                 // What instantiating the parameters would have consumed, so that type
                 // variables are numbered as if the overload had been tried in full.
-                let mut seen = [false; 4];
-                let mut i = 0;
-                while i < ov.args.len() {
-                    self.t.skip_vars(count_params(&ov.args[i], &mut seen, 0));
-                    i += 1;
-                }
+                self.t.skip_vars(ov.arg_params);
                 continue;
             }
             let mark = self.t.mark();
@@ -1346,7 +1339,7 @@ impl<'a> Checker<'a> {
     }
 
     const fn call_function_str(&self, n: u32) -> crate::ast::Str {
-        match self.node_at(n).expr {
+        match self.nodes[(n) as usize].expr {
             Expr::Call { function, .. } => function,
             _ => crate::ast::Str { start: 0, len: 0 },
         }
@@ -1400,7 +1393,7 @@ impl<'a> Checker<'a> {
         if matches!(p, P::Dyn | P::Param(_)) {
             return false;
         }
-        let t = self.t.get(arg);
+        let t = self.t.tys[(arg) as usize];
         // `null` and the kinds `null` is assignable to, as `Types::null_assignable`.
         if let P::Null = p {
             return !matches!(
@@ -1508,7 +1501,7 @@ impl<'a> Checker<'a> {
     /// The type an optional element (`[?x]`, `{?k: v}`) contributes: the optional's value type;
     /// anything else than an optional or `dyn` is a mismatch.
     const fn optional_element(&mut self, n: u32, t: TyId) -> TyId {
-        match self.t.get(t) {
+        match self.t.tys[(t) as usize] {
             Ty::Optional(inner) => inner,
             _ => {
                 if !self.t.is_dyn(t) {
@@ -1848,27 +1841,6 @@ const fn distance(a: &[u8], b: &[u8]) -> usize {
         i += 1;
     }
     prev[b.len()]
-}
-
-/// How many type parameters `p` mentions that `seen` does not list yet (marking them).
-const fn count_params(p: &P, seen: &mut [bool; 4], depth: u32) -> u16 {
-    if depth > 16 {
-        return 0;
-    }
-    match *p {
-        P::Param(i) => {
-            let i = i as usize % 4;
-            if seen[i] {
-                0
-            } else {
-                seen[i] = true;
-                1
-            }
-        }
-        P::List(e) | P::Optional(e) | P::Type(e) => count_params(e, seen, depth + 1),
-        P::Map(k, v) => count_params(k, seen, depth + 1) + count_params(v, seen, depth + 1),
-        _ => 0,
-    }
 }
 
 #[cfg(test)]

@@ -138,6 +138,40 @@ pub struct Overload {
     pub result: P,
     /// The compatibility versions that declare it.
     pub versions: Versions,
+    /// How many distinct type parameters `args` mention (what instantiating them consumes).
+    pub arg_params: u16,
+}
+
+/// How many distinct type parameters the patterns mention.
+pub const fn count_arg_params(args: &[P]) -> u16 {
+    let mut seen = [false; 4];
+    let mut n = 0;
+    let mut i = 0;
+    while i < args.len() {
+        n += count_params(&args[i], &mut seen, 0);
+        i += 1;
+    }
+    n
+}
+
+const fn count_params(p: &P, seen: &mut [bool; 4], depth: u32) -> u16 {
+    if depth > 16 {
+        return 0;
+    }
+    match *p {
+        P::Param(i) => {
+            let i = i as usize % 4;
+            if seen[i] {
+                0
+            } else {
+                seen[i] = true;
+                1
+            }
+        }
+        P::List(e) | P::Optional(e) | P::Type(e) => count_params(e, seen, depth + 1),
+        P::Map(k, v) => count_params(k, seen, depth + 1) + count_params(v, seen, depth + 1),
+        _ => 0,
+    }
 }
 
 /// A function and all its overloads (global and member alike, as cel-go groups them).

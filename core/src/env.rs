@@ -59,6 +59,7 @@ const fn global(id: &'static str, args: &'static [P], result: P, versions: Versi
         args,
         result,
         versions,
+        arg_params: crate::decl::count_arg_params(args),
     }
 }
 
@@ -70,6 +71,7 @@ const fn member(id: &'static str, args: &'static [P], result: P, versions: Versi
         args,
         result,
         versions,
+        arg_params: crate::decl::count_arg_params(args),
     }
 }
 

@@ -157,7 +157,7 @@ pub static PLAIN_STRING: Schema<'static> = Schema::of(Type::String);
 
 /// The arena, the substitutions and the object type names of one check.
 pub struct Types<'a> {
-    tys: [Ty<'a>; MAX_TYPES],
+    pub(crate) tys: [Ty<'a>; MAX_TYPES],
     len: usize,
     /// `subst[v]`: what type variable arena entry `v` is bound to (`u16::MAX`: free).
     subst: [TyId; MAX_TYPES],
@@ -294,7 +294,7 @@ impl<'a> Types<'a> {
 
     /// The kind cel-go dispatches on.
     pub const fn kind(&self, t: TyId) -> Kind {
-        match self.get(t) {
+        match self.tys[(t) as usize] {
             Ty::Error => Kind::Error,
             Ty::Dyn => Kind::Dyn,
             Ty::Null => Kind::Null,
@@ -333,17 +333,17 @@ impl<'a> Types<'a> {
 
     /// `dyn` (cel-go's `isDyn`).
     pub const fn is_dyn(&self, t: TyId) -> bool {
-        matches!(self.get(t), Ty::Dyn)
+        matches!(self.tys[(t) as usize], Ty::Dyn)
     }
 
     /// `dyn` or `error`.
     pub const fn is_dyn_or_error(&self, t: TyId) -> bool {
-        matches!(self.get(t), Ty::Dyn | Ty::Error)
+        matches!(self.tys[(t) as usize], Ty::Dyn | Ty::Error)
     }
 
     /// The current binding of a type variable.
     const fn find(&self, t: TyId) -> Option<TyId> {
-        match self.get(t) {
+        match self.tys[(t) as usize] {
             Ty::Var(_) => {
                 let s = self.subst[t as usize];
                 if s == FREE { None } else { Some(s) }
@@ -388,7 +388,7 @@ impl<'a> Types<'a> {
             return false;
         }
         let d = depth + 1;
-        match (self.get(a), self.get(b)) {
+        match (self.tys[(a) as usize], self.tys[(b) as usize]) {
             (Ty::List(x), Ty::List(y))
             | (Ty::Optional(x), Ty::Optional(y))
             | (Ty::Type(x), Ty::Type(y)) => self.exact_at(x, y, d),
@@ -423,7 +423,7 @@ impl<'a> Types<'a> {
         if let Some(s) = self.find(t) {
             return self.substitute_at(s, to_dyn, d);
         }
-        match self.get(t) {
+        match self.tys[(t) as usize] {
             Ty::Var(_) => {
                 if to_dyn {
                     id::DYN
@@ -524,17 +524,17 @@ impl<'a> Types<'a> {
         match self.kind(t1) {
             Kind::Scalar(_) | Kind::Struct => self.exact_at(t2, t1, d),
             Kind::Type => matches!(self.kind(t2), Kind::Type),
-            Kind::List => match (self.get(t1), self.get(t2)) {
+            Kind::List => match (self.tys[(t1) as usize], self.tys[(t2) as usize]) {
                 (Ty::List(a), Ty::List(b)) => self.assignable_at(a, b, d),
                 _ => false,
             },
-            Kind::Map => match (self.get(t1), self.get(t2)) {
+            Kind::Map => match (self.tys[(t1) as usize], self.tys[(t2) as usize]) {
                 (Ty::Map(k1, v1), Ty::Map(k2, v2)) => {
                     self.assignable_at(k1, k2, d) && self.assignable_at(v1, v2, d)
                 }
                 _ => false,
             },
-            Kind::Opaque => match (self.get(t1), self.get(t2)) {
+            Kind::Opaque => match (self.tys[(t1) as usize], self.tys[(t2) as usize]) {
                 (Ty::Optional(a), Ty::Optional(b)) => self.assignable_at(a, b, d),
                 (Ty::Opaque(a), Ty::Opaque(b)) => a as u8 == b as u8,
                 _ => false,
@@ -582,7 +582,7 @@ impl<'a> Types<'a> {
         if self.exact_at(t, within, d) {
             return false;
         }
-        match self.get(within) {
+        match self.tys[(within) as usize] {
             Ty::Var(_) => match self.find(within) {
                 None => true,
                 Some(s) => self.not_referenced_in(t, s, d + 1),
@@ -615,7 +615,7 @@ impl<'a> Types<'a> {
         if !Self::kind_eq(self.kind(t1), self.kind(t2)) {
             return false;
         }
-        match (self.get(t1), self.get(t2)) {
+        match (self.tys[(t1) as usize], self.tys[(t2) as usize]) {
             (Ty::Optional(a), Ty::Optional(b)) | (Ty::List(a), Ty::List(b)) => {
                 self.less_specific(a, b, d)
             }
@@ -638,7 +638,7 @@ impl<'a> Types<'a> {
             return;
         }
         let d = depth + 1;
-        match self.get(t) {
+        match self.tys[(t) as usize] {
             Ty::Error => out.push("!error!"),
             Ty::Dyn => out.push("dyn"),
             Ty::Null => out.push("null"),
