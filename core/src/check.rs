@@ -295,7 +295,8 @@ pub const fn render_issue<const N: usize>(
     let mut cp = 0u32;
     let mut line = 1u64;
     let mut line_start = 0usize;
-    while i < b.len() && cp < offset {
+    let len_i = b.len();
+    while i < len_i && cp < offset {
         if b[i] == b'\n' {
             line += 1;
             line_start = i + 1;
@@ -318,7 +319,8 @@ pub const fn render_issue<const N: usize>(
     out.push(message);
     let mut end = line_start;
     let mut chars = 0;
-    while end < b.len() && b[end] != b'\n' {
+    let len_end = b.len();
+    while end < len_end && b[end] != b'\n' {
         end += utf8_width(b[end]);
         chars += 1;
     }
@@ -333,7 +335,8 @@ pub const fn render_issue<const N: usize>(
     let (_, tail) = b.split_at(line_start);
     let (text, _) = tail.split_at(line_end - line_start);
     let mut k = 0;
-    while k < text.len() {
+    let len_k = text.len();
+    while k < len_k {
         let w = utf8_width(text[k]);
         if text[k] == b'\t' {
             out.push(" ");
@@ -347,7 +350,8 @@ pub const fn render_issue<const N: usize>(
     out.push("\n | ");
     let mut k = 0;
     let mut c = 1;
-    while k < text.len() {
+    let len_k = text.len();
+    while k < len_k {
         let w = utf8_width(text[k]);
         if c >= col {
             out.push(if w > 1 { "＾" } else { "^" });
@@ -384,6 +388,9 @@ pub(crate) struct Checker<'a> {
     pub(crate) ast: Ast<'a>,
     /// The nodes, decoded once: const evaluation pays for every byte a decode reads.
     pub(crate) nodes: [crate::ast::Node; N],
+    /// Each node's name or text (identifier, field, function, literal), sliced once: a
+    /// subslice costs some thirty calls in const evaluation.
+    pub(crate) names: [&'a [u8]; N],
     pub(crate) t: Types<'a>,
     pub(crate) ty: [TyId; N],
     /// Per call node: bit `k` set when overload `k` of the function matched (cel-go's reference
@@ -409,6 +416,7 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
             offset: 0,
             expr: Expr::Null,
         }; N],
+        names: [b""; N],
         t: Types::new(node.type_name),
         ty: [UNSET; N],
         ov: [0; N],
@@ -439,8 +447,21 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
         return c.report;
     }
     let mut i = 0;
-    while i < ast.len() {
-        c.nodes[i] = ast.node(i as u32);
+    let len_i = ast.len();
+    while i < len_i {
+        let node = ast.node(i as u32);
+        c.nodes[i] = node;
+        c.names[i] = match node.expr {
+            Expr::Ident(s)
+            | Expr::String(s)
+            | Expr::Bytes(s)
+            | Expr::Select { field: s, .. }
+            | Expr::Call { function: s, .. }
+            | Expr::Local { name: s, .. }
+            | Expr::Struct { name: s }
+            | Expr::Macro { name: s, .. } => ast.str(s),
+            _ => b"",
+        };
         i += 1;
     }
     let resource_root = node.resource_root;
@@ -461,7 +482,8 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     }
     c.mark_namespaced();
     let mut i = 0;
-    while i < ast.len() {
+    let len_i = ast.len();
+    while i < len_i {
         if c.ty[i] == UNSET {
             c.node(i as u32);
         }
@@ -533,18 +555,19 @@ impl<'a> Checker<'a> {
     /// type-checked here, which can only accept, never reject, too much.
     const fn string_formats(&mut self) {
         let mut i = 0;
-        while i < self.ast.len() {
+        let len_i = self.ast.len();
+        while i < len_i {
             if let Expr::Call {
-                function,
+                function: _,
                 target: Some(target),
                 args,
             } = self.nodes[(i as u32) as usize].expr
                 && args.len == 1
-                && bytes_eq(self.ast.str(function), b"format")
-                && let Expr::String(fmt) = self.nodes[(target) as usize].expr
+                && bytes_eq(self.names[i], b"format")
+                && let Expr::String(_) = self.nodes[(target) as usize].expr
                 && let Expr::List { elements, .. } = self.nodes[(self.ast.r(args, 0)) as usize].expr
             {
-                self.check_format(i as u32, self.ast.str(fmt), elements);
+                self.check_format(i as u32, self.names[target as usize], elements);
             }
             i += 1;
         }
@@ -553,7 +576,8 @@ impl<'a> Checker<'a> {
     const fn check_format(&mut self, call: u32, f: &[u8], elements: crate::ast::Refs) {
         let mut k = 0;
         let mut arg = 0u32;
-        while k < f.len() {
+        let len_k = f.len();
+        while k < len_k {
             if f[k] != b'%' {
                 k += 1;
                 continue;
@@ -572,7 +596,8 @@ impl<'a> Checker<'a> {
             if f[k] == b'.' {
                 precision = true;
                 k += 1;
-                while k < f.len() && f[k].is_ascii_digit() {
+                let len_k = f.len();
+                while k < len_k && f[k].is_ascii_digit() {
                     k += 1;
                 }
                 if k >= f.len() {
@@ -645,7 +670,8 @@ impl<'a> Checker<'a> {
     /// literal) must have exactly the type of the first, except in the arguments of `format`.
     const fn homogeneous_literals(&mut self) {
         let mut i = 0;
-        while i < self.ast.len() {
+        let len_i = self.ast.len();
+        while i < len_i {
             match self.nodes[(i as u32) as usize].expr {
                 Expr::List { elements, optional } if !self.in_format_call(i as u32) => {
                     let mut first: Option<TyId> = None;
@@ -731,9 +757,10 @@ impl<'a> Checker<'a> {
     const fn in_format_call(&self, n: u32) -> bool {
         // A parent has a larger index in post-order: find calls whose argument subtree holds n.
         let mut i = n as usize + 1;
-        while i < self.ast.len() {
-            if let Expr::Call { function, args, .. } = self.nodes[(i as u32) as usize].expr
-                && bytes_eq(self.ast.str(function), b"format")
+        let len_i = self.ast.len();
+        while i < len_i {
+            if let Expr::Call { args, .. } = self.nodes[(i as u32) as usize].expr
+                && bytes_eq(self.names[i], b"format")
             {
                 let mut a = 0;
                 while a < args.len {
@@ -753,7 +780,8 @@ impl<'a> Checker<'a> {
     const fn optional_syntax(&mut self) -> bool {
         let mut found = false;
         let mut i = 0;
-        while i < self.ast.len() {
+        let len_i = self.ast.len();
+        while i < len_i {
             let what = match self.nodes[(i as u32) as usize].expr {
                 Expr::Call { function, .. } => {
                     let f = self.ast.str(function);
@@ -796,7 +824,8 @@ impl<'a> Checker<'a> {
     /// the qualifier is not checked as an identifier, as cel-go resolves them.
     const fn mark_namespaced(&mut self) {
         let mut i = 0;
-        while i < self.ast.len() {
+        let len_i = self.ast.len();
+        while i < len_i {
             // `google.protobuf.Duration` / `Timestamp`: qualified type identifiers (cel-go
             // resolves the whole select chain as one identifier). The lowering found them.
             let qualified_type = match self.ast.qualified_type(i as u32) {
@@ -873,7 +902,8 @@ impl<'a> Checker<'a> {
     /// `f` if it has an overload at this compatibility version.
     const fn at_target(&self, f: &'static Function) -> Option<&'static Function> {
         let mut k = 0;
-        while k < f.overloads.len() {
+        let len_k = f.overloads.len();
+        while k < len_k {
             if f.overloads[k].versions.contains(self.compat) {
                 return Some(f);
             }
@@ -891,7 +921,7 @@ impl<'a> Checker<'a> {
             Expr::Double(_) => id::DOUBLE,
             Expr::String(_) => id::STRING,
             Expr::Bytes(_) => id::BYTES,
-            Expr::Ident(name) => self.ident(n, self.ast.str(name)),
+            Expr::Ident(_) => self.ident(n, self.names[n as usize]),
             Expr::Local {
                 var,
                 range,
@@ -901,10 +931,10 @@ impl<'a> Checker<'a> {
             } => self.local(var, range, init, two_vars),
             Expr::Select {
                 operand,
-                field,
+                field: _,
                 test,
             } => {
-                let r = self.select_field(n, operand, self.ast.str(field), false);
+                let r = self.select_field(n, operand, self.names[n as usize], false);
                 if test {
                     id::BOOL
                 } else {
@@ -912,10 +942,10 @@ impl<'a> Checker<'a> {
                 }
             }
             Expr::Call {
-                function,
+                function: _,
                 target,
                 args,
-            } => self.call(n, self.ast.str(function), target, args),
+            } => self.call(n, self.names[n as usize], target, args),
             Expr::List { elements, optional } => self.list(elements, optional),
             Expr::Map { entries } => self.map(entries),
             Expr::Macro { name, since } => {
@@ -1139,7 +1169,8 @@ impl<'a> Checker<'a> {
             depth -= 1;
             let s = stack[depth];
             let mut i = 0;
-            while i < s.properties.len() {
+            let len_i = s.properties.len();
+            while i < len_i {
                 let p = &s.properties[i];
                 let mut spelled = crate::msg::Buf::<256>::new();
                 if push_escaped(&mut spelled, p.name.as_bytes(), keywords) {
@@ -1160,7 +1191,8 @@ impl<'a> Checker<'a> {
                 i += 1;
             }
             let mut f = 0;
-            while f < s.flatten.len() && depth < 8 {
+            let len_f = s.flatten.len();
+            while f < len_f && depth < 8 {
                 stack[depth] = s.flatten[f];
                 depth += 1;
                 f += 1;
@@ -1192,8 +1224,8 @@ impl<'a> Checker<'a> {
             let operand = self.ast.r(args, 0);
             let field_node = self.ast.r(args, 1);
             return match self.nodes[(field_node) as usize].expr {
-                Expr::String(f) => {
-                    let r = self.select_field(n, operand, self.ast.str(f), true);
+                Expr::String(_) => {
+                    let r = self.select_field(n, operand, self.names[field_node as usize], true);
                     self.t.substitute(r, false)
                 }
                 _ => {
@@ -1249,7 +1281,8 @@ impl<'a> Checker<'a> {
         if bytes_eq(name, b"_&&_") || bytes_eq(name, b"_||_") {
             let mut ok = true;
             let mut i = 0;
-            while i < arg_tys.len() {
+            let len_i = arg_tys.len();
+            while i < len_i {
                 if !self.t.assignable(arg_tys[i], id::BOOL) {
                     self.mismatch(self.ast.r(args, i as u32), id::BOOL, arg_tys[i]);
                     ok = false;
@@ -1260,7 +1293,8 @@ impl<'a> Checker<'a> {
         }
         let mut result: Option<TyId> = None;
         let mut o = 0;
-        while o < f.overloads.len() {
+        let len_o = f.overloads.len();
+        while o < len_o {
             let ov = &f.overloads[o];
             o += 1;
             // Field tests rather than helper calls: in const evaluation a call costs as much
@@ -1282,7 +1316,8 @@ impl<'a> Checker<'a> {
             let mut params = [u16::MAX; 4];
             let mut cand = [0 as TyId; 16];
             let mut i = 0;
-            while i < ov.args.len() {
+            let len_i = ov.args.len();
+            while i < len_i {
                 cand[i] = self.instantiate(&ov.args[i], &mut params, 0);
                 i += 1;
             }
@@ -1313,7 +1348,8 @@ impl<'a> Checker<'a> {
                 self.msg_bytes(k, name);
                 self.msg(k, "' applied to '");
                 let mut i = 0;
-                while i < arg_tys.len() {
+                let len_i = arg_tys.len();
+                while i < len_i {
                     if member && i == 1 {
                         self.msg(k, ".(");
                     } else if i == 0 {
@@ -1353,7 +1389,8 @@ impl<'a> Checker<'a> {
         };
         let mut since = u8::MAX;
         let mut k = 0;
-        while k < f.overloads.len() {
+        let len_k = f.overloads.len();
+        while k < len_k {
             let v = f.overloads[k].versions;
             if v.since > self.compat && v.since < since {
                 since = v.since;
@@ -1380,7 +1417,8 @@ impl<'a> Checker<'a> {
     /// parameters) is left to [`Types::assignable_list`].
     const fn cannot_match(&self, args: &[TyId], params: &[P]) -> bool {
         let mut i = 0;
-        while i < args.len() && i < params.len() {
+        let len_i = args.len();
+        while i < len_i && i < params.len() {
             if self.cannot_assign(args[i], &params[i]) {
                 return true;
             }
@@ -1593,7 +1631,8 @@ pub(crate) const fn find_property<'a>(
     depth: u32,
 ) -> Option<&'a crate::model::Property<'a>> {
     let mut i = 0;
-    while i < s.properties.len() {
+    let len_i = s.properties.len();
+    while i < len_i {
         let p = &s.properties[i];
         let name = p.name.as_bytes();
         // Escaping never shortens a name, and lengthens every name it changes: an identifier
@@ -1616,7 +1655,8 @@ pub(crate) const fn find_property<'a>(
     }
     if depth < 16 {
         let mut f = 0;
-        while f < s.flatten.len() {
+        let len_f = s.flatten.len();
+        while f < len_f {
             if let Some(p) = find_property(s.flatten[f], field, keywords, depth + 1) {
                 return Some(p);
             }
@@ -1653,7 +1693,8 @@ pub const RESERVED: [&str; 21] = [
 
 const fn has_double_underscore(name: &[u8]) -> bool {
     let mut i = 1;
-    while i < name.len() {
+    let len_i = name.len();
+    while i < len_i {
         if name[i] == b'_' && name[i - 1] == b'_' {
             return true;
         }
@@ -1703,7 +1744,8 @@ const fn push_escaped<const N: usize>(
         return false;
     }
     let mut i = 0;
-    while i < name.len() {
+    let len_i = name.len();
+    while i < len_i {
         let c = name[i];
         if !(c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'/' || c == b'-') {
             return false;
@@ -1721,7 +1763,8 @@ const fn push_escaped<const N: usize>(
         return true;
     }
     let mut i = 0;
-    while i < name.len() {
+    let len_i = name.len();
+    while i < len_i {
         let c = name[i];
         if c == b'_' && i + 1 < name.len() && name[i + 1] == b'_' {
             out.push("__underscores__");
@@ -1757,7 +1800,8 @@ pub const fn escaped_is(name: &[u8], ident: &[u8]) -> bool {
             return false;
         }
         let mut i = 0;
-        while i < name.len() {
+        let len_i = name.len();
+        while i < len_i {
             if ident[i + 2] != name[i] {
                 return false;
             }
@@ -1767,7 +1811,8 @@ pub const fn escaped_is(name: &[u8], ident: &[u8]) -> bool {
     }
     let mut i = 0; // in name
     let mut j = 0; // in ident
-    while i < name.len() {
+    let len_i = name.len();
+    while i < len_i {
         let c = name[i];
         let rep: &[u8] = if c == b'_' && i + 1 < name.len() && name[i + 1] == b'_' {
             i += 1;
@@ -1791,7 +1836,8 @@ pub const fn escaped_is(name: &[u8], ident: &[u8]) -> bool {
             j += 1;
         } else {
             let mut k = 0;
-            while k < rep.len() {
+            let len_k = rep.len();
+            while k < len_k {
                 if j >= ident.len() || ident[j] != rep[k] {
                     return false;
                 }

@@ -185,7 +185,8 @@ impl<'a> Checker<'a> {
             entry: [None; MAX_NODES],
         };
         let mut i = 0;
-        while i < self.ast.len() {
+        let len_i = self.ast.len();
+        while i < len_i {
             self.est_node(&mut e, i as u32);
             i += 1;
         }
@@ -264,7 +265,7 @@ impl<'a> Checker<'a> {
             return Some(s);
         }
         match self.nodes[(n) as usize].expr {
-            Expr::String(s) => return Some(Range::fixed(runes(self.ast.str(s)))),
+            Expr::String(_) => return Some(Range::fixed(runes(self.names[n as usize]))),
             Expr::Bytes(s) => return Some(Range::fixed(s.len as u64)),
             Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Uint(_) | Expr::Double(_) => {
                 return Some(Range::fixed(1));
@@ -367,7 +368,7 @@ impl<'a> Checker<'a> {
             }
             Expr::Select {
                 operand,
-                field,
+                field: _,
                 test,
             } => {
                 if self.ty[k] == SKIP {
@@ -383,16 +384,15 @@ impl<'a> Checker<'a> {
                         Ty::Map(..) | Ty::Object { .. } | Ty::Var(_) => 1,
                         _ => 0,
                     };
-                    e.path[k] =
-                        self.extend(e.path[operand as usize], Step::Field(self.ast.str(field)));
+                    e.path[k] = self.extend(e.path[operand as usize], Step::Field(self.names[k]));
                     e.cost[operand as usize].add(Range::fixed(extra))
                 }
             }
             Expr::Call {
-                function,
+                function: _,
                 target,
                 args,
-            } => self.call_cost(e, n, self.ast.str(function), target, args),
+            } => self.call_cost(e, n, self.names[k], target, args),
             Expr::List { elements, .. } => {
                 let mut sum = Range::fixed(0);
                 let mut item = Range {
@@ -566,7 +566,8 @@ impl<'a> Checker<'a> {
         };
         let mut result: Option<Range> = None;
         let mut o = 0;
-        while o < f.overloads.len() && o < 16 {
+        let len_o = f.overloads.len();
+        while o < len_o && o < 16 {
             if mask & (1 << o) != 0 {
                 let id = f.overloads[o].id.as_bytes();
                 let (c, size) = self.function_cost(e, n, function, id, target, args, arg_sum);
@@ -1148,7 +1149,8 @@ const fn ends_with(x: &[u8], p: &[u8]) -> bool {
 const fn runes(b: &[u8]) -> u64 {
     let mut n = 0;
     let mut i = 0;
-    while i < b.len() {
+    let len_i = b.len();
+    while i < len_i {
         if b[i] & 0xC0 != 0x80 {
             n += 1;
         }

@@ -147,7 +147,8 @@ pub const fn count_arg_params(args: &[P]) -> u16 {
     let mut seen = [false; 4];
     let mut n = 0;
     let mut i = 0;
-    while i < args.len() {
+    let len_i = args.len();
+    while i < len_i {
         n += count_params(&args[i], &mut seen, 0);
         i += 1;
     }

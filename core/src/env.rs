@@ -375,7 +375,8 @@ pub const fn find(name: &[u8]) -> Option<&'static Function> {
 /// it once ([`crate::ast::Ast::call_decls`]); the const checker then indexes.
 pub const fn find_index(name: &[u8]) -> Option<usize> {
     let mut i = 0;
-    while i < FUNCTIONS.len() {
+    let len_i = FUNCTIONS.len();
+    while i < len_i {
         let f = FUNCTIONS[i].name.as_bytes();
         if f.len() == name.len() && !name.is_empty() && f[0] == name[0] && bytes_eq(f, name) {
             return Some(i);
@@ -461,7 +462,8 @@ pub const fn find_macro(
     compat: u8,
 ) -> Option<&'static Macro> {
     let mut i = 0;
-    while i < MACROS.len() {
+    let len_i = MACROS.len();
+    while i < len_i {
         let m = &MACROS[i];
         if m.receiver == receiver
             && m.args == args
@@ -483,7 +485,8 @@ pub const fn find_macro_any_version(
     args: u8,
 ) -> Option<&'static Macro> {
     let mut i = 0;
-    while i < MACROS.len() {
+    let len_i = MACROS.len();
+    while i < len_i {
         let m = &MACROS[i];
         if m.receiver == receiver && m.args == args && bytes_eq(m.name.as_bytes(), name) {
             return Some(m);

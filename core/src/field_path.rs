@@ -114,7 +114,8 @@ const fn next_token(path: &[u8], pos: usize) -> Option<(usize, usize)> {
     }
     if path[pos] == b'\'' {
         let mut i = pos + 1;
-        while i < path.len() {
+        let len_i = path.len();
+        while i < len_i {
             if path[i] == b'\'' && path[i - 1] != b'\\' {
                 return Some((pos, i + 1));
             }
@@ -126,7 +127,8 @@ const fn next_token(path: &[u8], pos: usize) -> Option<(usize, usize)> {
         return Some((pos, pos + 1));
     }
     let mut i = pos + 1;
-    while i < path.len() && !is_delimiter(path[i]) {
+    let len_i = path.len();
+    while i < len_i && !is_delimiter(path[i]) {
         i += 1;
     }
     Some((pos, i))
@@ -175,7 +177,8 @@ const fn check_escapes(inner: &str) -> Result<(), FieldPathError<'_>> {
     let b = inner.as_bytes();
     let mut bad: Option<(usize, usize)> = None;
     let mut i = 0;
-    while i < b.len() {
+    let len_i = b.len();
+    while i < len_i {
         if b[i] == b'\\' && i + 1 < b.len() && b[i + 1] != b'\n' {
             if unescape_byte(b[i + 1]).is_none() {
                 bad = Some((i, i + 1 + utf8_width(b[i + 1])));
@@ -195,7 +198,8 @@ const fn check_escapes(inner: &str) -> Result<(), FieldPathError<'_>> {
 const fn unescaped_eq(inner: &str, name: &str) -> bool {
     let (a, n) = (inner.as_bytes(), name.as_bytes());
     let (mut i, mut j) = (0, 0);
-    while i < a.len() {
+    let len_i = a.len();
+    while i < len_i {
         let byte = if a[i] == b'\\' && i + 1 < a.len() && a[i + 1] != b'\n' {
             i += 1;
             match unescape_byte(a[i]) {
@@ -223,14 +227,16 @@ const fn has_properties(s: &Schema<'_>) -> bool {
 /// [`Schema::property`].
 const fn property_unescaped<'s>(s: &Schema<'s>, inner: &str) -> Option<&'s Schema<'s>> {
     let mut i = 0;
-    while i < s.properties.len() {
+    let len_i = s.properties.len();
+    while i < len_i {
         if unescaped_eq(inner, s.properties[i].name) {
             return Some(s.properties[i].schema);
         }
         i += 1;
     }
     let mut j = 0;
-    while j < s.flatten.len() {
+    let len_j = s.flatten.len();
+    while j < len_j {
         if let Some(p) = property_unescaped(s.flatten[j], inner) {
             return Some(p);
         }
@@ -269,7 +275,8 @@ const fn lookup<'s>(
 const fn contains_backslash(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
-    while i < b.len() {
+    let len_i = b.len();
+    while i < len_i {
         if b[i] == b'\\' {
             return true;
         }

@@ -456,14 +456,16 @@ impl<'a> Schema<'a> {
     /// The property called `name`, looking through flattened nodes.
     pub const fn property(&self, name: &str) -> Option<&'a Property<'a>> {
         let mut i = 0;
-        while i < self.properties.len() {
+        let len_i = self.properties.len();
+        while i < len_i {
             if str_eq(self.properties[i].name, name) {
                 return Some(&self.properties[i]);
             }
             i += 1;
         }
         let mut j = 0;
-        while j < self.flatten.len() {
+        let len_j = self.flatten.len();
+        while j < len_j {
             if let Some(p) = self.flatten[j].property(name) {
                 return Some(p);
             }
@@ -494,7 +496,8 @@ pub const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     let mut i = 0;
-    while i < a.len() {
+    let len_i = a.len();
+    while i < len_i {
         if a[i] != b[i] {
             return false;
         }

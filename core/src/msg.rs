@@ -23,7 +23,8 @@ impl<const N: usize> Buf<N> {
     pub const fn push(&mut self, s: &str) {
         let b = s.as_bytes();
         let mut i = 0;
-        while i < b.len() {
+        let len_i = b.len();
+        while i < len_i {
             // Stop before a character that would not fit whole (keep 3 bytes for "...").
             let width = utf8_width(b[i]);
             if self.truncated || self.len + width + 3 > N {

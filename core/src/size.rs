@@ -66,7 +66,8 @@ const fn min_size_at(s: &Schema<'_>, depth: u32) -> Option<u64> {
 const fn required_size(s: &Schema<'_>, depth: u32) -> u64 {
     let mut total = 0u64;
     let mut i = 0;
-    while i < s.properties.len() {
+    let len_i = s.properties.len();
+    while i < len_i {
         let p = &s.properties[i];
         if p.required
             && !p.schema.has_default
@@ -77,7 +78,8 @@ const fn required_size(s: &Schema<'_>, depth: u32) -> u64 {
         i += 1;
     }
     let mut f = 0;
-    while f < s.flatten.len() {
+    let len_f = s.flatten.len();
+    while f < len_f {
         total = total.saturating_add(required_size(s.flatten[f], depth + 1));
         f += 1;
     }
@@ -147,14 +149,16 @@ const fn longest_enum(s: &Schema<'_>) -> Option<u64> {
     }
     let mut longest = 0u64;
     let mut i = 0;
-    while i < s.enum_values.len() {
+    let len_i = s.enum_values.len();
+    while i < len_i {
         let v = s.enum_values[i].as_bytes();
         // A JSON string: the bytes between the quotes, each escape counting as the byte it
         // stands for (the escapes enum values use in practice are one byte).
         let mut n = 0u64;
         if v.len() >= 2 && v[0] == b'"' {
             let mut k = 1;
-            while k + 1 < v.len() {
+            let len_k = v.len();
+            while k + 1 < len_k {
                 if v[k] == b'\\' {
                     k += 1;
                 }

@@ -475,7 +475,8 @@ impl<'a> Types<'a> {
         }
         let mark = self.trail_len;
         let mut i = 0;
-        while i < l1.len() {
+        let len_i = l1.len();
+        while i < len_i {
             if !self.assignable_at(l1[i], l2[i], 0) {
                 self.undo_to(mark);
                 return false;
