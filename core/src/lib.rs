@@ -5,6 +5,7 @@
 pub mod ast;
 pub mod check;
 pub mod cost;
+pub mod crd_cost;
 pub mod decl;
 pub mod env;
 pub mod field_path;
@@ -17,5 +18,6 @@ pub mod syntax;
 pub mod types;
 
 pub use model::{
-    CelSchema, Decoration, ListType, MapType, Property, Reason, Rule, Rules, Schema, Type,
+    CelSchema, CostList, Costs, Decoration, ExprCosts, ListType, MapType, Property, Reason, Rule,
+    Rules, Schema, Type,
 };

@@ -3,6 +3,7 @@
 
 /// A fixed-capacity UTF-8 buffer usable in `const fn`. Text past the capacity is cut at a
 /// character boundary and marked with `...`.
+#[derive(Clone, Copy)]
 pub struct Buf<const N: usize> {
     bytes: [u8; N],
     len: usize,
@@ -86,6 +87,14 @@ impl<const N: usize> Buf<N> {
                 Ok(s) => self.push(s),
                 Err(_) => unreachable!(),
             }
+        }
+    }
+
+    /// Drops the text after the first `len` bytes (a length [`Buf::len`] returned earlier).
+    pub const fn truncate(&mut self, len: usize) {
+        if len < self.len {
+            self.len = len;
+            self.truncated = false;
         }
     }
 

@@ -200,6 +200,8 @@ struct FieldOut {
     /// `Property { .. }` for the model, or the flattened schema reference.
     property: Option<TokenStream>,
     flatten: Option<TokenStream>,
+    /// `Costs` of the property (parallel to `property`) or of the flattened node.
+    costs: TokenStream,
     /// Decoration constant item, if any.
     decoration_item: Option<TokenStream>,
     /// Const checks for this field.
@@ -340,25 +342,37 @@ fn emit_field(
             };
         });
     }
-    if !f.cel.rules.is_empty() && cont.original.generics.params.is_empty() {
+    let rule_costs = if !f.cel.rules.is_empty() && cont.original.generics.params.is_empty() {
         let place = if newtype {
             cont.ident.to_string()
         } else {
             format!("{}.{}", cont.ident, name)
         };
-        checks.extend(crate::rules::checks(
-            &f.cel.rules,
-            &node_ref,
-            p,
-            &place,
-            false,
-            costs,
-        ));
-    }
+        let c = crate::rules::checks(&f.cel.rules, &node_ref, p, &place, false, costs);
+        checks.extend(c.items);
+        c.costs
+    } else {
+        crate::rules::unchecked_costs(&f.cel.rules, p)
+    };
+    // The property's costs mirror its node: the type's rules, then the field's.
+    let field_costs = if f.cel.rules.is_empty() || newtype {
+        quote!(<#ty as #p::CelSchema>::COSTS)
+    } else {
+        quote! {
+            #p::Costs {
+                rules: #p::CostList {
+                    before: #p::Some(&<#ty as #p::CelSchema>::COSTS.rules),
+                    own: &[#(#rule_costs),*],
+                },
+                ..<#ty as #p::CelSchema>::COSTS
+            }
+        }
+    };
     FieldOut {
         shadow,
         property,
         flatten,
+        costs: field_costs,
         decoration_item,
         checks,
     }
@@ -393,20 +407,24 @@ pub fn emit(cont: &Container) -> TokenStream {
 
     let container_deco = decoration_tokens(&cont.cel.rules, &cont.cel.schema, &p);
     let mut costs = Vec::new();
-    let container_checks = if generics.params.is_empty() {
-        crate::rules::checks(
+    let (container_checks, container_costs) = if generics.params.is_empty() {
+        let c = crate::rules::checks(
             &cont.cel.rules,
             &crate::rules::NodeRef::Model(quote!(#ident)),
             &p,
             &name,
             false,
             &mut costs,
-        )
+        );
+        (c.items, c.costs)
     } else {
-        TokenStream::new()
+        (
+            TokenStream::new(),
+            crate::rules::unchecked_costs(&cont.cel.rules, &p),
+        )
     };
 
-    let (shadow_def, model, items, checks) = match &cont.data {
+    let (shadow_def, model, model_costs, items, checks) = match &cont.data {
         Data::Struct(fields) => {
             let mut properties = 0;
             let outs: Vec<FieldOut> = fields
@@ -426,6 +444,14 @@ pub fn emit(cont: &Container) -> TokenStream {
             let flat = outs.iter().filter_map(|o| o.flatten.as_ref());
             let items = outs.iter().filter_map(|o| o.decoration_item.as_ref());
             let checks = outs.iter().map(|o| &o.checks);
+            let prop_costs = outs
+                .iter()
+                .filter(|o| o.property.is_some())
+                .map(|o| &o.costs);
+            let flat_costs = outs
+                .iter()
+                .filter(|o| o.flatten.is_some())
+                .map(|o| &o.costs);
             (
                 quote! {
                     #(#container_attrs)*
@@ -437,6 +463,14 @@ pub fn emit(cont: &Container) -> TokenStream {
                         flatten: &[#(#flat),*],
                         validations: #p::Rules::new(__CEL_CONTAINER.rules),
                         ..__CEL_CONTAINER.apply(#p::Schema::of(#p::Type::Object))
+                    }
+                },
+                quote! {
+                    #p::Costs {
+                        rules: #p::CostList::new(&[#(#container_costs),*]),
+                        properties: &[#(&#prop_costs),*],
+                        flatten: &[#(&#flat_costs),*],
+                        ..#p::Costs::NONE
                     }
                 },
                 quote!(#(#items)*),
@@ -476,6 +510,15 @@ pub fn emit(cont: &Container) -> TokenStream {
                         }
                     }
                 },
+                quote! {
+                    #p::Costs {
+                        rules: #p::CostList {
+                            before: #p::Some(&<#inner as #p::CelSchema>::COSTS.rules),
+                            own: &[#(#container_costs),*],
+                        },
+                        ..<#inner as #p::CelSchema>::COSTS
+                    }
+                },
                 quote!(#item),
                 quote!(#checks),
             )
@@ -503,6 +546,12 @@ pub fn emit(cont: &Container) -> TokenStream {
                         enum_values: &[#(#values),*],
                         validations: #p::Rules::new(__CEL_CONTAINER.rules),
                         ..__CEL_CONTAINER.apply(#p::Schema::of(#p::Type::String))
+                    }
+                },
+                quote! {
+                    #p::Costs {
+                        rules: #p::CostList::new(&[#(#container_costs),*]),
+                        ..#p::Costs::NONE
                     }
                 },
                 quote!(),
@@ -566,6 +615,7 @@ pub fn emit(cont: &Container) -> TokenStream {
             #[automatically_derived]
             impl #bounded_impl #p::CelSchema for #ident #ty_generics #where_clause {
                 const MODEL: #p::Schema<'static> = #model;
+                const COSTS: #p::Costs<'static> = #model_costs;
             }
 
             #[automatically_derived]
@@ -601,14 +651,22 @@ fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> To
             schema: &<::core::option::Option<#s> as #p::CelSchema>::MODEL,
         })
     });
-    let (props, flatten) = if k.no_spec {
+    let status_costs = k
+        .status
+        .as_ref()
+        .map(|s| quote!(&<::core::option::Option<#s> as #p::CelSchema>::COSTS));
+    let (props, flatten, props_costs, flatten_costs) = if k.no_spec {
         (
             quote!(&[#status]),
             quote!(&[&<#spec as #p::CelSchema>::MODEL]),
+            quote!(&[#status_costs]),
+            quote!(&[&<#spec as #p::CelSchema>::COSTS]),
         )
     } else {
         (
             quote!(&[#p::Property { name: "spec", required: true, schema: &<#spec as #p::CelSchema>::MODEL }, #status]),
+            quote!(&[]),
+            quote!(&[&<#spec as #p::CelSchema>::COSTS, #status_costs]),
             quote!(&[]),
         )
     };
@@ -621,8 +679,19 @@ fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> To
         true,
         &mut costs,
     );
+    let (root_checks, root_costs) = (root_checks.items, root_checks.costs);
     quote! {
         #root_checks
+
+        // The CRD-wide limits: each expression's cost times how many times its node can occur,
+        // and the total, which only the root sees whole.
+        #[allow(long_running_const_eval)]
+        const _: () = {
+            let __cel_model = <#root as #p::CelSchema>::MODEL;
+            let __cel_costs = <#root as #p::CelSchema>::COSTS;
+            use #p::check_crd_costs as __cel_check;
+            __cel_check(&__cel_model, &__cel_costs, #root_name)
+        };
 
         #[automatically_derived]
         impl #root {
@@ -639,6 +708,12 @@ fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> To
                 flatten: #flatten,
                 validations: #p::Rules::new(&[#(#rules),*]),
                 ..#p::Schema::of(#p::Type::Object)
+            };
+            const COSTS: #p::Costs<'static> = #p::Costs {
+                rules: #p::CostList::new(&[#(#root_costs),*]),
+                properties: #props_costs,
+                flatten: #flatten_costs,
+                ..#p::Costs::NONE
             };
         }
 

@@ -61,10 +61,14 @@ pub fn checks(
     place: &str,
     resource_root: bool,
     costs: &mut Vec<TokenStream>,
-) -> TokenStream {
+) -> Checks {
     let mut out = TokenStream::new();
+    let mut expr_costs = Vec::new();
     let bind = node.bind(p);
     for (i, r) in rules.iter().enumerate() {
+        // The names of the constants holding this rule's estimates (0 when not checked).
+        let mut rule_cost = quote!(0);
+        let mut message_cost = quote!(0);
         if let Some(fp) = &r.field_path {
             out.extend(quote_spanned! {fp.span()=>
                 #[allow(long_running_const_eval)]
@@ -114,6 +118,11 @@ pub fn checks(
                 };
             });
             let is_message = target.to_string() == "MessageExpression";
+            if is_message {
+                message_cost = quote!(#name);
+            } else {
+                rule_cost = quote!(#name);
+            }
             costs.push(quote! {
                 #p::RuleCost {
                     place: #place,
@@ -124,8 +133,30 @@ pub fn checks(
                 }
             });
         }
+        expr_costs.push(quote! {
+            #p::ExprCosts { rule: #rule_cost, message_expression: #message_cost }
+        });
     }
-    out
+    Checks {
+        items: out,
+        costs: expr_costs,
+    }
+}
+
+/// What [`checks`] emits.
+pub struct Checks {
+    /// The `const` items.
+    pub items: TokenStream,
+    /// An `ExprCosts` expression per rule, in order (the estimates the items compute).
+    pub costs: Vec<TokenStream>,
+}
+
+/// `ExprCosts` of rules that are not checked (generic types): unknown, counted as 0.
+pub fn unchecked_costs(rules: &[RuleAttr], p: &TokenStream) -> Vec<TokenStream> {
+    rules
+        .iter()
+        .map(|_| quote!(#p::ExprCosts { rule: 0, message_expression: 0 }))
+        .collect()
 }
 
 /// Names the cost constants apart within one expansion (and across, harmlessly).

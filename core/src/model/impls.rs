@@ -2,7 +2,7 @@
 //! schemars 1.x generates for the type under kube's CRD settings; `tests/tests/model.rs` checks
 //! every one against the generated schema.
 
-use super::{CelSchema, ListType, Schema, Type};
+use super::{CelSchema, Costs, ListType, Schema, Type};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 macro_rules! scalar {
@@ -59,6 +59,7 @@ impl<T: CelSchema> CelSchema for Option<T> {
         ..T::MODEL
     };
     const OPTIONAL: bool = true;
+    const COSTS: Costs<'static> = T::COSTS;
 }
 
 macro_rules! forward {
@@ -66,6 +67,7 @@ macro_rules! forward {
         impl<T: CelSchema + ?Sized> CelSchema for $ty<T> {
             const MODEL: Schema<'static> = T::MODEL;
             const OPTIONAL: bool = T::OPTIONAL;
+            const COSTS: Costs<'static> = T::COSTS;
         }
     )*};
 }
@@ -76,6 +78,7 @@ forward!(Box, Rc, Arc);
 impl<T: CelSchema + ?Sized> CelSchema for &T {
     const MODEL: Schema<'static> = T::MODEL;
     const OPTIONAL: bool = T::OPTIONAL;
+    const COSTS: Costs<'static> = T::COSTS;
 }
 
 macro_rules! list {
@@ -84,6 +87,10 @@ macro_rules! list {
             const MODEL: Schema<'static> = Schema {
                 items: Some(&T::MODEL),
                 ..Schema::of(Type::Array)
+            };
+            const COSTS: Costs<'static> = Costs {
+                items: Some(&T::COSTS),
+                ..Costs::NONE
             };
         }
     )*};
@@ -95,6 +102,10 @@ impl<T: CelSchema> CelSchema for [T] {
         items: Some(&T::MODEL),
         ..Schema::of(Type::Array)
     };
+    const COSTS: Costs<'static> = Costs {
+        items: Some(&T::COSTS),
+        ..Costs::NONE
+    };
 }
 
 // schemars emits `uniqueItems: true` for sets, which the apiserver rejects; the derive rewrites
@@ -105,6 +116,10 @@ impl<T: CelSchema> CelSchema for BTreeSet<T> {
         list_type: Some(ListType::Set),
         ..Schema::of(Type::Array)
     };
+    const COSTS: Costs<'static> = Costs {
+        items: Some(&T::COSTS),
+        ..Costs::NONE
+    };
 }
 
 impl<T: CelSchema, S> CelSchema for HashSet<T, S> {
@@ -112,6 +127,10 @@ impl<T: CelSchema, S> CelSchema for HashSet<T, S> {
         items: Some(&T::MODEL),
         list_type: Some(ListType::Set),
         ..Schema::of(Type::Array)
+    };
+    const COSTS: Costs<'static> = Costs {
+        items: Some(&T::COSTS),
+        ..Costs::NONE
     };
 }
 
@@ -125,12 +144,20 @@ impl<K: MapKey, V: CelSchema> CelSchema for BTreeMap<K, V> {
         additional_properties: Some(&V::MODEL),
         ..Schema::of(Type::Object)
     };
+    const COSTS: Costs<'static> = Costs {
+        additional_properties: Some(&V::COSTS),
+        ..Costs::NONE
+    };
 }
 
 impl<K: MapKey, V: CelSchema, S> CelSchema for HashMap<K, V, S> {
     const MODEL: Schema<'static> = Schema {
         additional_properties: Some(&V::MODEL),
         ..Schema::of(Type::Object)
+    };
+    const COSTS: Costs<'static> = Costs {
+        additional_properties: Some(&V::COSTS),
+        ..Costs::NONE
     };
 }
 

@@ -1,0 +1,316 @@
+//! The CRD-wide cost limits (CEL-SEMANTICS 4.2, 4.5), walked over a resource root's model and
+//! the estimated costs the derive computed for every rule in it: each expression's cost times
+//! how many times its node can occur in one object must stay within 10,000,000, and the sum over
+//! the whole schema within 100,000,000. A type's derive can only check its rules at cardinality
+//! 1; the root's derive sees the whole tree and checks these (`__private::check_crd_costs`).
+
+use crate::cost::{EXPENSIVE, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, cardinality, child_factor};
+use crate::model::{Costs, Schema};
+use crate::msg::Buf;
+
+/// How many expressions of each kind a report keeps (the apiserver lists the 4 largest).
+pub const KEPT: usize = 4;
+/// Capacity of a path from the root (`spec.ports[*].name`).
+pub const PATH_LEN: usize = 256;
+/// Deeper than any real schema (recursive types nest without end).
+const MAX_DEPTH: u32 = 32;
+
+/// One expression and what it contributes.
+#[derive(Clone, Copy)]
+pub struct Entry {
+    /// The node's path from the root, `[*]` for list items and map values.
+    pub path: Buf<PATH_LEN>,
+    /// The rule.
+    pub rule: &'static str,
+    /// Whether the figure is the rule's messageExpression's.
+    pub message_expression: bool,
+    /// One evaluation's estimated cost.
+    pub cost: u64,
+    /// How many times the node can occur in one object.
+    pub cardinality: u64,
+    /// Whether a list or map above the node has no bound (the cardinality is then the
+    /// apiserver's estimate from the maximum request size).
+    pub unbounded: bool,
+    /// `cost × cardinality` (messageExpressions: `cost`), what counts against the limits.
+    pub total: u64,
+}
+
+impl Entry {
+    const EMPTY: Entry = Entry {
+        path: Buf::new(),
+        rule: "",
+        message_expression: false,
+        cost: 0,
+        cardinality: 0,
+        unbounded: false,
+        total: 0,
+    };
+}
+
+/// The CRD-time cost findings for one schema.
+#[derive(Clone, Copy)]
+pub struct Report {
+    /// The sum over all expressions (saturating).
+    pub total: u64,
+    /// Expressions over the per-expression limit only because of their cardinality (the
+    /// type's own check already rejects those over it at cardinality 1), the first [`KEPT`].
+    pub over: [Entry; KEPT],
+    /// How many of `over` are set.
+    pub over_len: usize,
+    /// How many expressions are over, in all.
+    pub over_count: usize,
+    /// The most expensive expressions (at least 1% of the per-CRD limit), largest first.
+    pub expensive: [Entry; KEPT],
+    /// How many of `expensive` are set.
+    pub expensive_len: usize,
+}
+
+impl Report {
+    /// Whether the apiserver accepts the schema's costs.
+    pub const fn is_ok(&self) -> bool {
+        self.over_count == 0 && self.total <= PER_CRD_LIMIT
+    }
+
+    const fn record(&mut self, e: Entry) {
+        self.total = self.total.saturating_add(e.total);
+        if e.total >= EXPENSIVE {
+            // Insert by descending total, keeping the earlier one first on ties.
+            let mut at = self.expensive_len;
+            while at > 0 && self.expensive[at - 1].total < e.total {
+                at -= 1;
+            }
+            if at < KEPT {
+                let mut k = if self.expensive_len < KEPT {
+                    self.expensive_len
+                } else {
+                    KEPT - 1
+                };
+                while k > at {
+                    self.expensive[k] = self.expensive[k - 1];
+                    k -= 1;
+                }
+                self.expensive[at] = e;
+                if self.expensive_len < KEPT {
+                    self.expensive_len += 1;
+                }
+            }
+        }
+        if !e.message_expression && e.cost <= PER_EXPRESSION_LIMIT && e.total > PER_EXPRESSION_LIMIT
+        {
+            if self.over_len < KEPT {
+                self.over[self.over_len] = e;
+                self.over_len += 1;
+            }
+            self.over_count += 1;
+        }
+    }
+}
+
+/// Walks a resource root's model beside its costs.
+pub const fn check(model: &Schema<'static>, costs: &Costs<'static>) -> Report {
+    let mut report = Report {
+        total: 0,
+        over: [Entry::EMPTY; KEPT],
+        over_len: 0,
+        over_count: 0,
+        expensive: [Entry::EMPTY; KEPT],
+        expensive_len: 0,
+    };
+    let mut path = Buf::new();
+    walk(model, costs, Some(1), &mut path, &mut report, 0);
+    report
+}
+
+/// `bounded`: the product of the ancestors' factors, `None` once one is unbounded.
+const fn walk(
+    model: &Schema<'static>,
+    costs: &Costs<'static>,
+    bounded: Option<u64>,
+    path: &mut Buf<PATH_LEN>,
+    report: &mut Report,
+    depth: u32,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let card = cardinality(bounded, model);
+    let rules = model.validations;
+    let len_i = rules.len();
+    let mut i = 0;
+    while i < len_i {
+        if let Some(rule) = rules.get(i) {
+            let c = costs.rules.get(i);
+            report.record(Entry {
+                path: *path,
+                rule: rule.rule,
+                message_expression: false,
+                cost: c.rule,
+                cardinality: card,
+                unbounded: bounded.is_none(),
+                total: crate::cost::times_cardinality(c.rule, card),
+            });
+            if c.message_expression > 0 {
+                report.record(Entry {
+                    path: *path,
+                    rule: rule.rule,
+                    message_expression: true,
+                    cost: c.message_expression,
+                    cardinality: card,
+                    unbounded: bounded.is_none(),
+                    total: c.message_expression,
+                });
+            }
+        }
+        i += 1;
+    }
+    let below = match (bounded, child_factor(model)) {
+        (Some(b), Some(f)) => Some(crate::cost::times_cardinality(b, f)),
+        _ => None,
+    };
+    let mark = path.len();
+    let len_p = model.properties.len();
+    let mut p = 0;
+    while p < len_p {
+        let prop = &model.properties[p];
+        let child = if p < costs.properties.len() {
+            costs.properties[p]
+        } else {
+            &Costs::NONE
+        };
+        if mark > 0 {
+            path.push(".");
+        }
+        path.push(prop.name);
+        walk(prop.schema, child, below, path, report, depth + 1);
+        path.truncate(mark);
+        p += 1;
+    }
+    let len_f = model.flatten.len();
+    let mut f = 0;
+    while f < len_f {
+        let child = if f < costs.flatten.len() {
+            costs.flatten[f]
+        } else {
+            &Costs::NONE
+        };
+        walk(model.flatten[f], child, bounded, path, report, depth + 1);
+        f += 1;
+    }
+    if let Some(items) = model.items {
+        let child = match costs.items {
+            Some(c) => c,
+            None => &Costs::NONE,
+        };
+        path.push("[*]");
+        walk(items, child, below, path, report, depth + 1);
+        path.truncate(mark);
+    }
+    if let Some(values) = model.additional_properties {
+        let child = match costs.additional_properties {
+            Some(c) => c,
+            None => &Costs::NONE,
+        };
+        path.push("[*]");
+        walk(values, child, below, path, report, depth + 1);
+        path.truncate(mark);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CostList, ExprCosts, Property, Rule, Rules, Type};
+
+    const ITEM: Schema<'static> = Schema {
+        max_length: Some(5000),
+        validations: Rules::new(&[Rule::new("self.contains('keyword')")]),
+        ..Schema::of(Type::String)
+    };
+    const ITEM_COSTS: Costs<'static> = Costs {
+        rules: CostList::new(&[ExprCosts {
+            rule: 2001,
+            message_expression: 7,
+        }]),
+        ..Costs::NONE
+    };
+
+    const fn list(max_items: Option<u64>) -> Schema<'static> {
+        Schema {
+            max_items,
+            items: Some(&ITEM),
+            ..Schema::of(Type::Array)
+        }
+    }
+    const LIST_COSTS: Costs<'static> = Costs {
+        items: Some(&ITEM_COSTS),
+        ..Costs::NONE
+    };
+
+    #[test]
+    fn multiplies_by_the_ancestors_bounds_and_sums() {
+        const BIG: Schema<'static> = list(Some(100_000));
+        const ROOT: Schema<'static> = Schema {
+            properties: &[Property {
+                name: "keywords",
+                required: true,
+                schema: &BIG,
+            }],
+            ..Schema::of(Type::Object)
+        };
+        const ROOT_COSTS: Costs<'static> = Costs {
+            properties: &[&LIST_COSTS],
+            ..Costs::NONE
+        };
+        let r = check(&ROOT, &ROOT_COSTS);
+        // CEL-SEMANTICS 4.6 example 9: 2,001 x 100,000; the messageExpression is not multiplied.
+        assert_eq!(r.over_count, 1);
+        assert_eq!(r.over[0].total, 200_100_000);
+        assert_eq!(r.over[0].path.as_str(), "keywords[*]");
+        assert!(!r.over[0].unbounded);
+        assert_eq!(r.total, 200_100_007);
+        assert_eq!(r.expensive_len, 1);
+        assert!(!r.is_ok());
+    }
+
+    #[test]
+    fn unbounded_ancestor_uses_the_request_size_estimate() {
+        const OPEN: Schema<'static> = list(None);
+        const ROOT: Schema<'static> = Schema {
+            properties: &[Property {
+                name: "keywords",
+                required: true,
+                schema: &OPEN,
+            }],
+            ..Schema::of(Type::Object)
+        };
+        const ROOT_COSTS: Costs<'static> = Costs {
+            properties: &[&LIST_COSTS],
+            ..Costs::NONE
+        };
+        let r = check(&ROOT, &ROOT_COSTS);
+        assert!(r.over[0].unbounded);
+        // R / (MinSerializedSize(string) + 1) = 3,145,728 / 3.
+        assert_eq!(r.over[0].cardinality, 1_048_576);
+    }
+
+    #[test]
+    fn within_limits_is_ok_and_lists_nothing() {
+        const SMALL: Schema<'static> = list(Some(4997));
+        const ROOT: Schema<'static> = Schema {
+            properties: &[Property {
+                name: "keywords",
+                required: true,
+                schema: &SMALL,
+            }],
+            ..Schema::of(Type::Object)
+        };
+        const ROOT_COSTS: Costs<'static> = Costs {
+            properties: &[&LIST_COSTS],
+            ..Costs::NONE
+        };
+        let r = check(&ROOT, &ROOT_COSTS);
+        assert!(r.is_ok());
+        assert_eq!(r.over_count, 0);
+        assert_eq!(r.total, 2001 * 4997 + 7);
+    }
+}
