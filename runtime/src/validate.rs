@@ -3,11 +3,13 @@
 use std::fmt;
 
 mod decode;
+mod fast;
 mod listtype;
 mod openapi;
 mod validator;
 mod walk;
 
+pub(crate) use openapi::Bounds;
 pub use validator::{
     CompiledRule, ManifestError, Options, Outcome, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Validator,
     blocks_cel,

@@ -170,7 +170,7 @@ fn object(data: &Json, schema: &SchemaNode, resource: bool) -> Value {
 }
 
 /// The implicit `metadata` of a resource root: only `name` and `generateName` are visible.
-fn metadata(data: &Json) -> Value {
+pub(crate) fn metadata(data: &Json) -> Value {
     let Json::Object(raw) = data else {
         return err("invalid data, expected a map for the provided schema with type=object".into());
     };

@@ -209,11 +209,10 @@ impl Program {
         }
         let (mut frame, stack) = BUFFERS.with(|f| std::mem::take(&mut *f.borrow_mut()));
         frame.clear();
-        frame.resize(self.slots, Value::Null);
-        frame[SELF] = this.clone();
-        if let Some(old) = old_self {
-            frame[OLD_SELF] = old.clone();
-        }
+        frame.push(this.clone());
+        frame.push(old_self.cloned().unwrap_or(Value::Null));
+        // Comprehension slots (`resize` would clone `Null` through the generic path).
+        frame.extend((2..self.slots).map(|_| Value::Null));
         let mut ev = Evaluator {
             ops: &self.ops,
             frame,

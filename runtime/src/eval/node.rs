@@ -51,6 +51,14 @@ pub struct SchemaNode {
     pub rules: Vec<crate::validate::CompiledRule>,
     /// Whether this node or a descendant has rules (the walker skips subtrees without).
     pub rules_below: bool,
+    /// The node's OpenAPI constraints for the typed fast path (`None`: not attached, or a
+    /// schema the fast path does not take, and it defers to the JSON path).
+    pub(crate) bounds: Option<Box<crate::validate::Bounds>>,
+    /// Whether a rule of this node reads `oldSelf` (set with the rules by the validator).
+    pub(crate) transition: bool,
+    /// Whether this node or a descendant has a rule that reads `oldSelf`: on update, only
+    /// these parts of the old object are needed.
+    pub(crate) transition_below: bool,
 }
 
 impl SchemaNode {
@@ -101,8 +109,26 @@ impl SchemaNode {
             map_type: schema.map_type,
             rules: Vec::new(),
             rules_below: false,
+            bounds: None,
+            transition: false,
+            transition_below: false,
         };
         visit(schema, resource, &mut node);
+        // A messageExpression may read `oldSelf` too.
+        node.transition = node.rules.iter().any(|r| {
+            let reads = |p: &Result<crate::eval::interp::Program, String>| {
+                p.as_ref()
+                    .is_ok_and(crate::eval::interp::Program::uses_old_self)
+            };
+            reads(&r.program) || r.message_program.as_ref().is_some_and(reads)
+        });
+        node.transition_below = node.transition
+            || node.properties.iter().any(|(_, p)| p.transition_below)
+            || node.items.as_ref().is_some_and(|i| i.transition_below)
+            || node
+                .additional_properties
+                .as_ref()
+                .is_some_and(|a| a.transition_below);
         node.rules_below = !node.rules.is_empty()
             || node.properties.iter().any(|(_, p)| p.rules_below)
             || node.items.as_ref().is_some_and(|i| i.rules_below)
@@ -123,7 +149,7 @@ impl SchemaNode {
     pub fn property_entry(&self, name: &str) -> Option<(&Arc<str>, &SchemaNode)> {
         self.properties
             .iter()
-            .find(|(n, _)| &**n == name)
+            .find(|(n, _)| super::value::name_eq(n, name))
             .map(|(n, s)| (n, s))
     }
 
@@ -131,7 +157,7 @@ impl SchemaNode {
     pub fn property(&self, name: &str) -> Option<&SchemaNode> {
         self.properties
             .iter()
-            .find(|(n, _)| &**n == name)
+            .find(|(n, _)| super::value::name_eq(n, name))
             .map(|(_, s)| s)
     }
 

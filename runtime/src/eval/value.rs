@@ -140,6 +140,14 @@ impl fmt::Display for Key {
     }
 }
 
+/// String equality for names (property names, map keys): the length and first byte reject most
+/// mismatches without a `memcmp` call, which dominates lookups in small objects.
+#[inline]
+pub fn name_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len() && a.first() == b.first() && a == b
+}
+
 /// Above this many entries a map keeps a hash index (small objects are faster scanned).
 const INDEX_ABOVE: usize = 12;
 
@@ -243,7 +251,7 @@ impl Map {
             None => self
                 .entries
                 .iter()
-                .find(|(k, _)| matches!(k, Key::String(s) if &**s == key))
+                .find(|(k, _)| matches!(k, Key::String(s) if name_eq(s, key)))
                 .map(|(_, v)| v),
         }
     }

@@ -171,7 +171,7 @@ impl Check {
     fn property(&self, name: &str) -> Option<&Check> {
         self.properties
             .iter()
-            .find(|(k, _)| k == name)
+            .find(|(k, _)| crate::eval::value::name_eq(k, name))
             .map(|(_, c)| c)
     }
 }
@@ -669,6 +669,203 @@ pub(crate) fn is_blocking(kind: ErrorType) -> bool {
             | ErrorType::TooMany
             | ErrorType::TypeInvalid
     )
+}
+
+/// The constraints of one schema node as the typed fast path reads them (a copy of the node's
+/// [`Check`] without its children, attached to the [`SchemaNode`] of the same place). The fast
+/// path only answers "nothing to report": every predicate here is true only where [`validate`]
+/// reports nothing, and anything else sends the object down the JSON path for the exact errors.
+#[derive(Debug)]
+pub(crate) struct Bounds {
+    pub(crate) nullable: bool,
+    enum_values: Vec<Json>,
+    format: Option<String>,
+    max_length: Option<u64>,
+    min_length: Option<u64>,
+    pattern: Option<Arc<::regex::Regex>>,
+    maximum: Option<f64>,
+    exclusive_maximum: bool,
+    minimum: Option<f64>,
+    exclusive_minimum: bool,
+    multiple_of: Option<f64>,
+    max_items: Option<u64>,
+    min_items: Option<u64>,
+    max_properties: Option<u64>,
+    min_properties: Option<u64>,
+    /// `required`, as indices into the node's properties.
+    pub(crate) required: Vec<usize>,
+    /// Each property's place among the properties in JSON key order (byte-wise).
+    pub(crate) rank: Vec<u32>,
+}
+
+/// Attaches [`Bounds`] to every node of `node` whose JSON schema `check` is read the same way
+/// (same type, every required name a declared property, map-list keys declared); nodes left
+/// without bounds make the fast path defer.
+pub(crate) fn attach(node: &mut crate::eval::node::SchemaNode, check: &Check) {
+    use crate::model::Type;
+    let ty_agrees = match (&check.ty, node.ty) {
+        (None, Type::Any) => true,
+        (Some(t), ty) => ty.as_openapi() == Some(t.as_str()),
+        _ => false,
+    };
+    let required: Option<Vec<usize>> = check
+        .required
+        .iter()
+        .map(|r| node.properties.iter().position(|(n, _)| **n == **r))
+        .collect();
+    let keys_declared = match &node.list_kind {
+        crate::eval::value::ListKind::Map(keys) => node
+            .items
+            .as_ref()
+            .is_some_and(|i| keys.iter().all(|k| i.property(k).is_some())),
+        _ => true,
+    };
+    let pattern = match &check.pattern {
+        // A pattern that does not compile is not checked by the JSON path either.
+        Some((_, re)) => re.clone(),
+        None => None,
+    };
+    let same_properties = node.properties.len() == check.properties.len();
+    if let (Some(required), true, true, true) =
+        (required, ty_agrees, keys_declared, same_properties)
+        && check.int_or_string == node.int_or_string
+        && check.nullable == node.nullable
+    {
+        node.bounds = Some(Box::new(Bounds {
+            nullable: check.nullable,
+            enum_values: check.enum_values.clone(),
+            format: check.format.clone(),
+            max_length: check.max_length,
+            min_length: check.min_length,
+            pattern,
+            maximum: check.maximum,
+            exclusive_maximum: check.exclusive_maximum,
+            minimum: check.minimum,
+            exclusive_minimum: check.exclusive_minimum,
+            multiple_of: check.multiple_of,
+            max_items: check.max_items,
+            min_items: check.min_items,
+            max_properties: check.max_properties,
+            min_properties: check.min_properties,
+            required,
+            rank: {
+                let mut order: Vec<usize> = (0..node.properties.len()).collect();
+                order.sort_by(|&a, &b| node.properties[a].0.cmp(&node.properties[b].0));
+                let mut rank = vec![0; order.len()];
+                for (r, i) in order.into_iter().enumerate() {
+                    rank[i] = r as u32;
+                }
+                rank
+            },
+        }));
+    }
+    for (name, child) in node.properties.iter_mut() {
+        if let Some(c) = check.property(name) {
+            attach(child, c);
+        }
+    }
+    if let (Some(items), Some(c)) = (node.items.as_deref_mut(), check.items.as_deref()) {
+        attach(items, c);
+    }
+    if let (Some(values), Some(c)) = (
+        node.additional_properties.as_deref_mut(),
+        check.additional.as_deref(),
+    ) {
+        attach(values, c);
+    }
+}
+
+impl Bounds {
+    /// Whether a string passes `enum`, `format`, lengths and `pattern`.
+    pub(crate) fn string_ok(&self, s: &str) -> bool {
+        if !self.enum_values.is_empty()
+            && !self
+                .enum_values
+                .iter()
+                .any(|e| matches!(e, Json::String(x) if x == s))
+        {
+            return false;
+        }
+        if let Some(format) = &self.format
+            && format_ok(format, s) == Some(false)
+        {
+            return false;
+        }
+        if self.max_length.is_some() || self.min_length.is_some() {
+            let runes = s.chars().count() as u64;
+            if self.max_length.is_some_and(|m| runes > m)
+                || self.min_length.is_some_and(|m| runes < m)
+            {
+                return false;
+            }
+        }
+        self.pattern.as_ref().is_none_or(|re| re.is_match(s))
+    }
+
+    /// Whether an integer (`int`) or a float (`float`, with `int: None`) passes `enum` and the
+    /// number bounds.
+    pub(crate) fn number_ok(&self, int: Option<i64>, v: f64) -> bool {
+        if !self.enum_values.is_empty()
+            && !self
+                .enum_values
+                .iter()
+                .any(|e| matches!(e, Json::Number(n) if n.as_f64() == Some(v)))
+        {
+            return false;
+        }
+        if let Some(m) = self.multiple_of
+            && m > 0.0
+        {
+            let ok = match int {
+                Some(i) => {
+                    let factor = m as i64;
+                    factor > 0 && i % factor == 0
+                }
+                None => (v / m).fract() == 0.0,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        let over = self.maximum.is_some_and(|max| {
+            (self.exclusive_maximum && v >= max) || (!self.exclusive_maximum && v > max)
+        });
+        let under = self.minimum.is_some_and(|min| {
+            (self.exclusive_minimum && v <= min) || (!self.exclusive_minimum && v < min)
+        });
+        !over && !under
+    }
+
+    /// Whether a boolean passes `enum`.
+    pub(crate) fn bool_ok(&self, b: bool) -> bool {
+        self.enum_values.is_empty()
+            || self
+                .enum_values
+                .iter()
+                .any(|e| matches!(e, Json::Bool(x) if *x == b))
+    }
+
+    /// Whether a list or object has no `enum` (the fast path does not compare compound values).
+    pub(crate) fn no_enum(&self) -> bool {
+        self.enum_values.is_empty()
+    }
+
+    /// Whether a list of `n` items passes `maxItems`/`minItems`.
+    pub(crate) fn items_ok(&self, n: usize) -> bool {
+        let n = n as u64;
+        self.max_items.is_none_or(|m| n <= m) && self.min_items.is_none_or(|m| n >= m)
+    }
+
+    /// Whether an object or map of `n` entries passes `maxProperties`/`minProperties`.
+    pub(crate) fn properties_ok(&self, n: usize) -> bool {
+        let n = n as u64;
+        self.max_properties.is_none_or(|m| n <= m) && self.min_properties.is_none_or(|m| n >= m)
+    }
+
+    /// Whether the entry count is checked (then duplicate keys must be ruled out exactly).
+    pub(crate) fn counts_properties(&self) -> bool {
+        self.max_properties.is_some() || self.min_properties.is_some()
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@ use serde_json::Value as Json;
 use super::walk::{Old, Path, Walk};
 use super::{FieldError, ValidationErrors};
 use crate::check::{Node, Target, check_source};
-use crate::eval::convert::to_value;
 use crate::eval::interp::Program;
 use crate::eval::node::SchemaNode;
 use crate::model::{Reason, Schema};
@@ -127,7 +126,7 @@ pub enum ManifestError {
 /// parsed, checked and planned here, never per object.
 #[derive(Debug)]
 pub struct Validator {
-    root: SchemaNode,
+    pub(super) root: SchemaNode,
     resource_root: bool,
     /// The JSON schema, for the OpenAPI checks and [`Validator::decode`].
     json_schema: Option<Arc<Json>>,
@@ -144,7 +143,9 @@ impl Validator {
     pub fn from_model(schema: &Schema<'_>, resource_root: bool) -> Validator {
         let mut v = Validator::build(schema, resource_root, false);
         let json = OwnedSchema::from_model(schema).to_json();
-        v.checks = Some(super::openapi::Check::compile(&json));
+        let checks = super::openapi::Check::compile(&json);
+        super::openapi::attach(&mut v.root, &checks);
+        v.checks = Some(checks);
         v.json_schema = Some(Arc::new(json));
         v
     }
@@ -277,8 +278,6 @@ impl Validator {
 
     /// Validates `object` (create), or an update from `old`, with the apiserver's semantics.
     pub fn validate(&self, object: &Json, old: Option<&Json>, opts: &Options) -> Outcome {
-        let value = to_value(object, &self.root, self.resource_root);
-        let old_value = old.map(|o| to_value(o, &self.root, self.resource_root));
         let mut walk = Walk {
             opts,
             remaining: opts.budget,
@@ -286,16 +285,17 @@ impl Validator {
             warnings: Vec::new(),
             stopped: false,
             ratcheting: opts.ratcheting && old.is_some(),
+            resource_root: self.resource_root,
         };
-        let old_pair = match (old, &old_value) {
-            (Some(raw), Some(value)) if !raw.is_null() => Some(Old { raw, value }),
-            _ => None,
-        };
+        // Values are converted where rules see them (the walk does it).
+        let old_pair = old
+            .filter(|raw| !raw.is_null())
+            .map(|raw| Old { raw, value: None });
         walk.node(
             &self.root,
             &Path::root(opts.root_path.as_deref()),
             object,
-            &value,
+            None,
             old_pair,
             None,
             true,
@@ -370,6 +370,26 @@ impl Validator {
         out.errors.errors.splice(0..0, schema_errors);
         out.warnings.splice(0..0, decode_warnings);
         out
+    }
+
+    /// The typed fast path ([`super::fast`]): whether `value` (an update from `old`) is valid
+    /// through [`Validator::validate_request`] without a status subresource, answered without
+    /// JSON. `false` means "not known": validate through the JSON path for the errors.
+    pub(crate) fn fast_valid<T: serde::Serialize + ?Sized>(
+        &self,
+        value: &T,
+        old: Option<&T>,
+    ) -> bool {
+        let Ok(new) = super::fast::serialize(value, &self.root, self.resource_root, true) else {
+            return false;
+        };
+        let old =
+            match old.map(|o| super::fast::serialize(o, &self.root, self.resource_root, false)) {
+                Some(Ok(v)) => v,
+                Some(Err(_)) => return false,
+                None => None,
+            };
+        super::fast::rules(&self.root, new.as_ref(), old.as_ref(), &Options::default()).is_ok()
     }
 
     /// [`Validator::validate`] with the default options, as `Result`.

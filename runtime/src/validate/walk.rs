@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use serde_json::Value as Json;
 
 use super::{BadValue, CompiledRule, ErrorType, FieldError, Options};
+use crate::eval::convert::to_value;
 use crate::eval::error::ErrorKind;
 use crate::eval::node::SchemaNode;
 use crate::eval::value::{ListKind, Value};
@@ -95,11 +96,12 @@ impl Ratchet<'_> {
     }
 }
 
-/// The old value at a node, when it correlates with the new one.
+/// The old value at a node, when it correlates with the new one: its data, and its CEL value
+/// when an ancestor's was converted (else it is converted where a transition rule reads it).
 #[derive(Clone, Copy)]
 pub(super) struct Old<'o> {
     pub raw: &'o Json,
-    pub value: &'o Value,
+    pub value: Option<&'o Value>,
 }
 
 pub(super) struct Walk<'a> {
@@ -110,16 +112,21 @@ pub(super) struct Walk<'a> {
     pub stopped: bool,
     /// Ratcheting is on for this call (an update with `Options::ratcheting`).
     pub ratcheting: bool,
+    /// The schema root is a resource root (for converting it).
+    pub resource_root: bool,
 }
 
 impl Walk<'_> {
+    /// Walks one node. `value` is the node's CEL value when an ancestor's was converted;
+    /// otherwise the node is converted here if it has rules (a rule sees its whole subtree), so
+    /// data no rule can see is never converted.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn node(
         &mut self,
         s: &SchemaNode,
         path: &Path<'_>,
         raw: &Json,
-        value: &Value,
+        value: Option<&Value>,
         old: Option<Old<'_>>,
         parent: Option<&Ratchet<'_>>,
         at_root: bool,
@@ -128,8 +135,33 @@ impl Walk<'_> {
         if self.stopped || raw.is_null() || !s.rules_below {
             return;
         }
-        // Ratcheting compares this node with its correlated old value, or else falls back to the
-        // nearest correlatable ancestor (5.9).
+        // What the whole object's conversion gives at this node (CEL-SEMANTICS 5.3).
+        let resource = if at_root {
+            self.resource_root
+        } else {
+            s.embedded_resource
+        };
+        let converted;
+        let value = match value {
+            Some(v) => Some(v),
+            None if !s.rules.is_empty() => {
+                converted = to_value(raw, s, resource);
+                Some(&converted)
+            }
+            None => None,
+        };
+        // The old value is converted only for rules that read `oldSelf`.
+        let old_converted;
+        let old = match old {
+            Some(Old { raw, value: None }) if s.transition => {
+                old_converted = to_value(raw, s, resource);
+                Some(Old {
+                    raw,
+                    value: Some(&old_converted),
+                })
+            }
+            o => o,
+        };
         // Ratcheting compares this node with its correlated old value, or else falls back to the
         // nearest correlatable ancestor (5.9); worked out only when a rule fails.
         let ratchet = Ratchet {
@@ -139,33 +171,52 @@ impl Walk<'_> {
             memo: std::cell::Cell::new(None),
         };
         let unchanged = &ratchet;
-        if !s.rules.is_empty() {
+        if let (false, Some(value)) = (s.rules.is_empty(), value) {
             self.rules(s, path, raw, value, old, unchanged);
             if self.stopped {
                 return;
             }
         }
-        match (s.ty, raw, value) {
-            (crate::model::Type::Array, Json::Array(items), Value::List(list)) => {
+        if s.int_or_string {
+            return;
+        }
+        match (s.ty, raw) {
+            (crate::model::Type::Array, Json::Array(items)) => {
                 let Some(item_schema) = s.items.as_deref() else {
                     return;
                 };
                 if !item_schema.rules_below {
                     return;
                 }
+                let list = match value {
+                    Some(Value::List(l)) => Some(&l.items),
+                    Some(_) => return,
+                    None => None,
+                };
                 let old_items = old.and_then(|o| match (o.raw, o.value) {
-                    (Json::Array(r), Value::List(l)) => Some((r, l)),
+                    (Json::Array(r), Some(Value::List(l))) => Some((r, Some(&l.items))),
+                    (Json::Array(r), None) => Some((r, None)),
                     _ => None,
                 });
                 let mut index = OldIndex::default();
-                for (i, (item_raw, item_value)) in items.iter().zip(list.items.iter()).enumerate() {
+                for (i, item_raw) in items.iter().enumerate() {
+                    let item_value = match list {
+                        Some(l) => match l.get(i) {
+                            Some(v) => Some(v),
+                            None => continue,
+                        },
+                        None => None,
+                    };
                     // Only map-list items correlate, by key (5.7).
                     let item_old = match (&s.list_kind, old_items) {
                         (ListKind::Map(keys), Some((old_raw, old_list))) => {
                             index.find(item_raw, old_raw, keys).and_then(|j| {
                                 Some(Old {
                                     raw: old_raw.get(j)?,
-                                    value: old_list.items.get(j)?,
+                                    value: match old_list {
+                                        Some(l) => Some(l.get(j)?),
+                                        None => None,
+                                    },
                                 })
                             })
                         }
@@ -186,31 +237,50 @@ impl Walk<'_> {
                     }
                 }
             }
-            (crate::model::Type::Object, Json::Object(fields), Value::Map(map)) => {
+            (crate::model::Type::Object, Json::Object(fields)) => {
+                let map = match value {
+                    Some(Value::Map(m)) => Some(m),
+                    Some(_) => return,
+                    None => None,
+                };
                 let old_fields = old.and_then(|o| match (o.raw, o.value) {
-                    (Json::Object(r), Value::Map(m)) => Some((r, m)),
+                    (Json::Object(r), Some(Value::Map(m))) => Some((r, Some(m))),
+                    (Json::Object(r), None) => Some((r, None)),
                     _ => None,
                 });
+                // A child's value, and its correlated old one (`None` from `child`: the
+                // conversion hid the child, and it is not walked).
+                let child = |k: &str| -> Option<Option<&Value>> {
+                    match map {
+                        Some(m) => m.get_str(k).map(Some),
+                        None => Some(None),
+                    }
+                };
+                let child_old = |k: &str| {
+                    old_fields.and_then(|(r, m)| {
+                        Some(Old {
+                            raw: r.get(k).filter(|v| !v.is_null())?,
+                            value: match m {
+                                Some(m) => Some(m.get_str(k)?),
+                                None => None,
+                            },
+                        })
+                    })
+                };
                 if let Some(values) = s.additional_properties.as_deref()
                     && values.rules_below
                     && s.properties.is_empty()
                 {
                     for (k, child_raw) in fields {
-                        let Some(child_value) = map.get_str(k) else {
+                        let Some(child_value) = child(k) else {
                             continue;
                         };
-                        let child_old = old_fields.and_then(|(r, m)| {
-                            Some(Old {
-                                raw: r.get(k).filter(|v| !v.is_null())?,
-                                value: m.get_str(k)?,
-                            })
-                        });
                         self.node(
                             values,
                             &Path::Key(path, k),
                             child_raw,
                             child_value,
-                            child_old,
+                            child_old(k),
                             Some(unchanged),
                             false,
                             false,
@@ -227,15 +297,9 @@ impl Walk<'_> {
                     if !child_schema.rules_below {
                         continue;
                     }
-                    let Some(child_value) = map.get_str(k) else {
+                    let Some(child_value) = child(k) else {
                         continue;
                     };
-                    let child_old = old_fields.and_then(|(r, m)| {
-                        Some(Old {
-                            raw: r.get(k).filter(|v| !v.is_null())?,
-                            value: m.get_str(k)?,
-                        })
-                    });
                     // apiVersion and kind right under the root are never ratcheted (5.9).
                     let type_meta = at_root && (k == "apiVersion" || k == "kind");
                     self.node(
@@ -243,7 +307,7 @@ impl Walk<'_> {
                         &Path::Child(path, k),
                         child_raw,
                         child_value,
-                        child_old,
+                        child_old(k),
                         Some(unchanged),
                         false,
                         type_meta,
@@ -299,17 +363,20 @@ impl Walk<'_> {
                 }
             };
             let transition = program.uses_old_self();
+            // The old value is converted wherever a rule or message reads `oldSelf`; a rule that
+            // does not read it only needs to know whether there is one.
+            let old_value = old.map(|o| o.value.unwrap_or(&Value::Null));
             let optional_old = if rule.optional_old_self {
-                Some(match old {
-                    Some(o) => Value::some(o.value.clone()),
+                Some(match old_value {
+                    Some(o) => Value::some(o.clone()),
                     None => Value::Optional(None),
                 })
             } else {
                 None
             };
-            let old_self = match (&optional_old, old) {
+            let old_self = match (&optional_old, old_value) {
                 (Some(v), _) => Some(v),
-                (None, Some(o)) => Some(o.value),
+                (None, Some(o)) => Some(o),
                 (None, None) => None,
             };
             if transition && old_self.is_none() {
@@ -500,12 +567,27 @@ const SCAN_UP_TO: usize = 32;
 
 impl OldIndex {
     fn find(&mut self, item: &Json, old: &[Json], keys: &[std::sync::Arc<str>]) -> Option<usize> {
-        let want = key_fields(item, keys)?;
         if old.len() <= SCAN_UP_TO {
-            return old
-                .iter()
-                .position(|o| key_fields(o, keys).is_some_and(|k| k == want));
+            // Without allocating: the item's key fields, compared in place.
+            let Json::Object(fields) = item else {
+                return None;
+            };
+            fn key<'j>(o: &'j serde_json::Map<String, Json>, k: &str) -> Option<&'j Json> {
+                o.get(k)
+                    .filter(|v| matches!(v, Json::Bool(_) | Json::Number(_) | Json::String(_)))
+            }
+            if keys.iter().any(|k| key(fields, k).is_none()) {
+                return None;
+            }
+            return old.iter().position(|o| {
+                let Json::Object(o) = o else {
+                    return false;
+                };
+                keys.iter()
+                    .all(|k| key(o, k).is_some_and(|v| Some(v) == fields.get(&**k)))
+            });
         }
+        let want = key_fields(item, keys)?;
         let index = self.built.get_or_insert_with(|| {
             let mut m = HashMap::new();
             for (j, o) in old.iter().enumerate() {
