@@ -153,6 +153,9 @@ pub struct Program {
     root: usize,
     slots: usize,
     uses_old_self: bool,
+    /// The fields `self` is selected by, when it is only ever used as `self.f` / `has(self.f)`
+    /// (then the rest of the node's value is never read); `None` when `self` is used whole.
+    self_fields: Option<Vec<Box<str>>>,
 }
 
 /// The result of one evaluation.
@@ -184,7 +187,14 @@ impl Program {
             root,
             slots: p.slots,
             uses_old_self: p.uses_old_self,
+            self_fields: self_fields(ast),
         })
+    }
+
+    /// The fields of `self` the expression reads, when it reads `self` only through field
+    /// selections (`self.f`, `has(self.f)`); `None` when it uses `self` as a whole value.
+    pub fn self_fields(&self) -> Option<&[Box<str>]> {
+        self.self_fields.as_deref()
     }
 
     /// Parses and plans `source` (already checked against its schema).
@@ -209,12 +219,12 @@ impl Program {
         }
         let (mut frame, stack) = BUFFERS.with(|f| std::mem::take(&mut *f.borrow_mut()));
         frame.clear();
-        frame.push(this.clone());
-        frame.push(old_self.cloned().unwrap_or(Value::Null));
         // Comprehension slots (`resize` would clone `Null` through the generic path).
-        frame.extend((2..self.slots).map(|_| Value::Null));
+        frame.extend((0..self.slots).map(|_| Value::Null));
         let mut ev = Evaluator {
             ops: &self.ops,
+            this,
+            old_self: old_self.unwrap_or(&Value::Null),
             frame,
             stack,
             cost: 0,
@@ -244,6 +254,28 @@ impl Program {
             },
         }
     }
+}
+
+/// See [`Program::self_fields`]. Every node of the expression counts, planned or folded away,
+/// so the answer can only over-approximate what evaluation reads.
+fn self_fields(ast: &Ast<'_>) -> Option<Vec<Box<str>>> {
+    let is_self = |i: u32| matches!(ast.node(i).expr, Expr::Ident(s) if ast.str(s) == b"self");
+    let mut selected = vec![false; ast.len()];
+    let mut fields: Vec<Box<str>> = Vec::new();
+    for i in 0..ast.len() as u32 {
+        if let Expr::Select { operand, field, .. } = ast.node(i).expr
+            && is_self(operand)
+        {
+            selected[operand as usize] = true;
+            let f = ast.text_str(field);
+            if !fields.iter().any(|g| &**g == f) {
+                fields.push(f.into());
+            }
+        }
+    }
+    (0..ast.len() as u32)
+        .all(|i| !is_self(i) || selected[i as usize])
+        .then_some(fields)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -433,6 +465,8 @@ impl Planner<'_, '_> {
                 if all_const {
                     let mut ev = Evaluator {
                         ops: &self.ops,
+                        this: &Value::Null,
+                        old_self: &Value::Null,
                         frame: Vec::new(),
                         stack: Vec::new(),
                         cost: 0,
@@ -695,6 +729,11 @@ fn set_contains(set: &[Value], v: &Value) -> bool {
 
 struct Evaluator<'p> {
     ops: &'p [Op],
+    /// `self` and `oldSelf` (`Null` when there is none), borrowed: a clone per evaluation is
+    /// an atomic increment and decrement.
+    this: &'p Value,
+    old_self: &'p Value,
+    /// Comprehension variables (slots below 2 are `self`'s and `oldSelf`'s, unused here).
     frame: Vec<Value>,
     /// Call arguments being evaluated (see `Op::Call`).
     stack: Vec<Value>,
@@ -711,6 +750,15 @@ fn no_such_overload() -> Value {
 }
 
 impl Evaluator<'_> {
+    /// The value of variable `slot`.
+    fn var(&self, slot: usize) -> &Value {
+        match slot {
+            SELF => self.this,
+            OLD_SELF => self.old_self,
+            _ => &self.frame[slot],
+        }
+    }
+
     fn charge(&mut self, n: u64) -> Step<()> {
         self.cost = self.cost.saturating_add(n);
         if self.cost > self.limit {
@@ -1064,14 +1112,41 @@ impl Evaluator<'_> {
     /// Resolves an attribute: its base, then each qualifier, charging 1 for the attribute (when
     /// `charge_base`) and 1 per qualifier applied.
     fn attr(&mut self, base: &Base, quals: &[Qual], test: bool, charge_base: bool) -> Step<Value> {
+        let n = quals.len();
+        // Field selections on a variable (`self.spec.replicas`) walk it by reference, so only
+        // the selected value is cloned (a clone of a map or list is an atomic increment).
+        let mut start = 0;
         let mut value = match base {
-            Base::Var(slot) => self.frame[*slot].clone(),
+            Base::Var(slot) => {
+                let mut cur = self.var(*slot);
+                while start < n && !(test && start + 1 == n) {
+                    let q = &quals[start];
+                    let next = match (&q.kind, cur) {
+                        (QualKind::Field { raw, property }, Value::Map(m)) if !q.optional => {
+                            let name = if m.object {
+                                property.as_deref()
+                            } else {
+                                Some(&**raw)
+                            };
+                            name.and_then(|n| m.get_str(n))
+                        }
+                        _ => None,
+                    };
+                    match next {
+                        Some(v) if !matches!(v, Value::Error(_)) => cur = v,
+                        _ => break,
+                    }
+                    start += 1;
+                }
+                let value = cur.clone();
+                self.charge(start as u64)?;
+                value
+            }
             Base::Op(op) => self.eval(*op)?,
         };
         // has() pays for its qualifiers only.
         let charge_base = charge_base && !test;
-        let n = quals.len();
-        for (k, q) in quals.iter().enumerate() {
+        for (k, q) in quals.iter().enumerate().skip(start) {
             if let Value::Error(_) = value {
                 break;
             }

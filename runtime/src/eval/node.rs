@@ -59,6 +59,10 @@ pub struct SchemaNode {
     /// Whether this node or a descendant has a rule that reads `oldSelf`: on update, only
     /// these parts of the old object are needed.
     pub(crate) transition_below: bool,
+    /// The properties this node's own rules read, when they read `self` only through field
+    /// selections (the typed fast path then builds only those); `None`: a rule sees the whole
+    /// value.
+    pub(crate) selected: Option<Vec<usize>>,
 }
 
 impl SchemaNode {
@@ -112,6 +116,7 @@ impl SchemaNode {
             bounds: None,
             transition: false,
             transition_below: false,
+            selected: None,
         };
         visit(schema, resource, &mut node);
         // A messageExpression may read `oldSelf` too.
@@ -122,6 +127,7 @@ impl SchemaNode {
             };
             reads(&r.program) || r.message_program.as_ref().is_some_and(reads)
         });
+        node.selected = selected_properties(&node, resource);
         node.transition_below = node.transition
             || node.properties.iter().any(|(_, p)| p.transition_below)
             || node.items.as_ref().is_some_and(|i| i.transition_below)
@@ -165,4 +171,37 @@ impl SchemaNode {
     pub fn type_name(&self) -> &'static str {
         self.ty.as_openapi().unwrap_or("")
     }
+}
+
+/// [`SchemaNode::selected`]: the union of the fields every rule and message expression of the
+/// node selects, for objects with declared properties only (maps, resource roots and anything
+/// unusual count as read whole).
+fn selected_properties(node: &SchemaNode, resource: bool) -> Option<Vec<usize>> {
+    if node.rules.is_empty() {
+        return Some(Vec::new());
+    }
+    if resource
+        || node.embedded_resource
+        || node.ty != Type::Object
+        || node.properties.is_empty()
+        || node.additional_properties.is_some()
+    {
+        return None;
+    }
+    let mut out = Vec::new();
+    for rule in &node.rules {
+        let programs = std::iter::once(&rule.program).chain(rule.message_program.as_ref());
+        for program in programs {
+            for field in program.as_ref().ok()?.self_fields()? {
+                let i = node
+                    .properties
+                    .iter()
+                    .position(|(p, _)| super::value::name_eq(p, field))?;
+                if !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        }
+    }
+    Some(out)
 }

@@ -64,9 +64,12 @@ impl Build {
     /// The mode of a node whose parent is built `self`.
     fn child(self, node: &SchemaNode, old: bool) -> Build {
         let (here, below) = needs(node, old);
-        if self == Build::Full || here {
+        // Rules that only select fields of `self` see just those (kept like a skeleton's);
+        // the old object is built whole where a transition rule reads it.
+        let whole = here && (old || node.selected.is_none());
+        if self == Build::Full || whole {
             Build::Full
-        } else if below {
+        } else if here || below {
             Build::Skeleton
         } else {
             Build::Nothing
@@ -236,7 +239,7 @@ impl<'a> Node<'a> {
         Ok(Obj {
             ranks: [0; RANKED],
             ranked: values.is_none(),
-            seen: vec![false; self.n.properties.len()],
+            seen: Seen::new(self.n.properties.len()),
             entries: if self.build == Build::Nothing {
                 Vec::new()
             } else {
@@ -563,11 +566,46 @@ seq_impl!(SerializeSeq: serialize_element, SerializeTuple: serialize_element,
 /// Entries ordered by rank (above, by name).
 const RANKED: usize = 32;
 
+/// The declared properties written so far: a bit mask (no allocation) up to 64 properties.
+enum Seen {
+    Mask(u64),
+    Many(Vec<bool>),
+}
+
+impl Seen {
+    fn new(properties: usize) -> Seen {
+        if properties <= 64 {
+            Seen::Mask(0)
+        } else {
+            Seen::Many(vec![false; properties])
+        }
+    }
+
+    /// Marks property `i`; whether it was already written.
+    fn insert(&mut self, i: usize) -> bool {
+        match self {
+            Seen::Mask(m) => {
+                let was = *m & (1 << i) != 0;
+                *m |= 1 << i;
+                was
+            }
+            Seen::Many(v) => std::mem::replace(&mut v[i], true),
+        }
+    }
+
+    fn has(&self, i: usize) -> bool {
+        match self {
+            Seen::Mask(m) => *m & (1 << i) != 0,
+            Seen::Many(v) => v[i],
+        }
+    }
+}
+
 /// An object or map being serialized.
 struct Obj<'a> {
     node: Node<'a>,
     /// Declared properties already written.
-    seen: Vec<bool>,
+    seen: Seen,
     entries: Vec<(Key, Value)>,
     /// The JSON key order rank of each entry while every entry is a declared property (up to
     /// [`RANKED`] of them), to put them in JSON order without comparing strings.
@@ -602,12 +640,14 @@ impl Obj<'_> {
         }
         let n = self.node.n;
         if let Some(i) = n.properties.iter().position(|(p, _)| name_eq(p, k)) {
-            if std::mem::replace(&mut self.seen[i], true) {
+            if self.seen.insert(i) {
                 return Err(Defer);
             }
             let (name, child) = &n.properties[i];
             let mut node = self.node.child(child)?;
-            let is_key = self.node.keys.iter().any(|key| **key == *k);
+            // Map-list key fields, and the fields this node's rules select (new object only).
+            let is_key = self.node.keys.iter().any(|key| **key == *k)
+                || (self.node.check && n.selected.as_ref().is_some_and(|sel| sel.contains(&i)));
             if self.node.build == Build::Skeleton && is_key {
                 node.build = Build::Full;
             }
@@ -683,7 +723,7 @@ impl Obj<'_> {
     fn finish(mut self) -> Result<Out, Defer> {
         let b = self.node.b;
         if self.node.check
-            && (!b.properties_ok(self.count) || b.required.iter().any(|&i| !self.seen[i]))
+            && (!b.properties_ok(self.count) || b.required.iter().any(|&i| !self.seen.has(i)))
         {
             return Err(Defer);
         }
@@ -1368,9 +1408,63 @@ mod tests {
             ["spec"],
             "metadata, apiVersion and kind are not built"
         );
+        // The spec's rules read `self.ports` and `self.weight` only: just those are built, each
+        // as the JSON conversion builds it.
+        let Some(Value::Map(spec)) = root.get_str("spec") else {
+            panic!("spec")
+        };
+        let keys: Vec<String> = spec.entries().iter().map(|(k, _)| k.to_string()).collect();
+        assert_eq!(keys, ["ports", "weight"]);
+        let json = serde_json::to_value(&o).unwrap();
+        let Value::Map(want) = to_value(&json["spec"], v.root.property("spec").unwrap(), false)
+        else {
+            panic!("spec")
+        };
+        for (k, got) in spec.entries() {
+            assert!(same(got, want.get(k).unwrap()), "{k}");
+        }
+    }
+
+    #[test]
+    fn a_rule_that_uses_self_whole_sees_every_field() {
+        const WHOLE_RULES: [Rule<'static>; 1] = [Rule::new("self != oldSelf || self.weight > 0.0")];
+        const WHOLE: Schema<'static> = Schema {
+            properties: &SPEC_PROPS,
+            validations: Rules::new(&WHOLE_RULES),
+            ..Schema::of(Type::Object)
+        };
+        for (rule, selected) in [
+            ("self.a == self.b && has(self.c)", Some(vec!["a", "b", "c"])),
+            ("self.x.all(i, i > 0)", Some(vec!["x"])),
+            ("self == oldSelf", None),
+            ("self.?a.orValue(1) == 1", None),
+            ("size(self) > 0", None),
+            ("[self].size() > 0 && self.a == 1", None),
+            ("1 == 1", Some(vec![])),
+        ] {
+            let p = crate::eval::interp::Program::compile(rule).unwrap();
+            let got = p
+                .self_fields()
+                .map(|f| f.iter().map(|s| &**s).collect::<Vec<_>>());
+            assert_eq!(got, selected, "{rule}");
+        }
+        let props = [Property {
+            name: "spec",
+            required: true,
+            schema: &WHOLE,
+        }];
+        let root = Schema {
+            properties: &props,
+            ..Schema::of(Type::Object)
+        };
+        let v = Validator::from_model(&root, true);
+        let o = base();
+        let Some(Value::Map(built)) = serialize(&o, &v.root, true, true).unwrap() else {
+            panic!("a skeleton root")
+        };
         let json = serde_json::to_value(&o).unwrap();
         let want = to_value(&json["spec"], v.root.property("spec").unwrap(), false);
-        assert!(same(root.get_str("spec").unwrap(), &want));
+        assert!(same(built.get_str("spec").unwrap(), &want));
     }
 
     /// Objects the fast path must not call valid: each breaks one check or rule.

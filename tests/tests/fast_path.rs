@@ -1,0 +1,175 @@
+//! The typed fast path (`CelValidate::validate` without JSON) never changes a verdict: on random
+//! values of a type with every kind of schema node, bound and rule (rules that select fields and
+//! rules that use `self` whole, transition rules, map and set lists), `validate` and
+//! `validate_update` agree with the JSON path (`Validator::validate_request` on the serialized
+//! object), errors and messages included.
+
+use crd_cel::validate::Validator;
+use crd_cel::{CelSchema, CelValidate};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A port: a rule selecting two fields, and a rule on a field.
+#[derive(CelValidate, Serialize, Clone, Debug)]
+#[cel(
+    rule = "self.port >= 1 && self.port <= 100",
+    message_expression = "'port ' + self.name + ' is out of range'"
+)]
+struct Port {
+    #[schemars(length(max = 4))]
+    #[cel(rule = "self.matches('^[a-z]+$')", message = "lowercase")]
+    name: String,
+    port: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 3))]
+    protocol: Option<String>,
+}
+
+/// A rule that uses `self` whole (a transition rule) and one that selects.
+#[derive(CelValidate, Serialize, Clone, Debug)]
+#[cel(
+    rule = "self == oldSelf || self.n >= 0",
+    message = "n may only change to >= 0"
+)]
+#[cel(rule = "self.s != 'no'")]
+struct Inner {
+    n: i64,
+    #[schemars(length(max = 3))]
+    s: String,
+}
+
+/// Field-selecting rules with comprehensions, optional fields, lists of each type, a map.
+#[derive(CelValidate, Serialize, Clone, Debug)]
+#[cel(rule = "self.min <= self.max", message = "min must not exceed max")]
+#[cel(rule = "!has(self.label) || self.label != 'bad'")]
+#[cel(rule = "self.ports.all(p, p.port != self.min)")]
+#[cel(rule = "self.tags.size() <= 3 || self.labels.size() == 0")]
+#[serde(rename_all = "camelCase")]
+struct Spec {
+    min: i64,
+    max: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 4))]
+    label: Option<String>,
+    #[cel(list_type = "map", list_map_keys = ["name"], max_items = 4)]
+    ports: Vec<Port>,
+    #[cel(list_type = "set")]
+    tags: Vec<i64>,
+    #[cel(max_properties = 2)]
+    #[cel(rule = "self.all(k, k != 'x')")]
+    labels: BTreeMap<String, String>,
+    #[cel(rule = "self == oldSelf", message = "tier is immutable")]
+    tier: String,
+    inner: Inner,
+}
+
+fn arb_port() -> impl Strategy<Value = Port> {
+    (
+        prop_oneof![
+            6 => "[a-h]{1,3}".boxed(),
+            1 => Just("B".to_owned()).boxed(),
+            1 => Just("abcde".to_owned()).boxed(),
+        ],
+        prop_oneof![8 => Just(5i64), 2 => Just(1), 2 => Just(100), 1 => Just(0), 1 => Just(101)],
+        prop::option::of(prop_oneof![6 => Just("tcp"), 1 => Just("sctp")]),
+    )
+        .prop_map(|(name, port, protocol)| Port {
+            name,
+            port,
+            protocol: protocol.map(Into::into),
+        })
+}
+
+fn arb_spec() -> impl Strategy<Value = Spec> {
+    (
+        (0i64..4, prop_oneof![8 => 0i64..3, 1 => Just(-1)]),
+        prop::option::of(prop_oneof![8 => Just("ok"), 1 => Just("bad"), 1 => Just("toolong")]),
+        prop::collection::vec(arb_port(), 0..4),
+        prop_oneof![
+            6 => prop::collection::btree_set(0i64..6, 0..5)
+                .prop_map(|s| s.into_iter().collect::<Vec<_>>())
+                .boxed(),
+            1 => Just(vec![1, 1]).boxed(),
+        ],
+        prop::collection::btree_map(
+            prop_oneof![6 => Just("a"), 6 => Just("b"), 2 => Just("c"), 1 => Just("x")],
+            Just("v"),
+            0..3,
+        ),
+        prop_oneof![Just("gold"), Just("iron")],
+        (
+            prop_oneof![6 => 0i64..2, 1 => Just(-1)],
+            prop_oneof![8 => Just("s"), 1 => Just("no"), 1 => Just("long")],
+        ),
+    )
+        .prop_map(
+            |((min, delta), label, ports, tags, labels, tier, (n, s))| Spec {
+                min,
+                max: min + delta,
+                label: label.map(Into::into),
+                ports,
+                tags,
+                labels: labels
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .collect(),
+                tier: tier.into(),
+                inner: Inner { n, s: s.into() },
+            },
+        )
+}
+
+/// The JSON path's verdict: the errors as text, empty when valid.
+fn by_json(v: &Validator, new: &Spec, old: Option<&Spec>) -> String {
+    let new = serde_json::to_value(new).unwrap();
+    let old = old.map(|o| serde_json::to_value(o).unwrap());
+    let out = v.validate_request(&new, old.as_ref(), false, false);
+    if out.errors.is_empty() {
+        String::new()
+    } else {
+        out.errors.to_string()
+    }
+}
+
+fn text(r: Result<(), crd_cel::ValidationErrors>) -> String {
+    r.err().map(|e| e.to_string()).unwrap_or_default()
+}
+
+#[test]
+fn typed_validation_agrees_with_the_json_path() {
+    let v = Validator::from_model(&<Spec as CelSchema>::MODEL, false);
+    let mut runner = TestRunner::new(Config {
+        cases: 1500,
+        ..Config::default()
+    });
+    let valid = std::cell::Cell::new([0usize; 2]);
+    let invalid = std::cell::Cell::new([0usize; 2]);
+    runner
+        .run(&(arb_spec(), arb_spec()), |(new, old)| {
+            for (i, old) in [None, Some(&old)].into_iter().enumerate() {
+                let want = by_json(&v, &new, old);
+                let got = match old {
+                    None => text(new.validate()),
+                    Some(o) => text(new.validate_update(o)),
+                };
+                prop_assert_eq!(&got, &want, "update: {}", old.is_some());
+                let counts = if want.is_empty() { &valid } else { &invalid };
+                let mut c = counts.get();
+                c[i] += 1;
+                counts.set(c);
+            }
+            Ok(())
+        })
+        .unwrap();
+    // The generator must reach both verdicts on create and on update, or the test proves little.
+    for (i, what) in ["create", "update"].iter().enumerate() {
+        assert!(
+            valid.get()[i] >= 50 && invalid.get()[i] >= 50,
+            "{what}: {} valid, {} invalid cases",
+            valid.get()[i],
+            invalid.get()[i]
+        );
+    }
+}
