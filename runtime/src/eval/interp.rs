@@ -103,6 +103,12 @@ enum Op {
         function: &'static Function,
         args: Vec<usize>,
     },
+    /// A call of two arguments (`_<=_`, `contains`, ...): as `Call`, with the arguments held
+    /// in place instead of on the shared stack.
+    Call2 {
+        function: &'static Function,
+        args: [usize; 2],
+    },
     Eq(usize, usize),
     Ne(usize, usize),
     And(usize, usize),
@@ -126,9 +132,8 @@ enum Op {
     Matches {
         target: usize,
         regex: Arc<::regex::Regex>,
-        /// The pattern, for the call's cost (`matches`' own cost function).
-        pattern: Value,
-        function: &'static Function,
+        /// The pattern's size, for the call's cost (`matches`' own cost function).
+        pattern_size: u64,
     },
     Fold(Fold),
 }
@@ -639,12 +644,11 @@ impl Planner<'_, '_> {
             && let Op::Const(Value::String(p)) = &self.ops[ops[1]]
             && let Ok(regex) = functions::compiled_regex(p)
         {
-            let pattern = Value::String(p.clone());
+            let pattern_size = Value::String(p.clone()).cost_size();
             return Ok(self.push(Op::Matches {
                 target: ops[0],
                 regex,
-                pattern,
-                function,
+                pattern_size,
             }));
         }
         // cel-go folds type conversions of constants when it plans the program.
@@ -654,6 +658,15 @@ impl Planner<'_, '_> {
                 Ok(v) => Ok(self.push(Op::Const(v))),
                 Err(e) => Err(PlanError { message: e.message }),
             };
+        }
+        // `_+_` stays a `Call`: comprehension folds recognise accumulation by it.
+        if let [a, b] = ops[..]
+            && function.name != "_+_"
+        {
+            return Ok(self.push(Op::Call2 {
+                function,
+                args: [a, b],
+            }));
         }
         Ok(self.push(Op::Call {
             function,
@@ -749,7 +762,40 @@ fn no_such_overload() -> Value {
     err(EvalError::no_such_overload())
 }
 
-impl Evaluator<'_> {
+impl<'p> Evaluator<'p> {
+    /// `self.a.b` / `oldSelf.a` resolved in place, with what evaluating it would charge; `None`
+    /// when `op` is anything else or does not resolve to a value (evaluate it then).
+    fn attr_ref(&self, op: usize) -> Option<(&'p Value, u64)> {
+        let Op::Attr {
+            base: Base::Var(slot @ (SELF | OLD_SELF)),
+            quals,
+            test: false,
+        } = &self.ops[op]
+        else {
+            return None;
+        };
+        let mut cur = if *slot == SELF {
+            self.this
+        } else {
+            self.old_self
+        };
+        for q in quals {
+            cur = match (&q.kind, cur) {
+                (QualKind::Field { raw, property }, Value::Map(m)) if !q.optional => {
+                    let name = if m.object {
+                        property.as_deref()
+                    } else {
+                        Some(&**raw)
+                    };
+                    m.get_str(name?)?
+                }
+                _ => return None,
+            };
+        }
+        // One per qualifier and one for the variable, as `attr` charges.
+        (!matches!(cur, Value::Error(_))).then_some((cur, quals.len() as u64 + 1))
+    }
+
     /// The value of variable `slot`.
     fn var(&self, slot: usize) -> &Value {
         match slot {
@@ -806,6 +852,24 @@ impl Evaluator<'_> {
                     }
                 };
                 self.stack.truncate(base);
+                self.charge(cost)?;
+                Ok(result)
+            }
+            Op::Call2 { function, args } => {
+                let (function, [a, b]) = (*function, *args);
+                let vals = [self.eval(a)?, self.eval(b)?];
+                let (result, cost) = match vals.iter().find(|v| matches!(v, Value::Error(_))) {
+                    Some(e) => (e.clone(), function.cost_of(&vals, e)),
+                    None => {
+                        let result = match (function.call)(&vals) {
+                            Ok(v) => v,
+                            Err(e) => err(e),
+                        };
+                        let cost = function.cost_of(&vals, &result);
+                        (result, cost)
+                    }
+                };
+                drop(vals);
                 self.charge(cost)?;
                 Ok(result)
             }
@@ -903,16 +967,27 @@ impl Evaluator<'_> {
             Op::Matches {
                 target,
                 regex,
-                pattern,
-                function,
+                pattern_size,
             } => {
-                let v = self.eval(*target)?;
-                let result = match &v {
-                    Value::String(s) => Value::Bool(regex.is_match(s)),
+                let (target, regex, pattern_size) = (*target, regex.clone(), *pattern_size);
+                let owned;
+                // `self.name.matches(..)` reads the string in place.
+                let v = match self.attr_ref(target) {
+                    Some((v, cost)) => {
+                        self.charge(cost)?;
+                        v
+                    }
+                    None => {
+                        owned = self.eval(target)?;
+                        &owned
+                    }
+                };
+                let result = match v {
+                    Value::String(s) => Value::Bool(regex.is_match(&s[..])),
                     Value::Error(_) => v.clone(),
                     _ => no_such_overload(),
                 };
-                let cost = function.cost_of(&[v, pattern.clone()], &result);
+                let cost = super::stdlib::matches_cost_of(v, pattern_size);
                 self.charge(cost)?;
                 Ok(result)
             }

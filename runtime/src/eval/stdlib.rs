@@ -353,11 +353,20 @@ fn prefix_cost(args: &[Value], _: &Value) -> u64 {
 }
 
 fn matches_cost(args: &[Value], _: &Value) -> u64 {
-    if !matches!(args.first(), Some(Value::String(_))) {
+    match args.first() {
+        Some(target) => matches_cost_of(target, size_of(args.get(1))),
+        None => 1,
+    }
+}
+
+/// `matches`' cost from its target and the size of its pattern (planned programs know the
+/// size of a constant pattern in advance).
+pub(crate) fn matches_cost_of(target: &Value, pattern_size: u64) -> u64 {
+    if !matches!(target, Value::String(_)) {
         return 1;
     }
-    let s = ((1.0 + size_of(args.first()) as f64) * STRING_TRAVERSAL_FACTOR).ceil() as u64;
-    let r = traversal_cost(size_of(args.get(1)), REGEX_LENGTH_FACTOR);
+    let s = ((1.0 + target.cost_size() as f64) * STRING_TRAVERSAL_FACTOR).ceil() as u64;
+    let r = traversal_cost(pattern_size, REGEX_LENGTH_FACTOR);
     s.saturating_mul(r)
 }
 

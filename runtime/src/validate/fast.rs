@@ -609,7 +609,7 @@ struct Obj<'a> {
     entries: Vec<(Key, Value)>,
     /// The JSON key order rank of each entry while every entry is a declared property (up to
     /// [`RANKED`] of them), to put them in JSON order without comparing strings.
-    ranks: [u32; RANKED],
+    ranks: [u8; RANKED],
     ranked: bool,
     /// Undeclared keys written (duplicates would merge in JSON and change the counts).
     undeclared: Vec<String>,
@@ -664,7 +664,11 @@ impl Obj<'_> {
             match v.serialize(node)? {
                 Out::Value(v) if keep => {
                     match self.ranks.get_mut(self.entries.len()) {
-                        Some(r) => *r = self.node.b.rank.get(i).copied().ok_or(Defer)?,
+                        Some(r) => match self.node.b.rank.get(i).map(|&x| u8::try_from(x)) {
+                            Some(Ok(x)) => *r = x,
+                            Some(Err(_)) => self.ranked = false,
+                            None => return Err(Defer),
+                        },
                         None => self.ranked = false,
                     }
                     self.entries.push((Key::String(name.clone()), v));
