@@ -103,6 +103,11 @@ enum Op {
         function: &'static Function,
         args: Vec<usize>,
     },
+    /// A call of one argument (`size`, `!_`, ...): as `Call`, without the shared stack.
+    Call1 {
+        function: &'static Function,
+        arg: usize,
+    },
     /// A call of two arguments (`_<=_`, `contains`, ...): as `Call`, with the arguments held
     /// in place instead of on the shared stack.
     Call2 {
@@ -158,6 +163,9 @@ pub struct Program {
     root: usize,
     slots: usize,
     uses_old_self: bool,
+    /// Whether evaluation needs the variable frame or the argument stack (comprehensions,
+    /// calls of three or more arguments); other programs run without touching them.
+    buffers: bool,
     /// The fields `self` is selected by, when it is only ever used as `self.f` / `has(self.f)`
     /// (then the rest of the node's value is never read); `None` when `self` is used whole.
     self_fields: Option<Vec<Box<str>>>,
@@ -187,7 +195,9 @@ impl Program {
             uses_old_self: false,
         };
         let root = p.plan(ast.root())?;
+        let buffers = p.slots > 2 || p.ops.iter().any(|o| matches!(o, Op::Call { .. }));
         Ok(Program {
+            buffers,
             ops: p.ops,
             root,
             slots: p.slots,
@@ -222,6 +232,19 @@ impl Program {
             static BUFFERS: std::cell::RefCell<(Vec<Value>, Vec<Value>)> =
                 const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
         }
+        if !self.buffers {
+            let mut ev = Evaluator {
+                ops: &self.ops,
+                this,
+                old_self: old_self.unwrap_or(&Value::Null),
+                frame: Vec::new(),
+                stack: Vec::new(),
+                cost: 0,
+                limit,
+            };
+            let outcome = ev.eval(self.root);
+            return Evaluation::of(outcome, ev.cost);
+        }
         let (mut frame, stack) = BUFFERS.with(|f| std::mem::take(&mut *f.borrow_mut()));
         frame.clear();
         // Comprehension slots (`resize` would clone `Null` through the generic path).
@@ -241,23 +264,21 @@ impl Program {
         frame.clear();
         stack.clear();
         BUFFERS.with(|f| *f.borrow_mut() = (frame, stack));
-        match outcome {
-            Ok(Value::Error(e)) => Evaluation {
-                result: Err((*e).clone()),
-                cost: ev.cost,
-            },
-            Ok(v) => Evaluation {
-                result: Ok(v),
-                cost: ev.cost,
-            },
-            Err(LimitExceeded) => Evaluation {
-                result: Err(EvalError {
-                    kind: ErrorKind::CostLimit,
-                    message: "operation cancelled: actual cost limit exceeded".into(),
-                }),
-                cost: ev.cost,
-            },
-        }
+        Evaluation::of(outcome, ev.cost)
+    }
+}
+
+impl Evaluation {
+    fn of(outcome: Step<Value>, cost: u64) -> Evaluation {
+        let result = match outcome {
+            Ok(Value::Error(e)) => Err((*e).clone()),
+            Ok(v) => Ok(v),
+            Err(LimitExceeded) => Err(EvalError {
+                kind: ErrorKind::CostLimit,
+                message: "operation cancelled: actual cost limit exceeded".into(),
+            }),
+        };
+        Evaluation { result, cost }
     }
 }
 
@@ -659,6 +680,9 @@ impl Planner<'_, '_> {
                 Err(e) => Err(PlanError { message: e.message }),
             };
         }
+        if let [arg] = ops[..] {
+            return Ok(self.push(Op::Call1 { function, arg }));
+        }
         // `_+_` stays a `Call`: comprehension folds recognise accumulation by it.
         if let [a, b] = ops[..]
             && function.name != "_+_"
@@ -852,6 +876,24 @@ impl<'p> Evaluator<'p> {
                     }
                 };
                 self.stack.truncate(base);
+                self.charge(cost)?;
+                Ok(result)
+            }
+            Op::Call1 { function, arg } => {
+                let function = *function;
+                let vals = [self.eval(*arg)?];
+                let (result, cost) = match &vals[0] {
+                    e @ Value::Error(_) => (e.clone(), function.cost_of(&vals, e)),
+                    _ => {
+                        let result = match (function.call)(&vals) {
+                            Ok(v) => v,
+                            Err(e) => err(e),
+                        };
+                        let cost = function.cost_of(&vals, &result);
+                        (result, cost)
+                    }
+                };
+                drop(vals);
                 self.charge(cost)?;
                 Ok(result)
             }
