@@ -40,12 +40,15 @@ struct Inner {
     s: String,
 }
 
-/// Field-selecting rules with comprehensions, optional fields, lists of each type, a map.
+/// Rules that read fields, fields of list items (through comprehensions) and nested fields;
+/// optional fields, lists of each type, a map.
 #[derive(CelValidate, Serialize, Clone, Debug)]
 #[cel(rule = "self.min <= self.max", message = "min must not exceed max")]
 #[cel(rule = "!has(self.label) || self.label != 'bad'")]
 #[cel(rule = "self.ports.all(p, p.port != self.min)")]
 #[cel(rule = "self.tags.size() <= 3 || self.labels.size() == 0")]
+#[cel(rule = "self.inner.n >= 0 || !self.ports.exists(p, p.protocol == 'sctp')")]
+#[cel(rule = "self.ports.map(p, p.port).all(x, x != 101) || self.inner.s == 's'")]
 #[serde(rename_all = "camelCase")]
 struct Spec {
     min: i64,

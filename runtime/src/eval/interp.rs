@@ -166,9 +166,8 @@ pub struct Program {
     /// Whether evaluation needs the variable frame or the argument stack (comprehensions,
     /// calls of three or more arguments); other programs run without touching them.
     buffers: bool,
-    /// The fields `self` is selected by, when it is only ever used as `self.f` / `has(self.f)`
-    /// (then the rest of the node's value is never read); `None` when `self` is used whole.
-    self_fields: Option<Vec<Box<str>>>,
+    /// What the expression reads of `self`.
+    self_need: Need,
 }
 
 /// The result of one evaluation.
@@ -202,14 +201,14 @@ impl Program {
             root,
             slots: p.slots,
             uses_old_self: p.uses_old_self,
-            self_fields: self_fields(ast),
+            self_need: self_need(ast),
         })
     }
 
-    /// The fields of `self` the expression reads, when it reads `self` only through field
-    /// selections (`self.f`, `has(self.f)`); `None` when it uses `self` as a whole value.
-    pub fn self_fields(&self) -> Option<&[Box<str>]> {
-        self.self_fields.as_deref()
+    /// What the expression reads of `self`: the typed fast path builds only that of a node
+    /// (rules that select fields, or iterate a list and select fields of its items).
+    pub fn self_need(&self) -> &Need {
+        &self.self_need
     }
 
     /// Parses and plans `source` (already checked against its schema).
@@ -282,26 +281,143 @@ impl Evaluation {
     }
 }
 
-/// See [`Program::self_fields`]. Every node of the expression counts, planned or folded away,
-/// so the answer can only over-approximate what evaluation reads.
-fn self_fields(ast: &Ast<'_>) -> Option<Vec<Box<str>>> {
-    let is_self = |i: u32| matches!(ast.node(i).expr, Expr::Ident(s) if ast.str(s) == b"self");
-    let mut selected = vec![false; ast.len()];
-    let mut fields: Vec<Box<str>> = Vec::new();
-    for i in 0..ast.len() as u32 {
-        if let Expr::Select { operand, field, .. } = ast.node(i).expr
-            && is_self(operand)
-        {
-            selected[operand as usize] = true;
-            let f = ast.text_str(field);
-            if !fields.iter().any(|g| &**g == f) {
-                fields.push(f.into());
+/// What an expression reads of a value (`self`): all of it, some of its fields (each read in
+/// its own way), or its list items (as the range of a comprehension).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Need {
+    /// The whole value.
+    Whole,
+    /// These fields only (`self.a`, `self.b.c`); none when the value is not read.
+    Fields(Vec<(Box<str>, Need)>),
+    /// Its items only, each read as given (`self.all(x, x.a > 0)`).
+    Items(Box<Need>),
+}
+
+impl Need {
+    /// What two readers need together.
+    pub fn merge(self, other: Need) -> Need {
+        match (self, other) {
+            (Need::Fields(mut a), Need::Fields(b)) => {
+                for (name, need) in b {
+                    match a.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, have)) => {
+                            let was = std::mem::replace(have, Need::Whole);
+                            *have = was.merge(need);
+                        }
+                        None => a.push((name, need)),
+                    }
+                }
+                Need::Fields(a)
             }
+            (Need::Items(a), Need::Items(b)) => Need::Items(Box::new(a.merge(*b))),
+            _ => Need::Whole,
         }
     }
-    (0..ast.len() as u32)
-        .all(|i| !is_self(i) || selected[i as usize])
-        .then_some(fields)
+}
+
+/// See [`Program::self_need`]. Every node of the expression counts, planned or folded away, so
+/// the answer can only over-approximate what evaluation reads; anything but a field selection
+/// (`has()` included) or a comprehension range reads the whole value.
+fn self_need(ast: &Ast<'_>) -> Need {
+    let n = ast.len();
+    let mut parent: Vec<Option<u32>> = vec![None; n];
+    let mut link = |child: u32, p: u32| {
+        if let Some(slot) = parent.get_mut(child as usize) {
+            *slot = Some(p);
+        }
+    };
+    for i in 0..n as u32 {
+        match ast.node(i).expr {
+            Expr::Select { operand, .. } => link(operand, i),
+            Expr::Call { target, args, .. } => {
+                if let Some(t) = target {
+                    link(t, i);
+                }
+                for k in 0..args.len {
+                    link(ast.r(args, k), i);
+                }
+            }
+            Expr::List { elements, .. } => {
+                for k in 0..elements.len {
+                    link(ast.r(elements, k), i);
+                }
+            }
+            Expr::Map { entries } => {
+                let mut k = 0;
+                while k + 1 < entries.len {
+                    link(ast.r(entries, k), i);
+                    link(ast.r(entries, k + 1), i);
+                    k += 3;
+                }
+            }
+            Expr::Comprehension {
+                range,
+                init,
+                cond,
+                step,
+                result,
+                ..
+            } => {
+                for c in [range, init, cond, step, result] {
+                    link(c, i);
+                }
+            }
+            // A macro marker's expansion is not linked: what it reads counts as whole.
+            _ => {}
+        }
+    }
+    fn usage(ast: &Ast<'_>, parent: &[Option<u32>], i: u32, depth: u32) -> Need {
+        let Some(p) = parent.get(i as usize).copied().flatten() else {
+            return Need::Whole;
+        };
+        if depth > 64 {
+            return Need::Whole;
+        }
+        match ast.node(p).expr {
+            // `has(self.f)` needs `f` present: built whole.
+            Expr::Select {
+                operand,
+                field,
+                test,
+            } if operand == i => Need::Fields(vec![(
+                ast.text_str(field).into(),
+                if test {
+                    Need::Whole
+                } else {
+                    usage(ast, parent, p, depth + 1)
+                },
+            )]),
+            Expr::Comprehension {
+                range,
+                init,
+                two_vars: false,
+                ..
+            } if range == i => {
+                let mut item = Need::Fields(Vec::new());
+                for l in 0..ast.len() as u32 {
+                    if let Expr::Local {
+                        var: Var::Iter,
+                        range: r,
+                        init: n,
+                        ..
+                    } = ast.node(l).expr
+                        && (r, n) == (range, init)
+                    {
+                        item = item.merge(usage(ast, parent, l, depth + 1));
+                    }
+                }
+                Need::Items(Box::new(item))
+            }
+            _ => Need::Whole,
+        }
+    }
+    let mut need = Need::Fields(Vec::new());
+    for i in 0..n as u32 {
+        if matches!(ast.node(i).expr, Expr::Ident(s) if ast.str(s) == b"self") {
+            need = need.merge(usage(ast, &parent, i, 0));
+        }
+    }
+    need
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -59,10 +59,9 @@ pub struct SchemaNode {
     /// Whether this node or a descendant has a rule that reads `oldSelf`: on update, only
     /// these parts of the old object are needed.
     pub(crate) transition_below: bool,
-    /// The properties this node's own rules read, when they read `self` only through field
-    /// selections (the typed fast path then builds only those); `None`: a rule sees the whole
-    /// value.
-    pub(crate) selected: Option<Vec<usize>>,
+    /// What the rules of this node and of its ancestors read of its value, for the typed fast
+    /// path (set by its planning; `None`: nothing, or not planned).
+    pub(crate) reads: Option<Reads>,
 }
 
 impl SchemaNode {
@@ -116,7 +115,7 @@ impl SchemaNode {
             bounds: None,
             transition: false,
             transition_below: false,
-            selected: None,
+            reads: None,
         };
         visit(schema, resource, &mut node);
         // A messageExpression may read `oldSelf` too.
@@ -127,7 +126,6 @@ impl SchemaNode {
             };
             reads(&r.program) || r.message_program.as_ref().is_some_and(reads)
         });
-        node.selected = selected_properties(&node, resource);
         node.transition_below = node.transition
             || node.properties.iter().any(|(_, p)| p.transition_below)
             || node.items.as_ref().is_some_and(|i| i.transition_below)
@@ -173,35 +171,13 @@ impl SchemaNode {
     }
 }
 
-/// [`SchemaNode::selected`]: the union of the fields every rule and message expression of the
-/// node selects, for objects with declared properties only (maps, resource roots and anything
-/// unusual count as read whole).
-fn selected_properties(node: &SchemaNode, resource: bool) -> Option<Vec<usize>> {
-    if node.rules.is_empty() {
-        return Some(Vec::new());
-    }
-    if resource
-        || node.embedded_resource
-        || node.ty != Type::Object
-        || node.properties.is_empty()
-        || node.additional_properties.is_some()
-    {
-        return None;
-    }
-    let mut out = Vec::new();
-    for rule in &node.rules {
-        let programs = std::iter::once(&rule.program).chain(rule.message_program.as_ref());
-        for program in programs {
-            for field in program.as_ref().ok()?.self_fields()? {
-                let i = node
-                    .properties
-                    .iter()
-                    .position(|(p, _)| super::value::name_eq(p, field))?;
-                if !out.contains(&i) {
-                    out.push(i);
-                }
-            }
-        }
-    }
-    Some(out)
+/// [`SchemaNode::reads`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Reads {
+    /// All of the value.
+    Whole,
+    /// These properties (indices into `properties`), each as its own `reads` says.
+    Fields(Vec<usize>),
+    /// The list's items, as the item node's `reads` says.
+    Items,
 }

@@ -16,7 +16,8 @@ use serde::ser::{self, Serialize};
 
 use super::Options;
 use super::openapi::Bounds;
-use crate::eval::node::{SchemaNode, StringFormat};
+use crate::eval::interp::Need;
+use crate::eval::node::{Reads, SchemaNode, StringFormat};
 use crate::eval::time::{parse_data_duration, parse_date, parse_date_time};
 use crate::eval::value::{Key, List, ListKind, Map, Value, name_eq};
 use crate::model::Type;
@@ -63,17 +64,99 @@ fn needs(node: &SchemaNode, old: bool) -> (bool, bool) {
 impl Build {
     /// The mode of a node whose parent is built `self`.
     fn child(self, node: &SchemaNode, old: bool) -> Build {
-        let (here, below) = needs(node, old);
-        // Rules that only select fields of `self` see just those (kept like a skeleton's);
-        // the old object is built whole where a transition rule reads it.
-        let whole = here && (old || node.selected.is_none());
-        if self == Build::Full || whole {
-            Build::Full
-        } else if here || below {
-            Build::Skeleton
-        } else {
-            Build::Nothing
+        if self == Build::Full {
+            return Build::Full;
         }
+        if old {
+            // The old object is built whole where a transition rule reads it.
+            return if node.transition {
+                Build::Full
+            } else if node.transition_below {
+                Build::Skeleton
+            } else {
+                Build::Nothing
+            };
+        }
+        match node.reads {
+            Some(Reads::Whole) => Build::Full,
+            Some(_) => Build::Skeleton,
+            None if node.rules_below => Build::Skeleton,
+            None => Build::Nothing,
+        }
+    }
+}
+
+/// Works out what the fast path builds of each node ([`SchemaNode::reads`]): what the node's
+/// own rules read of `self`, merged with what its ancestors' rules read of it.
+pub(crate) fn plan(root: &mut SchemaNode, resource: bool) {
+    assign(root, None, resource);
+}
+
+fn assign(node: &mut SchemaNode, above: Option<Need>, resource: bool) {
+    let own = (!node.rules.is_empty()).then(|| {
+        let mut need = Need::Fields(Vec::new());
+        for rule in &node.rules {
+            for program in std::iter::once(&rule.program).chain(rule.message_program.as_ref()) {
+                need = match program {
+                    Ok(p) => need.merge(p.self_need().clone()),
+                    Err(_) => Need::Whole,
+                };
+            }
+        }
+        need
+    });
+    let total = match (above, own) {
+        (Some(a), Some(b)) => Some(a.merge(b)),
+        (a, b) => a.or(b),
+    };
+    let object = node.ty == Type::Object
+        && !node.properties.is_empty()
+        && node.additional_properties.is_none()
+        && !resource
+        && !node.embedded_resource;
+    let mut props: Vec<Option<Need>> = vec![None; node.properties.len()];
+    let mut items = None;
+    node.reads = match total {
+        None => None,
+        Some(Need::Fields(fields)) if object => {
+            let mut indices = Vec::with_capacity(fields.len());
+            let mut whole = false;
+            for (name, need) in fields {
+                match node.properties.iter().position(|(p, _)| name_eq(p, &name)) {
+                    Some(i) => {
+                        indices.push(i);
+                        props[i] = Some(need);
+                    }
+                    // A field the schema does not declare: read the value whole.
+                    None => whole = true,
+                }
+            }
+            if whole {
+                props.fill(Some(Need::Whole));
+                Some(Reads::Whole)
+            } else {
+                Some(Reads::Fields(indices))
+            }
+        }
+        Some(Need::Items(item)) if node.ty == Type::Array && node.items.is_some() => {
+            items = Some(*item);
+            Some(Reads::Items)
+        }
+        Some(_) => {
+            props.fill(Some(Need::Whole));
+            items = Some(Need::Whole);
+            Some(Reads::Whole)
+        }
+    };
+    let whole = node.reads == Some(Reads::Whole);
+    for ((_, child), need) in node.properties.iter_mut().zip(props) {
+        assign(child, need, false);
+    }
+    if let Some(child) = node.items.as_deref_mut() {
+        assign(child, items, false);
+    }
+    if let Some(child) = node.additional_properties.as_deref_mut() {
+        assign(child, whole.then_some(Need::Whole), false);
     }
 }
 
@@ -645,12 +728,13 @@ impl Obj<'_> {
             }
             let (name, child) = &n.properties[i];
             let mut node = self.node.child(child)?;
-            // Map-list key fields, and the fields this node's rules select (new object only).
-            let is_key = self.node.keys.iter().any(|key| **key == *k)
-                || (self.node.check && n.selected.as_ref().is_some_and(|sel| sel.contains(&i)));
+            let is_key = self.node.keys.iter().any(|key| **key == *k);
             if self.node.build == Build::Skeleton && is_key {
                 node.build = Build::Full;
             }
+            // The fields rules here or above read (new object only), built as they read them.
+            let read =
+                self.node.check && matches!(&n.reads, Some(Reads::Fields(f)) if f.contains(&i));
             let skip_whole = node.build == Build::Nothing && !node.check;
             if skip_whole {
                 return Ok(());
@@ -658,7 +742,7 @@ impl Obj<'_> {
             // In a skeleton only what the walk descends into is kept.
             let keep = match self.node.build {
                 Build::Full => true,
-                Build::Skeleton => needs(child, !self.node.check).1 || is_key,
+                Build::Skeleton => needs(child, !self.node.check).1 || is_key || read,
                 Build::Nothing => false,
             };
             match v.serialize(node)? {
@@ -1437,20 +1521,46 @@ mod tests {
             validations: Rules::new(&WHOLE_RULES),
             ..Schema::of(Type::Object)
         };
-        for (rule, selected) in [
-            ("self.a == self.b && has(self.c)", Some(vec!["a", "b", "c"])),
-            ("self.x.all(i, i > 0)", Some(vec!["x"])),
-            ("self == oldSelf", None),
-            ("self.?a.orValue(1) == 1", None),
-            ("size(self) > 0", None),
-            ("[self].size() > 0 && self.a == 1", None),
-            ("1 == 1", Some(vec![])),
+        use Need::{Fields, Items, Whole};
+        let f = |fields: Vec<(&str, Need)>| {
+            Fields(fields.into_iter().map(|(n, x)| (n.into(), x)).collect())
+        };
+        for (rule, need) in [
+            (
+                "self.a == self.b && has(self.c)",
+                f(vec![("a", Whole), ("b", Whole), ("c", Whole)]),
+            ),
+            (
+                "self.x.all(i, i > 0)",
+                f(vec![("x", Items(Box::new(Whole)))]),
+            ),
+            (
+                "self.x.exists(i, i.k == 1 && i.v.w != '') && self.x.size() > 0",
+                f(vec![("x", Whole)]),
+            ),
+            (
+                "self.x.all(i, i.k == 1 && i.v.w != '')",
+                f(vec![(
+                    "x",
+                    Items(Box::new(f(vec![
+                        ("k", Whole),
+                        ("v", f(vec![("w", Whole)])),
+                    ]))),
+                )]),
+            ),
+            (
+                "self.x.filter(i, i.k == 1).size() == 0",
+                f(vec![("x", Items(Box::new(Whole)))]),
+            ),
+            ("self.x.all(k, v, v > 0)", f(vec![("x", Whole)])),
+            ("self == oldSelf", Whole),
+            ("self.?a.orValue(1) == 1", Whole),
+            ("size(self) > 0", Whole),
+            ("[self].size() > 0 && self.a == 1", Whole),
+            ("1 == 1", f(vec![])),
         ] {
             let p = crate::eval::interp::Program::compile(rule).unwrap();
-            let got = p
-                .self_fields()
-                .map(|f| f.iter().map(|s| &**s).collect::<Vec<_>>());
-            assert_eq!(got, selected, "{rule}");
+            assert_eq!(p.self_need(), &need, "{rule}");
         }
         let props = [Property {
             name: "spec",

@@ -145,6 +145,7 @@ impl Validator {
         let json = OwnedSchema::from_model(schema).to_json();
         let checks = super::openapi::Check::compile(&json);
         super::openapi::attach(&mut v.root, &checks);
+        super::fast::plan(&mut v.root, resource_root);
         v.checks = Some(checks);
         v.json_schema = Some(Arc::new(json));
         v
