@@ -114,6 +114,13 @@ enum Op {
         function: &'static Function,
         args: [usize; 2],
     },
+    /// `_<_`, `_<=_`, `_>_`, `_>=_`: `Call2`, with two ints compared in place. `accept` says
+    /// which orderings (less, equal, greater) make it true.
+    Compare {
+        function: &'static Function,
+        args: [usize; 2],
+        accept: [bool; 3],
+    },
     Eq(usize, usize),
     Ne(usize, usize),
     And(usize, usize),
@@ -800,6 +807,20 @@ impl Planner<'_, '_> {
             return Ok(self.push(Op::Call1 { function, arg }));
         }
         // `_+_` stays a `Call`: comprehension folds recognise accumulation by it.
+        let accept = match function.name {
+            "_<_" => Some([true, false, false]),
+            "_<=_" => Some([true, true, false]),
+            "_>_" => Some([false, false, true]),
+            "_>=_" => Some([false, true, true]),
+            _ => None,
+        };
+        if let ([a, b], Some(accept)) = (&ops[..], accept) {
+            return Ok(self.push(Op::Compare {
+                function,
+                args: [*a, *b],
+                accept,
+            }));
+        }
         if let [a, b] = ops[..]
             && function.name != "_+_"
         {
@@ -953,6 +974,25 @@ impl<'p> Evaluator<'p> {
         Ok(())
     }
 
+    /// A call of two evaluated arguments: the first error argument is the result, else the
+    /// function's; charged the function's cost either way.
+    fn call2(&mut self, function: &'static Function, vals: [Value; 2]) -> Step<Value> {
+        let (result, cost) = match vals.iter().find(|v| matches!(v, Value::Error(_))) {
+            Some(e) => (e.clone(), function.cost_of(&vals, e)),
+            None => {
+                let result = match (function.call)(&vals) {
+                    Ok(v) => v,
+                    Err(e) => err(e),
+                };
+                let cost = function.cost_of(&vals, &result);
+                (result, cost)
+            }
+        };
+        drop(vals);
+        self.charge(cost)?;
+        Ok(result)
+    }
+
     fn eval(&mut self, op: usize) -> Step<Value> {
         match &self.ops[op] {
             Op::Const(v) => Ok(v.clone()),
@@ -1016,20 +1056,21 @@ impl<'p> Evaluator<'p> {
             Op::Call2 { function, args } => {
                 let (function, [a, b]) = (*function, *args);
                 let vals = [self.eval(a)?, self.eval(b)?];
-                let (result, cost) = match vals.iter().find(|v| matches!(v, Value::Error(_))) {
-                    Some(e) => (e.clone(), function.cost_of(&vals, e)),
-                    None => {
-                        let result = match (function.call)(&vals) {
-                            Ok(v) => v,
-                            Err(e) => err(e),
-                        };
-                        let cost = function.cost_of(&vals, &result);
-                        (result, cost)
-                    }
-                };
-                drop(vals);
-                self.charge(cost)?;
-                Ok(result)
+                self.call2(function, vals)
+            }
+            Op::Compare {
+                function,
+                args,
+                accept,
+            } => {
+                let (function, [a, b], accept) = (*function, *args, *accept);
+                let vals = [self.eval(a)?, self.eval(b)?];
+                if let [Value::Int(x), Value::Int(y)] = vals {
+                    // What `compare` and `compare_cost` give for two ints.
+                    self.charge(1)?;
+                    return Ok(Value::Bool(accept[(x.cmp(&y) as i8 + 1) as usize]));
+                }
+                self.call2(function, vals)
             }
             Op::Eq(a, b) | Op::Ne(a, b) => {
                 let ne = matches!(self.ops[op], Op::Ne(..));
