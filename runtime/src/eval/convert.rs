@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::error::EvalError;
-use super::node::{SchemaNode, StringFormat};
+use super::node::{Reads, SchemaNode, StringFormat};
 use super::time::{parse_data_duration, parse_date, parse_date_time};
 use super::value::{Key, List, Map, Value};
 use crate::model::Type;
@@ -103,6 +103,65 @@ pub fn to_value(data: &Json, schema: &SchemaNode, resource: bool) -> Value {
                 .into(),
         ),
     }
+}
+
+/// [`to_value`], building only what rules read ([`SchemaNode::reads`], planned with the
+/// validator): the fields rules here or above select, the items a comprehension reads, and
+/// every child a rule below is bound to. Rules bound to the result see what the whole
+/// conversion would give them.
+pub(crate) fn to_value_read(data: &Json, schema: &SchemaNode, resource: bool) -> Value {
+    let resource = resource || schema.embedded_resource;
+    match (&schema.reads, schema.ty, data) {
+        (Some(Reads::Whole), ..) => to_value(data, schema, resource),
+        _ if schema.int_or_string || resource => to_value(data, schema, resource),
+        (Some(Reads::Fields(read)), Type::Object, Json::Object(raw)) => {
+            partial_object(raw, schema, |i, child| {
+                read.contains(&i) || child.rules_below
+            })
+        }
+        (None, Type::Object, Json::Object(raw))
+            if !schema.properties.is_empty() && schema.additional_properties.is_none() =>
+        {
+            partial_object(raw, schema, |_, child| child.rules_below)
+        }
+        (Some(Reads::Items) | None, Type::Array, Json::Array(raw)) => match &schema.items {
+            Some(items) if schema.reads.is_some() || items.rules_below => {
+                Value::List(Arc::new(List {
+                    items: raw.iter().map(|v| to_value_read(v, items, false)).collect(),
+                    kind: schema.list_kind.clone(),
+                }))
+            }
+            _ => to_value(data, schema, resource),
+        },
+        _ => to_value(data, schema, resource),
+    }
+}
+
+/// The declared properties `keep` selects, each converted as it is read; the rest counted as
+/// hidden entries.
+fn partial_object(
+    raw: &serde_json::Map<String, Json>,
+    schema: &SchemaNode,
+    keep: impl Fn(usize, &SchemaNode) -> bool,
+) -> Value {
+    let mut entries = Vec::new();
+    for (k, v) in raw {
+        if v.is_null() {
+            continue;
+        }
+        if let Some(i) = schema
+            .properties
+            .iter()
+            .position(|(p, _)| super::value::name_eq(p, k))
+        {
+            let (key, child) = &schema.properties[i];
+            if keep(i, child) {
+                entries.push((Key::String(Arc::clone(key)), to_value_read(v, child, false)));
+            }
+        }
+    }
+    let hidden = raw.len() - entries.len();
+    Value::Map(Arc::new(Map::object(entries, hidden, Vec::new())))
 }
 
 /// Whether `name` is a property of the node, counting a resource root's implicit ones.

@@ -145,7 +145,6 @@ impl Validator {
         let json = OwnedSchema::from_model(schema).to_json();
         let checks = super::openapi::Check::compile(&json);
         super::openapi::attach(&mut v.root, &checks);
-        super::fast::plan(&mut v.root, resource_root);
         v.checks = Some(checks);
         v.json_schema = Some(Arc::new(json));
         v
@@ -218,6 +217,9 @@ impl Validator {
                 .map(|r| compile_rule(&r, s, resource, check))
                 .collect();
         });
+        let mut root = root;
+        // What rules read of each node, so conversions build only that.
+        super::fast::plan(&mut root, resource_root);
         Validator {
             root,
             resource_root,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::Value as Json;
 
 use super::{BadValue, CompiledRule, ErrorType, FieldError, Options};
-use crate::eval::convert::to_value;
+use crate::eval::convert::{to_value, to_value_read};
 use crate::eval::error::ErrorKind;
 use crate::eval::node::SchemaNode;
 use crate::eval::value::{ListKind, Value};
@@ -145,7 +145,7 @@ impl Walk<'_> {
         let value = match value {
             Some(v) => Some(v),
             None if !s.rules.is_empty() => {
-                converted = to_value(raw, s, resource);
+                converted = to_value_read(raw, s, resource);
                 Some(&converted)
             }
             None => None,
