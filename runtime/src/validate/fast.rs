@@ -1698,6 +1698,43 @@ mod tests {
         }
     }
 
+    /// Every node read whole: what converting the whole object gives.
+    fn read_whole(n: &mut SchemaNode) {
+        n.reads = Some(Reads::Whole);
+        for (_, c) in &mut n.properties {
+            read_whole(c);
+        }
+        if let Some(c) = n.items.as_deref_mut() {
+            read_whole(c);
+        }
+        if let Some(c) = n.additional_properties.as_deref_mut() {
+            read_whole(c);
+        }
+    }
+
+    #[test]
+    fn the_json_walk_reading_part_of_a_node_gives_the_whole_conversions_verdicts() {
+        for schema in [&ROOT, &BARE_ROOT] {
+            let planned = Validator::from_model(schema, true);
+            let mut whole = Validator::from_model(schema, true);
+            read_whole(&mut whole.root);
+            // Under BARE_ROOT (no root rule) the spec is read in part.
+            let spec = &planned.root.property("spec").unwrap().reads;
+            assert_eq!(spec == &Some(Reads::Whole), std::ptr::eq(schema, &ROOT));
+            let objects = valid_objects()
+                .into_iter()
+                .chain(invalid_objects().into_iter().map(|(_, o)| o));
+            for o in objects {
+                let json = serde_json::to_value(&o).unwrap();
+                for old in [None, Some(serde_json::to_value(base()).unwrap())] {
+                    let a = planned.validate_request(&json, old.as_ref(), false, false);
+                    let b = whole.validate_request(&json, old.as_ref(), false, false);
+                    assert_eq!(a.errors.to_string(), b.errors.to_string(), "{json}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn transition_rules_see_the_item_with_the_same_key() {
         // The items are skeletons (no rule on them), so their key fields must be kept.
