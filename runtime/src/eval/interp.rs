@@ -974,20 +974,9 @@ impl<'p> Evaluator<'p> {
         Ok(())
     }
 
-    /// A call of two evaluated arguments: the first error argument is the result, else the
-    /// function's; charged the function's cost either way.
+    /// A call of two evaluated arguments (see [`invoke`]), charged.
     fn call2(&mut self, function: &'static Function, vals: [Value; 2]) -> Step<Value> {
-        let (result, cost) = match vals.iter().find(|v| matches!(v, Value::Error(_))) {
-            Some(e) => (e.clone(), function.cost_of(&vals, e)),
-            None => {
-                let result = match (function.call)(&vals) {
-                    Ok(v) => v,
-                    Err(e) => err(e),
-                };
-                let cost = function.cost_of(&vals, &result);
-                (result, cost)
-            }
-        };
+        let (result, cost) = invoke(function, &vals);
         drop(vals);
         self.charge(cost)?;
         Ok(result)
@@ -1019,18 +1008,7 @@ impl<'p> Evaluator<'p> {
                     }
                     self.stack.push(v);
                 }
-                let vals = &self.stack[base..];
-                let (result, cost) = match vals.iter().find(|v| matches!(v, Value::Error(_))) {
-                    Some(e) => (e.clone(), function.cost_of(vals, e)),
-                    None => {
-                        let result = match (function.call)(vals) {
-                            Ok(v) => v,
-                            Err(e) => err(e),
-                        };
-                        let cost = function.cost_of(vals, &result);
-                        (result, cost)
-                    }
-                };
+                let (result, cost) = invoke(function, &self.stack[base..]);
                 self.stack.truncate(base);
                 self.charge(cost)?;
                 Ok(result)
@@ -1038,17 +1016,7 @@ impl<'p> Evaluator<'p> {
             Op::Call1 { function, arg } => {
                 let function = *function;
                 let vals = [self.eval(*arg)?];
-                let (result, cost) = match &vals[0] {
-                    e @ Value::Error(_) => (e.clone(), function.cost_of(&vals, e)),
-                    _ => {
-                        let result = match (function.call)(&vals) {
-                            Ok(v) => v,
-                            Err(e) => err(e),
-                        };
-                        let cost = function.cost_of(&vals, &result);
-                        (result, cost)
-                    }
-                };
+                let (result, cost) = invoke(function, &vals);
                 drop(vals);
                 self.charge(cost)?;
                 Ok(result)
@@ -1440,6 +1408,22 @@ impl<'p> Evaluator<'p> {
             self.charge(1)?;
         }
         Ok(value)
+    }
+}
+
+/// A call of evaluated arguments: the first error argument is the result, else the
+/// function's; with the function's cost either way.
+fn invoke(function: &Function, vals: &[Value]) -> (Value, u64) {
+    match vals.iter().find(|v| matches!(v, Value::Error(_))) {
+        Some(e) => (e.clone(), function.cost_of(vals, e)),
+        None => {
+            let result = match (function.call)(vals) {
+                Ok(v) => v,
+                Err(e) => err(e),
+            };
+            let cost = function.cost_of(vals, &result);
+            (result, cost)
+        }
     }
 }
 
