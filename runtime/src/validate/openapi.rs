@@ -67,17 +67,14 @@ impl At<'_> {
     }
 }
 
-/// The OpenAPI constraints of one schema node, read once from its JSON.
-#[derive(Debug, Default)]
-pub(crate) struct Check {
-    ty: Option<String>,
-    int_or_string: bool,
-    nullable: bool,
+/// The value constraints of a schema node (enum, format, bounds), shared by [`Check`] and the
+/// fast path's [`Bounds`].
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Limits {
     enum_values: Vec<Json>,
     format: Option<String>,
     max_length: Option<u64>,
     min_length: Option<u64>,
-    pattern: Option<(String, Option<Arc<::regex::Regex>>)>,
     maximum: Option<f64>,
     exclusive_maximum: bool,
     minimum: Option<f64>,
@@ -87,6 +84,16 @@ pub(crate) struct Check {
     min_items: Option<u64>,
     max_properties: Option<u64>,
     min_properties: Option<u64>,
+}
+
+/// The OpenAPI constraints of one schema node, read once from its JSON.
+#[derive(Debug, Default)]
+pub(crate) struct Check {
+    ty: Option<String>,
+    int_or_string: bool,
+    nullable: bool,
+    pattern: Option<(String, Option<Arc<::regex::Regex>>)>,
+    limits: Limits,
     required: Vec<String>,
     properties: Vec<(String, Check)>,
     additional: Option<Box<Check>>,
@@ -106,28 +113,30 @@ impl Check {
             ty: text("type"),
             int_or_string: flag("x-kubernetes-int-or-string"),
             nullable: flag("nullable"),
-            enum_values: schema
-                .get("enum")
-                .and_then(Json::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            format: text("format"),
-            max_length: count("maxLength"),
-            min_length: count("minLength"),
             // A pattern the regex engine cannot compile was rejected when the CRD was created.
             pattern: text("pattern").map(|p| {
                 let re = crate::eval::functions::compiled_regex(&p).ok();
                 (p, re)
             }),
-            maximum: num("maximum"),
-            exclusive_maximum: flag("exclusiveMaximum"),
-            minimum: num("minimum"),
-            exclusive_minimum: flag("exclusiveMinimum"),
-            multiple_of: num("multipleOf"),
-            max_items: count("maxItems"),
-            min_items: count("minItems"),
-            max_properties: count("maxProperties"),
-            min_properties: count("minProperties"),
+            limits: Limits {
+                enum_values: schema
+                    .get("enum")
+                    .and_then(Json::as_array)
+                    .cloned()
+                    .unwrap_or_default(),
+                format: text("format"),
+                max_length: count("maxLength"),
+                min_length: count("minLength"),
+                maximum: num("maximum"),
+                exclusive_maximum: flag("exclusiveMaximum"),
+                minimum: num("minimum"),
+                exclusive_minimum: flag("exclusiveMinimum"),
+                multiple_of: num("multipleOf"),
+                max_items: count("maxItems"),
+                min_items: count("minItems"),
+                max_properties: count("maxProperties"),
+                min_properties: count("minProperties"),
+            },
             required: schema
                 .get("required")
                 .and_then(Json::as_array)
@@ -293,8 +302,11 @@ fn node(
         );
         return;
     }
-    if !c.enum_values.is_empty() && !c.enum_values.iter().any(|e| json_equal(e, value)) {
+    if !c.limits.enum_values.is_empty()
+        && !c.limits.enum_values.iter().any(|e| json_equal(e, value))
+    {
         let supported: Vec<String> = c
+            .limits
             .enum_values
             .iter()
             .map(|v| match v {
@@ -316,7 +328,15 @@ fn node(
         Json::String(s) => string(w, c, s, value, pair, at),
         Json::Number(_) => number(w, c, value, pair, at),
         Json::Array(items) => {
-            counts(w, pair, at, items.len(), c.max_items, c.min_items, "items");
+            counts(
+                w,
+                pair,
+                at,
+                items.len(),
+                c.limits.max_items,
+                c.limits.min_items,
+                "items",
+            );
             if let Some(item_check) = &c.items {
                 let olds = old.and_then(Json::as_array);
                 for (i, item) in items.iter().enumerate() {
@@ -420,7 +440,7 @@ fn sloppy_ipv4(s: &str) -> bool {
 }
 
 fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at: &At<'_>) {
-    if let Some(format) = &c.format
+    if let Some(format) = &c.limits.format
         && format_ok(format, s) == Some(false)
     {
         w.push(
@@ -438,11 +458,11 @@ fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at
         );
     }
     // kube-openapi's string checks stop at the first failure.
-    if c.max_length.is_none() && c.min_length.is_none() && c.pattern.is_none() {
+    if c.limits.max_length.is_none() && c.limits.min_length.is_none() && c.pattern.is_none() {
         return;
     }
     let runes = s.chars().count() as u64;
-    if let Some(max) = c.max_length
+    if let Some(max) = c.limits.max_length
         && runes > max
     {
         return w.push(
@@ -458,7 +478,7 @@ fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at
             },
         );
     }
-    if let Some(min) = c.min_length
+    if let Some(min) = c.limits.min_length
         && runes < min
     {
         let e = invalid(
@@ -484,7 +504,7 @@ fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &At<'_>
     let Some(v) = value.as_f64() else {
         return;
     };
-    if let Some(m) = c.multiple_of
+    if let Some(m) = c.limits.multiple_of
         && m > 0.0
     {
         if let Some(i) = value.as_i64() {
@@ -522,10 +542,10 @@ fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &At<'_>
             w.push(pair, e);
         }
     }
-    if let Some(max) = c.maximum
-        && ((c.exclusive_maximum && v >= max) || (!c.exclusive_maximum && v > max))
+    if let Some(max) = c.limits.maximum
+        && ((c.limits.exclusive_maximum && v >= max) || (!c.limits.exclusive_maximum && v > max))
     {
-        let how = if c.exclusive_maximum {
+        let how = if c.limits.exclusive_maximum {
             "less than"
         } else {
             "less than or equal to"
@@ -541,10 +561,10 @@ fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &At<'_>
         );
         w.push(pair, e);
     }
-    if let Some(min) = c.minimum
-        && ((c.exclusive_minimum && v <= min) || (!c.exclusive_minimum && v < min))
+    if let Some(min) = c.limits.minimum
+        && ((c.limits.exclusive_minimum && v <= min) || (!c.limits.exclusive_minimum && v < min))
     {
-        let how = if c.exclusive_minimum {
+        let how = if c.limits.exclusive_minimum {
             "greater than"
         } else {
             "greater than or equal to"
@@ -614,8 +634,8 @@ fn object(
         pair,
         at,
         obj.len(),
-        c.max_properties,
-        c.min_properties,
+        c.limits.max_properties,
+        c.limits.min_properties,
         "properties",
     );
     for r in &c.required {
@@ -678,20 +698,8 @@ pub(crate) fn is_blocking(kind: ErrorType) -> bool {
 #[derive(Debug)]
 pub(crate) struct Bounds {
     pub(crate) nullable: bool,
-    enum_values: Vec<Json>,
-    format: Option<String>,
-    max_length: Option<u64>,
-    min_length: Option<u64>,
     pattern: Option<Arc<::regex::Regex>>,
-    maximum: Option<f64>,
-    exclusive_maximum: bool,
-    minimum: Option<f64>,
-    exclusive_minimum: bool,
-    multiple_of: Option<f64>,
-    max_items: Option<u64>,
-    min_items: Option<u64>,
-    max_properties: Option<u64>,
-    min_properties: Option<u64>,
+    limits: Limits,
     /// `required`, as indices into the node's properties.
     pub(crate) required: Vec<usize>,
     /// Each property's place among the properties in JSON key order (byte-wise).
@@ -733,20 +741,8 @@ pub(crate) fn attach(node: &mut crate::eval::node::SchemaNode, check: &Check) {
     {
         node.bounds = Some(Box::new(Bounds {
             nullable: check.nullable,
-            enum_values: check.enum_values.clone(),
-            format: check.format.clone(),
-            max_length: check.max_length,
-            min_length: check.min_length,
             pattern,
-            maximum: check.maximum,
-            exclusive_maximum: check.exclusive_maximum,
-            minimum: check.minimum,
-            exclusive_minimum: check.exclusive_minimum,
-            multiple_of: check.multiple_of,
-            max_items: check.max_items,
-            min_items: check.min_items,
-            max_properties: check.max_properties,
-            min_properties: check.min_properties,
+            limits: check.limits.clone(),
             required,
             rank: {
                 let mut order: Vec<usize> = (0..node.properties.len()).collect();
@@ -778,23 +774,24 @@ pub(crate) fn attach(node: &mut crate::eval::node::SchemaNode, check: &Check) {
 impl Bounds {
     /// Whether a string passes `enum`, `format`, lengths and `pattern`.
     pub(crate) fn string_ok(&self, s: &str) -> bool {
-        if !self.enum_values.is_empty()
+        if !self.limits.enum_values.is_empty()
             && !self
+                .limits
                 .enum_values
                 .iter()
                 .any(|e| matches!(e, Json::String(x) if x == s))
         {
             return false;
         }
-        if let Some(format) = &self.format
+        if let Some(format) = &self.limits.format
             && format_ok(format, s) == Some(false)
         {
             return false;
         }
-        if self.max_length.is_some() || self.min_length.is_some() {
+        if self.limits.max_length.is_some() || self.limits.min_length.is_some() {
             let runes = s.chars().count() as u64;
-            if self.max_length.is_some_and(|m| runes > m)
-                || self.min_length.is_some_and(|m| runes < m)
+            if self.limits.max_length.is_some_and(|m| runes > m)
+                || self.limits.min_length.is_some_and(|m| runes < m)
             {
                 return false;
             }
@@ -805,15 +802,16 @@ impl Bounds {
     /// Whether an integer (`int`) or a float (`float`, with `int: None`) passes `enum` and the
     /// number bounds.
     pub(crate) fn number_ok(&self, int: Option<i64>, v: f64) -> bool {
-        if !self.enum_values.is_empty()
+        if !self.limits.enum_values.is_empty()
             && !self
+                .limits
                 .enum_values
                 .iter()
                 .any(|e| matches!(e, Json::Number(n) if n.as_f64() == Some(v)))
         {
             return false;
         }
-        if let Some(m) = self.multiple_of
+        if let Some(m) = self.limits.multiple_of
             && m > 0.0
         {
             let ok = match int {
@@ -827,19 +825,22 @@ impl Bounds {
                 return false;
             }
         }
-        let over = self.maximum.is_some_and(|max| {
-            (self.exclusive_maximum && v >= max) || (!self.exclusive_maximum && v > max)
+        let over = self.limits.maximum.is_some_and(|max| {
+            (self.limits.exclusive_maximum && v >= max)
+                || (!self.limits.exclusive_maximum && v > max)
         });
-        let under = self.minimum.is_some_and(|min| {
-            (self.exclusive_minimum && v <= min) || (!self.exclusive_minimum && v < min)
+        let under = self.limits.minimum.is_some_and(|min| {
+            (self.limits.exclusive_minimum && v <= min)
+                || (!self.limits.exclusive_minimum && v < min)
         });
         !over && !under
     }
 
     /// Whether a boolean passes `enum`.
     pub(crate) fn bool_ok(&self, b: bool) -> bool {
-        self.enum_values.is_empty()
+        self.limits.enum_values.is_empty()
             || self
+                .limits
                 .enum_values
                 .iter()
                 .any(|e| matches!(e, Json::Bool(x) if *x == b))
@@ -847,24 +848,25 @@ impl Bounds {
 
     /// Whether a list or object has no `enum` (the fast path does not compare compound values).
     pub(crate) fn no_enum(&self) -> bool {
-        self.enum_values.is_empty()
+        self.limits.enum_values.is_empty()
     }
 
     /// Whether a list of `n` items passes `maxItems`/`minItems`.
     pub(crate) fn items_ok(&self, n: usize) -> bool {
         let n = n as u64;
-        self.max_items.is_none_or(|m| n <= m) && self.min_items.is_none_or(|m| n >= m)
+        self.limits.max_items.is_none_or(|m| n <= m) && self.limits.min_items.is_none_or(|m| n >= m)
     }
 
     /// Whether an object or map of `n` entries passes `maxProperties`/`minProperties`.
     pub(crate) fn properties_ok(&self, n: usize) -> bool {
         let n = n as u64;
-        self.max_properties.is_none_or(|m| n <= m) && self.min_properties.is_none_or(|m| n >= m)
+        self.limits.max_properties.is_none_or(|m| n <= m)
+            && self.limits.min_properties.is_none_or(|m| n >= m)
     }
 
     /// Whether the entry count is checked (then duplicate keys must be ruled out exactly).
     pub(crate) fn counts_properties(&self) -> bool {
-        self.max_properties.is_some() || self.min_properties.is_some()
+        self.limits.max_properties.is_some() || self.limits.min_properties.is_some()
     }
 }
 
