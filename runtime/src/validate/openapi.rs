@@ -788,7 +788,15 @@ impl Bounds {
         {
             return false;
         }
-        if self.limits.max_length.is_some() || self.limits.min_length.is_some() {
+        // A string has between len/4 and len code points: most lengths are settled without
+        // counting them.
+        let bytes = s.len() as u64;
+        let settled = self.limits.max_length.is_none_or(|m| bytes <= m)
+            && self
+                .limits
+                .min_length
+                .is_none_or(|m| bytes.div_ceil(4) >= m);
+        if !settled {
             let runes = s.chars().count() as u64;
             if self.limits.max_length.is_some_and(|m| runes > m)
                 || self.limits.min_length.is_some_and(|m| runes < m)
