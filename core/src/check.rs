@@ -388,8 +388,8 @@ pub(crate) struct Checker<'a> {
     pub(crate) ast: Ast<'a>,
     /// The nodes, decoded once: const evaluation pays for every byte a decode reads.
     pub(crate) nodes: [crate::ast::Node; N],
-    /// Each node's name or text (identifier, field, function, literal), sliced once: a
-    /// subslice costs some thirty calls in const evaluation.
+    /// The name or text of each identifier, field selection, call and string literal, sliced
+    /// once (empty for other nodes): subslicing is costly in const evaluation.
     pub(crate) names: [&'a [u8]; N],
     pub(crate) t: Types<'a>,
     pub(crate) ty: [TyId; N],
@@ -451,15 +451,12 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     while i < len_i {
         let node = ast.node(i as u32);
         c.nodes[i] = node;
+        // Only the names the passes read: each subslice costs as much as a small call.
         c.names[i] = match node.expr {
             Expr::Ident(s)
             | Expr::String(s)
-            | Expr::Bytes(s)
             | Expr::Select { field: s, .. }
-            | Expr::Call { function: s, .. }
-            | Expr::Local { name: s, .. }
-            | Expr::Struct { name: s }
-            | Expr::Macro { name: s, .. } => ast.str(s),
+            | Expr::Call { function: s, .. } => ast.str(s),
             _ => b"",
         };
         i += 1;
