@@ -146,17 +146,19 @@ pub struct Node {
 
 /// A lowered expression: the root is the last node.
 ///
-/// Nodes and refs are stored packed (little-endian `u32` words, [`NODE_WORDS`] per node), so
-/// that the derive emits each expression as three byte-string literals: rustc type-checks a
-/// byte string in no time, where a tree of struct literals costs milliseconds per rule.
+/// Nodes and refs are stored packed (`u32` words, [`NODE_WORDS`] per node), so that the derive
+/// emits each expression as two integer arrays and a byte string: rustc type-checks those in
+/// well under a millisecond, where a tree of struct literals costs milliseconds per rule. Words
+/// rather than bytes: const evaluation reads a word with one index where four bytes took some
+/// thirty steps, and decoding was the largest part of a small check.
 #[derive(Debug, Clone, Copy)]
 pub struct Ast<'a> {
     /// The expression source.
     pub source: &'a str,
     /// The nodes in post-order, packed ([`Ast::node`] decodes one).
-    pub nodes: &'a [u8],
-    /// Child indices and map entry triples, packed `u32`s.
-    pub refs: &'a [u8],
+    pub nodes: &'a [u32],
+    /// Child indices and map entry triples.
+    pub refs: &'a [u32],
     /// Names and literal values.
     pub text: &'a [u8],
 }
@@ -193,35 +195,201 @@ const fn append(out: &mut [u8; QUALIFIED_MAX], len: &mut usize, s: &[u8]) -> boo
     true
 }
 
-const fn word(b: &[u8], i: usize) -> u32 {
-    let k = i * 4;
-    (b[k] as u32) | ((b[k + 1] as u32) << 8) | ((b[k + 2] as u32) << 16) | ((b[k + 3] as u32) << 24)
-}
-
-const fn str_at(b: &[u8], i: usize) -> Str {
-    Str {
-        start: word(b, i),
-        len: word(b, i + 1),
+/// `&b[start..start + len]` (panics when out of bounds) by slice patterns, which const
+/// evaluation runs without calls: `split_at` and range indexing cost some thirty calls each,
+/// most of them debug-assertion checks.
+pub const fn subslice(b: &[u8], start: usize, len: usize) -> &[u8] {
+    let total = b.len();
+    assert!(
+        start <= total && len <= total - start,
+        "text range out of bounds"
+    );
+    let mut t = b;
+    let mut k = start;
+    while k >= 32 {
+        if let [
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            rest @ ..,
+        ] = t
+        {
+            t = rest;
+        }
+        k -= 32;
     }
-}
-
-const fn refs_at(b: &[u8], i: usize) -> Refs {
-    Refs {
-        start: word(b, i),
-        len: word(b, i + 1),
+    if k >= 16 {
+        if let [_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, rest @ ..] = t {
+            t = rest;
+        }
+        k -= 16;
     }
+    if k >= 8 {
+        if let [_, _, _, _, _, _, _, _, rest @ ..] = t {
+            t = rest;
+        }
+        k -= 8;
+    }
+    if k >= 4 {
+        if let [_, _, _, _, rest @ ..] = t {
+            t = rest;
+        }
+        k -= 4;
+    }
+    if k >= 2 {
+        if let [_, _, rest @ ..] = t {
+            t = rest;
+        }
+        k -= 2;
+    }
+    if k >= 1
+        && let [_, rest @ ..] = t
+    {
+        t = rest;
+    }
+    // Then drop what follows the range from the end, the same way.
+    let mut d = total - start - len;
+    while d >= 32 {
+        if let [
+            rest @ ..,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+        ] = t
+        {
+            t = rest;
+        }
+        d -= 32;
+    }
+    if d >= 16 {
+        if let [rest @ .., _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _] = t {
+            t = rest;
+        }
+        d -= 16;
+    }
+    if d >= 8 {
+        if let [rest @ .., _, _, _, _, _, _, _, _] = t {
+            t = rest;
+        }
+        d -= 8;
+    }
+    if d >= 4 {
+        if let [rest @ .., _, _, _, _] = t {
+            t = rest;
+        }
+        d -= 4;
+    }
+    if d >= 2 {
+        if let [rest @ .., _, _] = t {
+            t = rest;
+        }
+        d -= 2;
+    }
+    if d >= 1
+        && let [rest @ .., _] = t
+    {
+        t = rest;
+    }
+    t
 }
 
-const fn wide(b: &[u8], i: usize) -> u64 {
-    (word(b, i) as u64) | ((word(b, i + 1) as u64) << 32)
+// Packed-word reads as macros, not functions: in const evaluation a call costs more than
+// the read it would wrap, and node decoding is a large part of a check's fixed cost.
+macro_rules! word {
+    ($b:expr, $i:expr) => {
+        $b[$i]
+    };
+}
+
+macro_rules! str_at {
+    ($b:expr, $i:expr) => {{
+        let i: usize = $i;
+        Str {
+            start: word!($b, i),
+            len: word!($b, i + 1),
+        }
+    }};
+}
+
+macro_rules! refs_at {
+    ($b:expr, $i:expr) => {{
+        let i: usize = $i;
+        Refs {
+            start: word!($b, i),
+            len: word!($b, i + 1),
+        }
+    }};
+}
+
+macro_rules! wide {
+    ($b:expr, $i:expr) => {{
+        let i: usize = $i;
+        (word!($b, i) as u64) | ((word!($b, i + 1) as u64) << 32)
+    }};
 }
 
 impl<'a> Ast<'a> {
     /// The bytes of a text range.
     pub const fn str(&self, s: Str) -> &'a [u8] {
-        let (_, tail) = self.text.split_at(s.start as usize);
-        let (head, _) = tail.split_at(s.len as usize);
-        head
+        subslice(self.text, s.start as usize, s.len as usize)
     }
 
     /// The text range as `&str` (ranges always hold whole UTF-8 strings, except bytes literals).
@@ -234,12 +402,12 @@ impl<'a> Ast<'a> {
 
     /// The `i`th entry of a refs range.
     pub const fn r(&self, refs: Refs, i: u32) -> u32 {
-        word(self.refs, (refs.start + i) as usize)
+        word!(self.refs, (refs.start + i) as usize)
     }
 
     /// Number of nodes.
     pub const fn len(&self) -> usize {
-        self.nodes.len() / (NODE_WORDS * 4)
+        self.nodes.len() / NODE_WORDS
     }
 
     /// Whether there are no nodes.
@@ -256,14 +424,14 @@ impl<'a> Ast<'a> {
     /// by its own name, and as the qualified name its target spells (`optional.of`), each
     /// `None` when no declaration has that name at any version.
     pub const fn call_decls(&self, i: u32) -> (Option<usize>, Option<usize>) {
-        let w = word(self.nodes, i as usize * NODE_WORDS + SPARE_WORD);
+        let w = word!(self.nodes, i as usize * NODE_WORDS + SPARE_WORD);
         (decl_at(w & 0xffff), decl_at(w >> 16))
     }
 
     /// The qualified type select node `i` spells with its operands
     /// ([`QUALIFIED_DURATION`], [`QUALIFIED_TIMESTAMP`]; 0: none).
     pub const fn qualified_type(&self, i: u32) -> u32 {
-        word(self.nodes, i as usize * NODE_WORDS + SPARE_WORD)
+        word!(self.nodes, i as usize * NODE_WORDS + SPARE_WORD)
     }
 
     /// `a.b` + `.f` as `a.b.f` in `out` when `target` is a select chain ending in an
@@ -316,74 +484,74 @@ impl<'a> Ast<'a> {
 
     /// Where node `i` is in the source (code points).
     pub const fn offset(&self, i: u32) -> u32 {
-        word(self.nodes, i as usize * NODE_WORDS)
+        word!(self.nodes, i as usize * NODE_WORDS)
     }
 
     /// Node `i`, decoded.
     pub const fn node(&self, i: u32) -> Node {
         let b = self.nodes;
         let base = i as usize * NODE_WORDS;
-        let tag = word(b, base + 1);
+        let tag = word!(b, base + 1);
         let flag = (tag >> 8) & 0xff;
         let expr = match tag & 0xff {
             0 => Expr::Null,
             1 => Expr::Bool(flag != 0),
-            2 => Expr::Int(wide(b, base + 2) as i64),
-            3 => Expr::Uint(wide(b, base + 2)),
-            4 => Expr::Double(f64::from_bits(wide(b, base + 2))),
-            5 => Expr::String(str_at(b, base + 2)),
-            6 => Expr::Bytes(str_at(b, base + 2)),
-            7 => Expr::Ident(str_at(b, base + 2)),
+            2 => Expr::Int(wide!(b, base + 2) as i64),
+            3 => Expr::Uint(wide!(b, base + 2)),
+            4 => Expr::Double(f64::from_bits(wide!(b, base + 2))),
+            5 => Expr::String(str_at!(b, base + 2)),
+            6 => Expr::Bytes(str_at!(b, base + 2)),
+            7 => Expr::Ident(str_at!(b, base + 2)),
             8 => Expr::Local {
-                name: str_at(b, base + 2),
+                name: str_at!(b, base + 2),
                 var: match flag & 3 {
                     0 => Var::Iter,
                     1 => Var::Iter2,
                     _ => Var::Accu,
                 },
-                range: word(b, base + 2 + 2),
-                init: word(b, base + 2 + 3),
+                range: word!(b, base + 2 + 2),
+                init: word!(b, base + 2 + 3),
                 two_vars: flag & 4 != 0,
             },
             9 => Expr::Select {
-                operand: word(b, base + 2),
-                field: str_at(b, base + 2 + 1),
+                operand: word!(b, base + 2),
+                field: str_at!(b, base + 2 + 1),
                 test: flag != 0,
             },
             10 => Expr::Call {
-                function: str_at(b, base + 2),
+                function: str_at!(b, base + 2),
                 target: if flag != 0 {
-                    Some(word(b, base + 2 + 2))
+                    Some(word!(b, base + 2 + 2))
                 } else {
                     None
                 },
-                args: refs_at(b, base + 2 + 3),
+                args: refs_at!(b, base + 2 + 3),
             },
             11 => Expr::List {
-                elements: refs_at(b, base + 2),
-                optional: refs_at(b, base + 2 + 2),
+                elements: refs_at!(b, base + 2),
+                optional: refs_at!(b, base + 2 + 2),
             },
             12 => Expr::Map {
-                entries: refs_at(b, base + 2),
+                entries: refs_at!(b, base + 2),
             },
             13 => Expr::Struct {
-                name: str_at(b, base + 2),
+                name: str_at!(b, base + 2),
             },
             14 => Expr::Macro {
-                name: str_at(b, base + 2),
+                name: str_at!(b, base + 2),
                 since: flag as u8,
             },
             _ => Expr::Comprehension {
-                range: word(b, base + 2),
-                init: word(b, base + 2 + 1),
-                cond: word(b, base + 2 + 2),
-                step: word(b, base + 2 + 3),
-                result: word(b, base + 2 + 4),
+                range: word!(b, base + 2),
+                init: word!(b, base + 2 + 1),
+                cond: word!(b, base + 2 + 2),
+                step: word!(b, base + 2 + 3),
+                result: word!(b, base + 2 + 4),
                 two_vars: flag != 0,
             },
         };
         Node {
-            offset: word(b, base),
+            offset: word!(b, base),
             expr,
         }
     }
@@ -391,7 +559,7 @@ impl<'a> Ast<'a> {
 
 impl Node {
     /// The packed form ([`NODE_WORDS`] words) that [`Ast::node`] decodes.
-    pub fn pack(&self, out: &mut Vec<u8>) {
+    pub fn pack(&self, out: &mut Vec<u32>) {
         let mut w = [0u32; NODE_WORDS];
         w[0] = self.offset;
         let s2 = |w: &mut [u32; NODE_WORDS], k: usize, s: Str| {
@@ -503,9 +671,7 @@ impl Node {
             }
         };
         w[1] = tag | (flag << 8);
-        for x in w {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
+        out.extend_from_slice(&w);
     }
 }
 
@@ -521,9 +687,9 @@ pub struct AstBuf {
     /// Names and literal values.
     pub text: Vec<u8>,
     /// `nodes`, packed.
-    pub packed_nodes: Vec<u8>,
+    pub packed_nodes: Vec<u32>,
     /// `refs`, packed.
-    pub packed_refs: Vec<u8>,
+    pub packed_refs: Vec<u32>,
 }
 
 impl AstBuf {
@@ -542,7 +708,7 @@ impl AstBuf {
         for n in &self.nodes {
             n.pack(&mut self.packed_nodes);
         }
-        self.packed_refs = self.refs.iter().flat_map(|r| r.to_le_bytes()).collect();
+        self.packed_refs = self.refs.clone();
         self.resolve_names();
     }
 
@@ -589,9 +755,8 @@ impl AstBuf {
             }
         }
         for (i, w) in spare.into_iter().enumerate() {
-            let at = (i * NODE_WORDS + SPARE_WORD) * 4;
-            if let Some(dst) = self.packed_nodes.get_mut(at..at + 4) {
-                dst.copy_from_slice(&w.to_le_bytes());
+            if let Some(dst) = self.packed_nodes.get_mut(i * NODE_WORDS + SPARE_WORD) {
+                *dst = w;
             }
         }
     }

@@ -378,7 +378,7 @@ const fn utf8_width(first: u8) -> usize {
 
 use crate::ast::{Ast, Expr, Var};
 use crate::decl::{Function, P};
-use crate::types::{Kind, META, PLAIN_STRING, Ty, TyId, Types, bytes_eq, id};
+use crate::types::{Kind, META, PLAIN_STRING, Ty, TyId, Types, id};
 
 const UNSET: TyId = u16::MAX - 1;
 
@@ -388,8 +388,8 @@ pub(crate) struct Checker<'a> {
     pub(crate) ast: Ast<'a>,
     /// The nodes, decoded once: const evaluation pays for every byte a decode reads.
     pub(crate) nodes: [crate::ast::Node; N],
-    /// Each node's name or text (identifier, field, function, literal), sliced once: a
-    /// subslice costs some thirty calls in const evaluation.
+    /// The name or text of each identifier, field selection, call and string literal, sliced
+    /// once (empty for other nodes): subslicing is costly in const evaluation.
     pub(crate) names: [&'a [u8]; N],
     pub(crate) t: Types<'a>,
     pub(crate) ty: [TyId; N],
@@ -451,15 +451,12 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     while i < len_i {
         let node = ast.node(i as u32);
         c.nodes[i] = node;
+        // Only the names the passes read: each subslice costs as much as a small call.
         c.names[i] = match node.expr {
             Expr::Ident(s)
             | Expr::String(s)
-            | Expr::Bytes(s)
             | Expr::Select { field: s, .. }
-            | Expr::Call { function: s, .. }
-            | Expr::Local { name: s, .. }
-            | Expr::Struct { name: s }
-            | Expr::Macro { name: s, .. } => ast.str(s),
+            | Expr::Call { function: s, .. } => ast.str(s),
             _ => b"",
         };
         i += 1;
@@ -563,7 +560,7 @@ impl<'a> Checker<'a> {
                 args,
             } = self.nodes[(i as u32) as usize].expr
                 && args.len == 1
-                && bytes_eq(self.names[i], b"format")
+                && matches!(self.names[i], b"format")
                 && let Expr::String(_) = self.nodes[(target) as usize].expr
                 && let Expr::List { elements, .. } = self.nodes[(self.ast.r(args, 0)) as usize].expr
             {
@@ -760,7 +757,7 @@ impl<'a> Checker<'a> {
         let len_i = self.ast.len();
         while i < len_i {
             if let Expr::Call { args, .. } = self.nodes[(i as u32) as usize].expr
-                && bytes_eq(self.names[i], b"format")
+                && matches!(self.names[i], b"format")
             {
                 let mut a = 0;
                 while a < args.len {
@@ -785,9 +782,9 @@ impl<'a> Checker<'a> {
             let what = match self.nodes[(i as u32) as usize].expr {
                 Expr::Call { function, .. } => {
                     let f = self.ast.str(function);
-                    if bytes_eq(f, b"_?._") {
+                    if matches!(f, b"_?._") {
                         Some("unsupported syntax '.?'")
-                    } else if bytes_eq(f, b"_[?_]") {
+                    } else if matches!(f, b"_[?_]") {
                         Some("unsupported syntax '[?'")
                     } else {
                         None
@@ -979,32 +976,32 @@ impl<'a> Checker<'a> {
     }
 
     const fn ident(&mut self, n: u32, name: &[u8]) -> TyId {
-        if bytes_eq(name, b"self") {
+        if matches!(name, b"self") {
             return self.self_ty;
         }
-        if bytes_eq(name, b"oldSelf") {
+        if matches!(name, b"oldSelf") {
             self.report.uses_old_self = true;
             return self.old_self_ty;
         }
-        let type_of = if bytes_eq(name, b"bool") {
+        let type_of = if matches!(name, b"bool") {
             id::BOOL
-        } else if bytes_eq(name, b"int") {
+        } else if matches!(name, b"int") {
             id::INT
-        } else if bytes_eq(name, b"uint") {
+        } else if matches!(name, b"uint") {
             id::UINT
-        } else if bytes_eq(name, b"double") {
+        } else if matches!(name, b"double") {
             id::DOUBLE
-        } else if bytes_eq(name, b"string") {
+        } else if matches!(name, b"string") {
             id::STRING
-        } else if bytes_eq(name, b"bytes") {
+        } else if matches!(name, b"bytes") {
             id::BYTES
-        } else if bytes_eq(name, b"null_type") {
+        } else if matches!(name, b"null_type") {
             id::NULL
-        } else if bytes_eq(name, b"list") {
+        } else if matches!(name, b"list") {
             self.t.list(id::DYN)
-        } else if bytes_eq(name, b"map") {
+        } else if matches!(name, b"map") {
             self.t.map(id::DYN, id::DYN)
-        } else if bytes_eq(name, b"type") {
+        } else if matches!(name, b"type") {
             self.t.type_of(id::DYN)
         } else {
             self.undeclared(n, name);
@@ -1126,9 +1123,9 @@ impl<'a> Checker<'a> {
     ) -> Option<TyId> {
         if root && !declares_type_and_meta(schema) {
             let implicit: Option<&'a crate::model::Schema<'a>> =
-                if bytes_eq(field, b"apiVersion") || bytes_eq(field, b"kind") {
+                if matches!(field, b"apiVersion") || matches!(field, b"kind") {
                     Some(&PLAIN_STRING)
-                } else if bytes_eq(field, b"metadata") {
+                } else if matches!(field, b"metadata") {
                     Some(&META)
                 } else {
                     None
@@ -1220,7 +1217,7 @@ impl<'a> Checker<'a> {
         target: Option<u32>,
         args: crate::ast::Refs,
     ) -> TyId {
-        if bytes_eq(function, b"_?._") {
+        if matches!(function, b"_?._") {
             let operand = self.ast.r(args, 0);
             let field_node = self.ast.r(args, 1);
             return match self.nodes[(field_node) as usize].expr {
@@ -1276,9 +1273,9 @@ impl<'a> Checker<'a> {
             count += 1;
             a += 1;
         }
-        let (arg_tys, _) = arg_tys.split_at(count);
+        let arg_tys = prefix(&arg_tys, count);
         let member = member_target.is_some();
-        if bytes_eq(name, b"_&&_") || bytes_eq(name, b"_||_") {
+        if matches!(name, b"_&&_") || matches!(name, b"_||_") {
             let mut ok = true;
             let mut i = 0;
             let len_i = arg_tys.len();
@@ -1302,11 +1299,11 @@ impl<'a> Checker<'a> {
             if ov.versions.since > self.compat
                 || self.compat >= ov.versions.until
                 || ov.member != member
-                || ov.args.len() != arg_tys.len()
+                || ov.argc as usize != count
             {
                 continue;
             }
-            if self.cannot_match(arg_tys, ov.args) {
+            if self.cannot_match(arg_tys, ov.args, count) {
                 // What instantiating the parameters would have consumed, so that type
                 // variables are numbered as if the overload had been tried in full.
                 self.t.skip_vars(ov.arg_params);
@@ -1316,12 +1313,12 @@ impl<'a> Checker<'a> {
             let mut params = [u16::MAX; 4];
             let mut cand = [0 as TyId; 16];
             let mut i = 0;
-            let len_i = ov.args.len();
+            let len_i = count;
             while i < len_i {
                 cand[i] = self.instantiate(&ov.args[i], &mut params, 0);
                 i += 1;
             }
-            let (cand, _) = cand.split_at(ov.args.len());
+            let cand = prefix(&cand, len_i);
             if self.t.assignable_list(arg_tys, cand) {
                 self.ov[n as usize] |= 1 << ((o - 1) % 16);
                 let r = self.instantiate(&ov.result, &mut params, 0);
@@ -1415,10 +1412,11 @@ impl<'a> Checker<'a> {
     /// decided on the outermost type alone, before the (in const evaluation costly)
     /// instantiation and unification. Anything undecided there (type variables, `dyn`,
     /// parameters) is left to [`Types::assignable_list`].
-    const fn cannot_match(&self, args: &[TyId], params: &[P]) -> bool {
+    /// Whether some of the `n` arguments cannot be assigned to its parameter (both slices hold
+    /// `n`: the caller has checked the arity).
+    const fn cannot_match(&self, args: &[TyId], params: &[P], n: usize) -> bool {
         let mut i = 0;
-        let len_i = args.len();
-        while i < len_i && i < params.len() {
+        while i < n {
             if self.cannot_assign(args[i], &params[i]) {
                 return true;
             }
@@ -1632,14 +1630,22 @@ pub(crate) const fn find_property<'a>(
 ) -> Option<&'a crate::model::Property<'a>> {
     let mut i = 0;
     let len_i = s.properties.len();
+    // Lengths read once and bytes compared in place: in const evaluation each `len()` is two
+    // calls, and this runs for every property of every selected object.
+    let field_len = field.len();
     while i < len_i {
         let p = &s.properties[i];
         let name = p.name.as_bytes();
+        let name_len = name.len();
         // Escaping never shortens a name, and lengthens every name it changes: an identifier
         // of the same length can only be the name itself, spelled bare (no `__` to escape;
         // reserved words only where `keywords` lets them stand). Longer may be an escape.
-        if name.len() == field.len() {
-            if bytes_eq(name, field)
+        if name_len == field_len {
+            let mut k = 0;
+            while k < name_len && name[k] == field[k] {
+                k += 1;
+            }
+            if k == name_len
                 && if is_reserved(name) {
                     keywords
                 } else {
@@ -1648,7 +1654,7 @@ pub(crate) const fn find_property<'a>(
             {
                 return Some(p);
             }
-        } else if name.len() < field.len() && escaped_is(name, field) {
+        } else if name_len < field_len && escaped_is(name, field) {
             return Some(p);
         }
         i += 1;
@@ -1690,6 +1696,38 @@ pub const RESERVED: [&str; 21] = [
     "void",
     "while",
 ];
+
+/// `&a[..len]` (`len <= 16`) by slice patterns: `split_at` costs some thirty calls in const
+/// evaluation.
+const fn prefix(a: &[TyId; 16], len: usize) -> &[TyId] {
+    assert!(len <= 16);
+    let mut t: &[TyId] = a;
+    let mut d = 16 - len;
+    if d >= 8 {
+        if let [rest @ .., _, _, _, _, _, _, _, _] = t {
+            t = rest;
+        }
+        d -= 8;
+    }
+    if d >= 4 {
+        if let [rest @ .., _, _, _, _] = t {
+            t = rest;
+        }
+        d -= 4;
+    }
+    if d >= 2 {
+        if let [rest @ .., _, _] = t {
+            t = rest;
+        }
+        d -= 2;
+    }
+    if d >= 1
+        && let [rest @ .., _] = t
+    {
+        t = rest;
+    }
+    t
+}
 
 const fn has_double_underscore(name: &[u8]) -> bool {
     let mut i = 1;
@@ -1784,23 +1822,26 @@ const fn push_escaped<const N: usize>(
 
 /// Whether escaping the property name `name` (CEL-SEMANTICS 2) gives exactly `ident`.
 pub const fn escaped_is(name: &[u8], ident: &[u8]) -> bool {
-    if name.is_empty() || name[0].is_ascii_digit() {
+    // Lengths read once: in const evaluation each `len()` is two calls.
+    let nlen = name.len();
+    let ilen = ident.len();
+    if nlen == 0 || name[0].is_ascii_digit() {
         return false;
     }
     if is_reserved(name) {
         // `__<word>__`
-        if ident.len() != name.len() + 4 {
+        if ilen != nlen + 4 {
             return false;
         }
         if ident[0] != b'_' || ident[1] != b'_' {
             return false;
         }
-        let n = ident.len();
+        let n = ilen;
         if ident[n - 1] != b'_' || ident[n - 2] != b'_' {
             return false;
         }
         let mut i = 0;
-        let len_i = name.len();
+        let len_i = nlen;
         while i < len_i {
             if ident[i + 2] != name[i] {
                 return false;
@@ -1811,10 +1852,10 @@ pub const fn escaped_is(name: &[u8], ident: &[u8]) -> bool {
     }
     let mut i = 0; // in name
     let mut j = 0; // in ident
-    let len_i = name.len();
+    let len_i = nlen;
     while i < len_i {
         let c = name[i];
-        let rep: &[u8] = if c == b'_' && i + 1 < name.len() && name[i + 1] == b'_' {
+        let rep: &[u8] = if c == b'_' && i + 1 < nlen && name[i + 1] == b'_' {
             i += 1;
             b"__underscores__"
         } else if c == b'.' {
@@ -1823,22 +1864,22 @@ pub const fn escaped_is(name: &[u8], ident: &[u8]) -> bool {
             b"__dash__"
         } else if c == b'/' {
             b"__slash__"
-        } else if c.is_ascii_alphanumeric() || c == b'_' {
+        } else if matches!(c, b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' | b'_') {
             // a single byte, compared below
             b""
         } else {
             return false;
         };
-        if rep.is_empty() {
-            if j >= ident.len() || ident[j] != c {
+        let len_k = rep.len();
+        if len_k == 0 {
+            if j >= ilen || ident[j] != c {
                 return false;
             }
             j += 1;
         } else {
             let mut k = 0;
-            let len_k = rep.len();
             while k < len_k {
-                if j >= ident.len() || ident[j] != rep[k] {
+                if j >= ilen || ident[j] != rep[k] {
                     return false;
                 }
                 j += 1;
@@ -1847,7 +1888,7 @@ pub const fn escaped_is(name: &[u8], ident: &[u8]) -> bool {
         }
         i += 1;
     }
-    j == ident.len()
+    j == ilen
 }
 
 /// Edit distance of two short names (for "did you mean"); long names count as far apart.

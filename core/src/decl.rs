@@ -140,6 +140,9 @@ pub struct Overload {
     pub versions: Versions,
     /// How many distinct type parameters `args` mention (what instantiating them consumes).
     pub arg_params: u16,
+    /// `args.len()`, stored: the checker tests it for every overload of every call, and in
+    /// const evaluation a slice length is two calls.
+    pub argc: u16,
 }
 
 /// How many distinct type parameters the patterns mention.

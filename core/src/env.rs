@@ -60,6 +60,7 @@ const fn global(id: &'static str, args: &'static [P], result: P, versions: Versi
         result,
         versions,
         arg_params: crate::decl::count_arg_params(args),
+        argc: args.len() as u16,
     }
 }
 
@@ -72,6 +73,7 @@ const fn member(id: &'static str, args: &'static [P], result: P, versions: Versi
         result,
         versions,
         arg_params: crate::decl::count_arg_params(args),
+        argc: args.len() as u16,
     }
 }
 

@@ -411,7 +411,13 @@ impl<'a> Types<'a> {
     /// The type with every bound variable replaced (cel-go's `substitute`); free variables
     /// become `dyn` when `to_dyn`.
     pub const fn substitute(&mut self, t: TyId, to_dyn: bool) -> TyId {
-        self.substitute_at(t, to_dyn, 0)
+        // Most types have nothing to substitute: answered here without the walk's call.
+        match self.tys[t as usize] {
+            Ty::Var(_) | Ty::List(_) | Ty::Optional(_) | Ty::Type(_) | Ty::Map(..) => {
+                self.substitute_at(t, to_dyn, 0)
+            }
+            _ => t,
+        }
     }
 
     const fn substitute_at(&mut self, t: TyId, to_dyn: bool, depth: u32) -> TyId {
@@ -420,10 +426,15 @@ impl<'a> Types<'a> {
             return id::ERROR;
         }
         let d = depth + 1;
-        if let Some(s) = self.find(t) {
-            return self.substitute_at(s, to_dyn, d);
+        let ty = self.tys[t as usize];
+        // `find`, inline.
+        if let Ty::Var(_) = ty {
+            let s = self.subst[t as usize];
+            if s != FREE {
+                return self.substitute_at(s, to_dyn, d);
+            }
         }
-        match self.tys[(t) as usize] {
+        match ty {
             Ty::Var(_) => {
                 if to_dyn {
                     id::DYN
@@ -470,12 +481,12 @@ impl<'a> Types<'a> {
 
     /// [`Types::assignable`] over two lists of equal length.
     pub const fn assignable_list(&mut self, l1: &[TyId], l2: &[TyId]) -> bool {
-        if l1.len() != l2.len() {
+        let len_i = l1.len();
+        if len_i != l2.len() {
             return false;
         }
         let mark = self.trail_len;
         let mut i = 0;
-        let len_i = l1.len();
         while i < len_i {
             if !self.assignable_at(l1[i], l2[i], 0) {
                 self.undo_to(mark);
@@ -500,7 +511,12 @@ impl<'a> Types<'a> {
             return false;
         }
         let d = depth + 1;
-        if matches!(self.kind(t2), Kind::Param) {
+        // Each type is read once and tested by pattern (cel-go tests its kind): in const
+        // evaluation a `kind` call per test cost more than the rest of this function.
+        // Nothing below allocates, so the reads stay valid.
+        let ty1 = self.tys[t1 as usize];
+        let ty2 = self.tys[t2 as usize];
+        if let Ty::Var(_) = ty2 {
             let (valid, has_sub) = self.valid_substitution(t1, t2, d);
             if valid {
                 return true;
@@ -509,35 +525,44 @@ impl<'a> Types<'a> {
                 return false;
             }
         }
-        if matches!(self.kind(t1), Kind::Param) {
+        if let Ty::Var(_) = ty1 {
             let (valid, _) = self.valid_substitution(t2, t1, d);
             return valid;
         }
-        if self.is_dyn_or_error(t1) || self.is_dyn_or_error(t2) {
+        if matches!(ty1, Ty::Dyn | Ty::Error) || matches!(ty2, Ty::Dyn | Ty::Error) {
             return true;
         }
-        if matches!(self.kind(t1), Kind::Null) {
+        if let Ty::Null = ty1 {
             return self.null_assignable(t2);
         }
-        if matches!(self.kind(t2), Kind::Null) {
+        if let Ty::Null = ty2 {
             return self.null_assignable(t1);
         }
-        match self.kind(t1) {
-            Kind::Scalar(_) | Kind::Struct => self.exact_at(t2, t1, d),
-            Kind::Type => matches!(self.kind(t2), Kind::Type),
-            Kind::List => match (self.tys[(t1) as usize], self.tys[(t2) as usize]) {
-                (Ty::List(a), Ty::List(b)) => self.assignable_at(a, b, d),
+        match ty1 {
+            Ty::Bool
+            | Ty::Int
+            | Ty::Uint
+            | Ty::Double
+            | Ty::String
+            | Ty::Bytes
+            | Ty::Duration
+            | Ty::Timestamp
+            | Ty::Object { .. } => self.exact_at(t2, t1, d),
+            Ty::Type(_) => matches!(ty2, Ty::Type(_)),
+            Ty::List(a) => match ty2 {
+                Ty::List(b) => self.assignable_at(a, b, d),
                 _ => false,
             },
-            Kind::Map => match (self.tys[(t1) as usize], self.tys[(t2) as usize]) {
-                (Ty::Map(k1, v1), Ty::Map(k2, v2)) => {
-                    self.assignable_at(k1, k2, d) && self.assignable_at(v1, v2, d)
-                }
+            Ty::Map(k1, v1) => match ty2 {
+                Ty::Map(k2, v2) => self.assignable_at(k1, k2, d) && self.assignable_at(v1, v2, d),
                 _ => false,
             },
-            Kind::Opaque => match (self.tys[(t1) as usize], self.tys[(t2) as usize]) {
-                (Ty::Optional(a), Ty::Optional(b)) => self.assignable_at(a, b, d),
-                (Ty::Opaque(a), Ty::Opaque(b)) => a as u8 == b as u8,
+            Ty::Optional(a) => match ty2 {
+                Ty::Optional(b) => self.assignable_at(a, b, d),
+                _ => false,
+            },
+            Ty::Opaque(a) => match ty2 {
+                Ty::Opaque(b) => a as u8 == b as u8,
                 _ => false,
             },
             _ => self.less_specific(t1, t2, d),
@@ -719,11 +744,11 @@ impl<'a> Types<'a> {
             Type::String => Some(match s.format {
                 Some(f) => {
                     let f = f.as_bytes();
-                    if bytes_eq(f, b"byte") {
+                    if matches!(f, b"byte") {
                         id::BYTES
-                    } else if bytes_eq(f, b"duration") {
+                    } else if matches!(f, b"duration") {
                         id::DURATION
-                    } else if bytes_eq(f, b"date") || bytes_eq(f, b"date-time") {
+                    } else if matches!(f, b"date") || matches!(f, b"date-time") {
                         id::TIMESTAMP
                     } else {
                         id::STRING

@@ -5,6 +5,7 @@
 use crate::ast::{Container, Field};
 use crate::attr::{RuleAttr, SchemaAttrs, sym};
 use crate::ctxt::Ctxt;
+use crd_cel_core::ast::AstBuf;
 use crd_cel_core::rule_fields::{
     ErrorKind, RuleField, RuleFieldError, RuleInput, check_rule_fields,
 };
@@ -65,15 +66,42 @@ fn check_rule(cx: &Ctxt, r: &RuleAttr) {
         cx.push(syn::Error::new(span.unwrap_or_else(|| r.rule.span()), text));
     }
     if !rule.trim().is_empty()
-        && let Err(e) = syntax::parse(&rule)
+        && let Err(e) = parse(&rule)
     {
         cx.error_spanned_by(&r.rule, format!("compilation failed: {e}"));
     }
     if let Some(me) = &r.message_expression
         && !me.value().trim().is_empty()
-        && let Err(e) = syntax::parse(&me.value())
+        && let Err(e) = parse(&me.value())
     {
         cx.error_spanned_by(me, format!("messageExpression compilation failed: {e}"));
+    }
+}
+
+thread_local! {
+    /// Expressions parsed (and lowered) by [`check`] this expansion, for [`crate::rules`] to
+    /// take rather than parse again: parsing is most of the derive's own time per rule.
+    static PARSED: std::cell::RefCell<std::collections::HashMap<String, AstBuf>> =
+        std::cell::RefCell::default();
+}
+
+/// Forgets what an earlier expansion parsed (the proc-macro server may reuse the thread).
+pub fn clear_parsed() {
+    PARSED.with(|p| p.borrow_mut().clear());
+}
+
+/// Parses and lowers `source`, keeping the result for [`take_parsed`].
+fn parse(source: &str) -> Result<(), syntax::SyntaxError> {
+    let ast = syntax::parse_ast(source)?;
+    PARSED.with(|p| p.borrow_mut().insert(source.to_owned(), ast));
+    Ok(())
+}
+
+/// `source` parsed and lowered: as [`check`] left it, or parsed now.
+pub fn take_parsed(source: &str) -> Result<AstBuf, syntax::SyntaxError> {
+    match PARSED.with(|p| p.borrow_mut().remove(source)) {
+        Some(ast) => Ok(ast),
+        None => syntax::parse_ast(source),
     }
 }
 

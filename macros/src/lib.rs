@@ -25,6 +25,7 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(CelValidate, attributes(cel, schemars))]
 pub fn derive_cel_validate(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    check::clear_parsed();
     let cx = ctxt::Ctxt::new();
     let container = ast::Container::from_ast(&cx, &input);
     if let Some(container) = &container {

@@ -7,14 +7,27 @@ use crd_cel_core::ast::AstBuf;
 use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};
 
-/// The lowered expression as an `Ast` constant expression: three byte strings, which rustc
-/// type-checks far faster than a tree of struct literals.
+/// The lowered expression as an `Ast` constant expression: two integer arrays and a byte
+/// string, which rustc type-checks far faster than a tree of struct literals.
 fn ast_tokens(ast: &AstBuf, p: &TokenStream) -> TokenStream {
     let source = &ast.source;
-    let nodes = Literal::byte_string(&ast.packed_nodes);
-    let refs = Literal::byte_string(&ast.packed_refs);
+    let nodes = words(&ast.packed_nodes);
+    let refs = words(&ast.packed_refs);
     let text = Literal::byte_string(&ast.text);
     quote!(#p::ast::Ast { source: #source, nodes: #nodes, refs: #refs, text: #text })
+}
+
+/// `&[w0, w1, ...]`, parsed from one string: a token per integer built one by one costs more
+/// in the (unoptimised) derive than rustc spends on the array.
+fn words(w: &[u32]) -> TokenStream {
+    let mut s = String::with_capacity(w.len() * 3 + 3);
+    s.push_str("&[");
+    for x in w {
+        s.push_str(&x.to_string());
+        s.push(',');
+    }
+    s.push(']');
+    s.parse().expect("BUG: integer list tokens")
 }
 
 /// How a const check reaches the schema node it checks against.
@@ -87,7 +100,7 @@ pub fn checks(
         );
         for (source, span, target) in exprs {
             // Syntax errors were reported at expansion already; nothing to type-check then.
-            let Ok(ast) = crd_cel_core::syntax::parse_ast(&source) else {
+            let Ok(ast) = crate::check::take_parsed(&source) else {
                 continue;
             };
             // Constant arguments need no types: checked here, with the newest environment's
