@@ -351,20 +351,14 @@ pub const fn subslice(b: &[u8], start: usize, len: usize) -> &[u8] {
     t
 }
 
-// Packed-word reads as macros, not functions: in const evaluation a call costs more than
+// Packed-field reads as macros, not functions: in const evaluation a call costs more than
 // the read it would wrap, and node decoding is a large part of a check's fixed cost.
-macro_rules! word {
-    ($b:expr, $i:expr) => {
-        $b[$i]
-    };
-}
-
 macro_rules! str_at {
     ($b:expr, $i:expr) => {{
         let i: usize = $i;
         Str {
-            start: word!($b, i),
-            len: word!($b, i + 1),
+            start: $b[i],
+            len: $b[i + 1],
         }
     }};
 }
@@ -373,8 +367,8 @@ macro_rules! refs_at {
     ($b:expr, $i:expr) => {{
         let i: usize = $i;
         Refs {
-            start: word!($b, i),
-            len: word!($b, i + 1),
+            start: $b[i],
+            len: $b[i + 1],
         }
     }};
 }
@@ -382,7 +376,7 @@ macro_rules! refs_at {
 macro_rules! wide {
     ($b:expr, $i:expr) => {{
         let i: usize = $i;
-        (word!($b, i) as u64) | ((word!($b, i + 1) as u64) << 32)
+        ($b[i] as u64) | (($b[i + 1] as u64) << 32)
     }};
 }
 
@@ -402,7 +396,7 @@ impl<'a> Ast<'a> {
 
     /// The `i`th entry of a refs range.
     pub const fn r(&self, refs: Refs, i: u32) -> u32 {
-        word!(self.refs, (refs.start + i) as usize)
+        self.refs[(refs.start + i) as usize]
     }
 
     /// Number of nodes.
@@ -424,14 +418,14 @@ impl<'a> Ast<'a> {
     /// by its own name, and as the qualified name its target spells (`optional.of`), each
     /// `None` when no declaration has that name at any version.
     pub const fn call_decls(&self, i: u32) -> (Option<usize>, Option<usize>) {
-        let w = word!(self.nodes, i as usize * NODE_WORDS + SPARE_WORD);
+        let w = self.nodes[i as usize * NODE_WORDS + SPARE_WORD];
         (decl_at(w & 0xffff), decl_at(w >> 16))
     }
 
     /// The qualified type select node `i` spells with its operands
     /// ([`QUALIFIED_DURATION`], [`QUALIFIED_TIMESTAMP`]; 0: none).
     pub const fn qualified_type(&self, i: u32) -> u32 {
-        word!(self.nodes, i as usize * NODE_WORDS + SPARE_WORD)
+        self.nodes[i as usize * NODE_WORDS + SPARE_WORD]
     }
 
     /// `a.b` + `.f` as `a.b.f` in `out` when `target` is a select chain ending in an
@@ -484,14 +478,14 @@ impl<'a> Ast<'a> {
 
     /// Where node `i` is in the source (code points).
     pub const fn offset(&self, i: u32) -> u32 {
-        word!(self.nodes, i as usize * NODE_WORDS)
+        self.nodes[i as usize * NODE_WORDS]
     }
 
     /// Node `i`, decoded.
     pub const fn node(&self, i: u32) -> Node {
         let b = self.nodes;
         let base = i as usize * NODE_WORDS;
-        let tag = word!(b, base + 1);
+        let tag = b[base + 1];
         let flag = (tag >> 8) & 0xff;
         let expr = match tag & 0xff {
             0 => Expr::Null,
@@ -509,19 +503,19 @@ impl<'a> Ast<'a> {
                     1 => Var::Iter2,
                     _ => Var::Accu,
                 },
-                range: word!(b, base + 2 + 2),
-                init: word!(b, base + 2 + 3),
+                range: b[base + 2 + 2],
+                init: b[base + 2 + 3],
                 two_vars: flag & 4 != 0,
             },
             9 => Expr::Select {
-                operand: word!(b, base + 2),
+                operand: b[base + 2],
                 field: str_at!(b, base + 2 + 1),
                 test: flag != 0,
             },
             10 => Expr::Call {
                 function: str_at!(b, base + 2),
                 target: if flag != 0 {
-                    Some(word!(b, base + 2 + 2))
+                    Some(b[base + 2 + 2])
                 } else {
                     None
                 },
@@ -542,16 +536,16 @@ impl<'a> Ast<'a> {
                 since: flag as u8,
             },
             _ => Expr::Comprehension {
-                range: word!(b, base + 2),
-                init: word!(b, base + 2 + 1),
-                cond: word!(b, base + 2 + 2),
-                step: word!(b, base + 2 + 3),
-                result: word!(b, base + 2 + 4),
+                range: b[base + 2],
+                init: b[base + 2 + 1],
+                cond: b[base + 2 + 2],
+                step: b[base + 2 + 3],
+                result: b[base + 2 + 4],
                 two_vars: flag != 0,
             },
         };
         Node {
-            offset: word!(b, base),
+            offset: b[base],
             expr,
         }
     }

@@ -558,11 +558,11 @@ impl<'a> Checker<'a> {
                 function: _,
                 target: Some(target),
                 args,
-            } = self.nodes[(i as u32) as usize].expr
+            } = self.nodes[i].expr
                 && args.len == 1
                 && matches!(self.names[i], b"format")
-                && let Expr::String(_) = self.nodes[(target) as usize].expr
-                && let Expr::List { elements, .. } = self.nodes[(self.ast.r(args, 0)) as usize].expr
+                && let Expr::String(_) = self.nodes[target as usize].expr
+                && let Expr::List { elements, .. } = self.nodes[self.ast.r(args, 0) as usize].expr
             {
                 self.check_format(i as u32, self.names[target as usize], elements);
             }
@@ -627,7 +627,7 @@ impl<'a> Checker<'a> {
             }
             let node = self.ast.r(elements, arg);
             let t = self.t.substitute(self.ty[node as usize], true);
-            let what: Option<&str> = match (verb, self.t.tys[(t) as usize]) {
+            let what: Option<&str> = match (verb, self.t.tys[t as usize]) {
                 (_, Ty::Dyn | Ty::Error) => None,
                 (b'd', Ty::Int | Ty::Uint) => None,
                 (b'd', _) => Some("decimal clause can only be used on integers, was given "),
@@ -669,7 +669,7 @@ impl<'a> Checker<'a> {
         let mut i = 0;
         let len_i = self.ast.len();
         while i < len_i {
-            match self.nodes[(i as u32) as usize].expr {
+            match self.nodes[i].expr {
                 Expr::List { elements, optional } if !self.in_format_call(i as u32) => {
                     let mut first: Option<TyId> = None;
                     let mut k = 0;
@@ -677,7 +677,7 @@ impl<'a> Checker<'a> {
                         let e = self.ast.r(elements, k);
                         let mut et = self.t.substitute(self.ty[e as usize], true);
                         if self.is_optional_index(optional, k)
-                            && let Ty::Optional(inner) = self.t.tys[(et) as usize]
+                            && let Ty::Optional(inner) = self.t.tys[et as usize]
                         {
                             et = inner;
                         }
@@ -703,7 +703,7 @@ impl<'a> Checker<'a> {
                         let kt = self.t.substitute(self.ty[key as usize], true);
                         let mut vt = self.t.substitute(self.ty[val as usize], true);
                         if self.ast.r(entries, k + 2) == 1
-                            && let Ty::Optional(inner) = self.t.tys[(vt) as usize]
+                            && let Ty::Optional(inner) = self.t.tys[vt as usize]
                         {
                             vt = inner;
                         }
@@ -756,7 +756,7 @@ impl<'a> Checker<'a> {
         let mut i = n as usize + 1;
         let len_i = self.ast.len();
         while i < len_i {
-            if let Expr::Call { args, .. } = self.nodes[(i as u32) as usize].expr
+            if let Expr::Call { args, .. } = self.nodes[i].expr
                 && matches!(self.names[i], b"format")
             {
                 let mut a = 0;
@@ -779,7 +779,7 @@ impl<'a> Checker<'a> {
         let mut i = 0;
         let len_i = self.ast.len();
         while i < len_i {
-            let what = match self.nodes[(i as u32) as usize].expr {
+            let what = match self.nodes[i].expr {
                 Expr::Call { function, .. } => {
                     let f = self.ast.str(function);
                     if matches!(f, b"_?._") {
@@ -830,7 +830,7 @@ impl<'a> Checker<'a> {
                 crate::ast::QUALIFIED_TIMESTAMP => Some(id::TIMESTAMP),
                 _ => None,
             };
-            match self.nodes[(i as u32) as usize].expr {
+            match self.nodes[i].expr {
                 Expr::Select {
                     operand,
                     test: false,
@@ -865,7 +865,7 @@ impl<'a> Checker<'a> {
         let mut n = from;
         loop {
             self.ty[n as usize] = SKIP;
-            match self.nodes[(n) as usize].expr {
+            match self.nodes[n as usize].expr {
                 Expr::Select { operand, .. } => n = operand,
                 _ => break,
             }
@@ -910,7 +910,7 @@ impl<'a> Checker<'a> {
     }
 
     const fn node(&mut self, n: u32) {
-        let t = match self.nodes[(n) as usize].expr {
+        let t = match self.nodes[n as usize].expr {
             Expr::Null => id::NULL,
             Expr::Bool(_) => id::BOOL,
             Expr::Int(_) => id::INT,
@@ -1015,7 +1015,7 @@ impl<'a> Checker<'a> {
             Var::Accu => self.ty[init as usize],
             Var::Iter | Var::Iter2 => {
                 let r = self.t.substitute(self.ty[range as usize], false);
-                match (self.t.tys[(r) as usize], var, two_vars) {
+                match (self.t.tys[r as usize], var, two_vars) {
                     (Ty::List(e), Var::Iter, false) => e,
                     (Ty::List(_), Var::Iter, true) => id::INT,
                     (Ty::List(e), _, _) => e,
@@ -1075,11 +1075,11 @@ impl<'a> Checker<'a> {
         optional: bool,
     ) -> TyId {
         let operand_ty = self.t.substitute(self.ty[operand as usize], false);
-        let (target, is_opt) = match self.t.tys[(operand_ty) as usize] {
+        let (target, is_opt) = match self.t.tys[operand_ty as usize] {
             Ty::Optional(inner) => (self.t.substitute(inner, false), true),
             _ => (operand_ty, false),
         };
-        let result = match self.t.tys[(target) as usize] {
+        let result = match self.t.tys[target as usize] {
             Ty::Map(_, v) => v,
             Ty::Object { schema, root, name } => match self.field(schema, root, name, field) {
                 Some(t) => t,
@@ -1220,7 +1220,7 @@ impl<'a> Checker<'a> {
         if matches!(function, b"_?._") {
             let operand = self.ast.r(args, 0);
             let field_node = self.ast.r(args, 1);
-            return match self.nodes[(field_node) as usize].expr {
+            return match self.nodes[field_node as usize].expr {
                 Expr::String(_) => {
                     let r = self.select_field(n, operand, self.names[field_node as usize], true);
                     self.t.substitute(r, false)
@@ -1372,7 +1372,7 @@ impl<'a> Checker<'a> {
     }
 
     const fn call_function_str(&self, n: u32) -> crate::ast::Str {
-        match self.nodes[(n) as usize].expr {
+        match self.nodes[n as usize].expr {
             Expr::Call { function, .. } => function,
             _ => crate::ast::Str { start: 0, len: 0 },
         }
@@ -1408,12 +1408,8 @@ impl<'a> Checker<'a> {
     }
 
     /// A declaration pattern as a type, with `params` holding the fresh variables.
-    /// Whether some argument's type can never be assigned to the overload's parameter:
-    /// decided on the outermost type alone, before the (in const evaluation costly)
-    /// instantiation and unification. Anything undecided there (type variables, `dyn`,
-    /// parameters) is left to [`Types::assignable_list`].
     /// Whether some of the `n` arguments cannot be assigned to its parameter (both slices hold
-    /// `n`: the caller has checked the arity).
+    /// `n`: the caller has checked the arity). See [`Checker::cannot_assign`].
     const fn cannot_match(&self, args: &[TyId], params: &[P], n: usize) -> bool {
         let mut i = 0;
         while i < n {
@@ -1425,11 +1421,15 @@ impl<'a> Checker<'a> {
         false
     }
 
+    /// Whether an argument's type can never be assigned to the overload's parameter: decided
+    /// on the outermost type alone, before the (in const evaluation costly) instantiation and
+    /// unification. Anything undecided there (type variables, `dyn`, parameters) is left to
+    /// [`Types::assignable_list`].
     const fn cannot_assign(&self, arg: TyId, p: &P) -> bool {
         if matches!(p, P::Dyn | P::Param(_)) {
             return false;
         }
-        let t = self.t.tys[(arg) as usize];
+        let t = self.t.tys[arg as usize];
         // `null` and the kinds `null` is assignable to, as `Types::null_assignable`.
         if let P::Null = p {
             return !matches!(
@@ -1537,7 +1537,7 @@ impl<'a> Checker<'a> {
     /// The type an optional element (`[?x]`, `{?k: v}`) contributes: the optional's value type;
     /// anything else than an optional or `dyn` is a mismatch.
     const fn optional_element(&mut self, n: u32, t: TyId) -> TyId {
-        match self.t.tys[(t) as usize] {
+        match self.t.tys[t as usize] {
             Ty::Optional(inner) => inner,
             _ => {
                 if !self.t.is_dyn(t) {

@@ -213,13 +213,13 @@ impl<'a> Checker<'a> {
 
     const fn final_ty(&mut self, n: u32) -> Ty<'a> {
         let t = self.t.substitute(self.ty[n as usize], true);
-        self.t.tys[(t) as usize]
+        self.t.tys[t as usize]
     }
 
     const fn is_scalar(&self, t: Ty<'a>) -> bool {
         match t {
             Ty::Bool | Ty::Double | Ty::Duration | Ty::Int | Ty::Timestamp | Ty::Uint => true,
-            Ty::Optional(inner) => self.is_scalar(self.t.tys[(inner) as usize]),
+            Ty::Optional(inner) => self.is_scalar(self.t.tys[inner as usize]),
             _ => false,
         }
     }
@@ -282,7 +282,7 @@ impl<'a> Checker<'a> {
         if let Some(s) = e.size[n as usize] {
             return Some(s);
         }
-        match self.nodes[(n) as usize].expr {
+        match self.nodes[n as usize].expr {
             Expr::String(_) => return Some(fixed!(runes(self.names[n as usize]))),
             Expr::Bytes(s) => return Some(fixed!(s.len as u64)),
             Expr::Null | Expr::Bool(_) | Expr::Int(_) | Expr::Uint(_) | Expr::Double(_) => {
@@ -305,7 +305,7 @@ impl<'a> Checker<'a> {
             init,
             two_vars,
             ..
-        } = self.nodes[(n) as usize].expr
+        } = self.nodes[n as usize].expr
             && depth < 32
         {
             return match var {
@@ -342,7 +342,7 @@ impl<'a> Checker<'a> {
 
     const fn est_node(&mut self, e: &mut Est<'a>, n: u32) {
         let k = n as usize;
-        let cost = match self.nodes[(n) as usize].expr {
+        let cost = match self.nodes[n as usize].expr {
             Expr::Null
             | Expr::Bool(_)
             | Expr::Int(_)
@@ -486,8 +486,8 @@ impl<'a> Checker<'a> {
             .add(e.cost[init as usize])
             .add(e.cost[result as usize]);
         // `cel.bind` (the `optMap`/`optFlatMap` expansions): no loop, the result's sizes.
-        let is_bind = matches!(self.nodes[(range) as usize].expr, Expr::List { elements, .. } if elements.len == 0)
-            && matches!(self.nodes[(cond) as usize].expr, Expr::Bool(false));
+        let is_bind = matches!(self.nodes[range as usize].expr, Expr::List { elements, .. } if elements.len == 0)
+            && matches!(self.nodes[cond as usize].expr, Expr::Bool(false));
         if is_bind {
             e.size[k] = self.compute_size(e, result, 0);
             e.entry[k] = e.entry[result as usize];
@@ -495,7 +495,7 @@ impl<'a> Checker<'a> {
         }
         let count = self.size_or_unknown(e, range);
         let per = e.cost[step as usize].add(e.cost[cond as usize]);
-        match self.nodes[(init) as usize].expr {
+        match self.nodes[init as usize].expr {
             Expr::List { .. } | Expr::Map { .. } => {
                 e.size[k] = Some(count);
                 if let Some(en) = e.entry[step as usize] {
@@ -529,7 +529,7 @@ impl<'a> Checker<'a> {
         let mut qualified = [0u8; crate::ast::QUALIFIED_MAX];
         let (function, target) = match target {
             Some(t) if self.ty[t as usize] == SKIP => {
-                let f = match self.nodes[(n) as usize].expr {
+                let f = match self.nodes[n as usize].expr {
                     Expr::Call { function, .. } => function,
                     _ => return fixed!(0),
                 };
@@ -639,7 +639,7 @@ impl<'a> Checker<'a> {
                 None => Range::UNKNOWN,
             },
         };
-        Some((self.t.tys[(el) as usize], size))
+        Some((self.t.tys[el as usize], size))
     }
 
     /// One overload's estimate: the extension estimators, then the Kubernetes one (by function
@@ -894,7 +894,7 @@ impl<'a> Checker<'a> {
 
     /// `nodeAsUintValue`: an int literal (negative counts as 0), else `default`.
     const fn literal_uint(&self, n: u32, default: u64) -> u64 {
-        match self.nodes[(n) as usize].expr {
+        match self.nodes[n as usize].expr {
             Expr::Int(v) => {
                 if v < 0 {
                     0
@@ -1041,7 +1041,7 @@ impl<'a> Checker<'a> {
                 let s = self.sz(e, t);
                 let mut max = s.max;
                 if argc > 1
-                    && let Expr::Int(v) = self.nodes[(self.ast.r(args, 1)) as usize].expr
+                    && let Expr::Int(v) = self.nodes[self.ast.r(args, 1) as usize].expr
                 {
                     max = v as u64;
                 }

@@ -294,7 +294,7 @@ impl<'a> Types<'a> {
 
     /// The kind cel-go dispatches on.
     pub const fn kind(&self, t: TyId) -> Kind {
-        match self.tys[(t) as usize] {
+        match self.tys[t as usize] {
             Ty::Error => Kind::Error,
             Ty::Dyn => Kind::Dyn,
             Ty::Null => Kind::Null,
@@ -333,17 +333,17 @@ impl<'a> Types<'a> {
 
     /// `dyn` (cel-go's `isDyn`).
     pub const fn is_dyn(&self, t: TyId) -> bool {
-        matches!(self.tys[(t) as usize], Ty::Dyn)
+        matches!(self.tys[t as usize], Ty::Dyn)
     }
 
     /// `dyn` or `error`.
     pub const fn is_dyn_or_error(&self, t: TyId) -> bool {
-        matches!(self.tys[(t) as usize], Ty::Dyn | Ty::Error)
+        matches!(self.tys[t as usize], Ty::Dyn | Ty::Error)
     }
 
     /// The current binding of a type variable.
     const fn find(&self, t: TyId) -> Option<TyId> {
-        match self.tys[(t) as usize] {
+        match self.tys[t as usize] {
             Ty::Var(_) => {
                 let s = self.subst[t as usize];
                 if s == FREE { None } else { Some(s) }
@@ -388,7 +388,7 @@ impl<'a> Types<'a> {
             return false;
         }
         let d = depth + 1;
-        match (self.tys[(a) as usize], self.tys[(b) as usize]) {
+        match (self.tys[a as usize], self.tys[b as usize]) {
             (Ty::List(x), Ty::List(y))
             | (Ty::Optional(x), Ty::Optional(y))
             | (Ty::Type(x), Ty::Type(y)) => self.exact_at(x, y, d),
@@ -608,7 +608,7 @@ impl<'a> Types<'a> {
         if self.exact_at(t, within, d) {
             return false;
         }
-        match self.tys[(within) as usize] {
+        match self.tys[within as usize] {
             Ty::Var(_) => match self.find(within) {
                 None => true,
                 Some(s) => self.not_referenced_in(t, s, d + 1),
@@ -641,7 +641,7 @@ impl<'a> Types<'a> {
         if !Self::kind_eq(self.kind(t1), self.kind(t2)) {
             return false;
         }
-        match (self.tys[(t1) as usize], self.tys[(t2) as usize]) {
+        match (self.tys[t1 as usize], self.tys[t2 as usize]) {
             (Ty::Optional(a), Ty::Optional(b)) | (Ty::List(a), Ty::List(b)) => {
                 self.less_specific(a, b, d)
             }
@@ -664,7 +664,7 @@ impl<'a> Types<'a> {
             return;
         }
         let d = depth + 1;
-        match self.tys[(t) as usize] {
+        match self.tys[t as usize] {
             Ty::Error => out.push("!error!"),
             Ty::Dyn => out.push("dyn"),
             Ty::Null => out.push("null"),

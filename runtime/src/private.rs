@@ -417,8 +417,6 @@ pub const fn check_expression(
     m.panic()
 }
 
-/// The apiserver's per-expression cost error, then which fields of the node are unbounded and
-/// the attribute that bounds each.
 /// The root's CRD-wide cost check (CEL-SEMANTICS 4.5): every expression's estimated cost times
 /// how many times its node can occur in one object within 10,000,000, and their sum within
 /// 100,000,000. Panics (a compile error at the root's derive) with the apiserver's messages and
@@ -524,6 +522,8 @@ const fn push_path<const N: usize>(
     }
 }
 
+/// The apiserver's per-expression cost error, then which fields of the node are unbounded, the
+/// attribute that bounds each and the largest value that fits.
 const fn cost_panic(
     ast: &ast::Ast<'_>,
     node: &check::Node<'_>,

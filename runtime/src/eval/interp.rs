@@ -238,23 +238,15 @@ impl Program {
             static BUFFERS: std::cell::RefCell<(Vec<Value>, Vec<Value>)> =
                 const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
         }
-        if !self.buffers {
-            let mut ev = Evaluator {
-                ops: &self.ops,
-                this,
-                old_self: old_self.unwrap_or(&Value::Null),
-                frame: Vec::new(),
-                stack: Vec::new(),
-                cost: 0,
-                limit,
-            };
-            let outcome = ev.eval(self.root);
-            return Evaluation::of(outcome, ev.cost);
-        }
-        let (mut frame, stack) = BUFFERS.with(|f| std::mem::take(&mut *f.borrow_mut()));
-        frame.clear();
-        // Comprehension slots (`resize` would clone `Null` through the generic path).
-        frame.extend((0..self.slots).map(|_| Value::Null));
+        // Only comprehensions and calls of three or more arguments use the buffers.
+        let (frame, stack) = if self.buffers {
+            let (mut frame, stack) = BUFFERS.with(|f| std::mem::take(&mut *f.borrow_mut()));
+            // Comprehension slots (`resize` would clone `Null` through the generic path).
+            frame.extend((0..self.slots).map(|_| Value::Null));
+            (frame, stack)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let mut ev = Evaluator {
             ops: &self.ops,
             this,
@@ -265,11 +257,13 @@ impl Program {
             limit,
         };
         let outcome = ev.eval(self.root);
-        let mut frame = std::mem::take(&mut ev.frame);
-        let mut stack = std::mem::take(&mut ev.stack);
-        frame.clear();
-        stack.clear();
-        BUFFERS.with(|f| *f.borrow_mut() = (frame, stack));
+        if self.buffers {
+            let mut frame = std::mem::take(&mut ev.frame);
+            let mut stack = std::mem::take(&mut ev.stack);
+            frame.clear();
+            stack.clear();
+            BUFFERS.with(|f| *f.borrow_mut() = (frame, stack));
+        }
         Evaluation::of(outcome, ev.cost)
     }
 }
@@ -301,9 +295,11 @@ pub enum Need {
 }
 
 impl Need {
-    /// What two readers need together.
+    /// What two readers need together (no fields read is what reading nothing needs).
     pub fn merge(self, other: Need) -> Need {
         match (self, other) {
+            (Need::Fields(a), b) if a.is_empty() => b,
+            (a, Need::Fields(b)) if b.is_empty() => a,
             (Need::Fields(mut a), Need::Fields(b)) => {
                 for (name, need) in b {
                     match a.iter_mut().find(|(n, _)| *n == name) {
@@ -806,7 +802,6 @@ impl Planner<'_, '_> {
         if let [arg] = ops[..] {
             return Ok(self.push(Op::Call1 { function, arg }));
         }
-        // `_+_` stays a `Call`: comprehension folds recognise accumulation by it.
         let accept = match function.name {
             "_<_" => Some([true, false, false]),
             "_<=_" => Some([true, true, false]),
@@ -821,6 +816,7 @@ impl Planner<'_, '_> {
                 accept,
             }));
         }
+        // `_+_` stays a `Call`: comprehension folds recognise accumulation by it.
         if let [a, b] = ops[..]
             && function.name != "_+_"
         {
@@ -935,26 +931,17 @@ impl<'p> Evaluator<'p> {
         else {
             return None;
         };
-        let mut cur = if *slot == SELF {
+        let base = if *slot == SELF {
             self.this
         } else {
             self.old_self
         };
-        for q in quals {
-            cur = match (&q.kind, cur) {
-                (QualKind::Field { raw, property }, Value::Map(m)) if !q.optional => {
-                    let name = if m.object {
-                        property.as_deref()
-                    } else {
-                        Some(&**raw)
-                    };
-                    m.get_str(name?)?
-                }
-                _ => return None,
-            };
+        let (cur, walked) = walk_fields(base, quals, quals.len());
+        if walked < quals.len() {
+            return None;
         }
         // One per qualifier and one for the variable, as `attr` charges.
-        (!matches!(cur, Value::Error(_))).then_some((cur, quals.len() as u64 + 1))
+        (!matches!(cur, Value::Error(_))).then_some((cur, walked as u64 + 1))
     }
 
     /// The value of variable `slot`.
@@ -983,7 +970,9 @@ impl<'p> Evaluator<'p> {
     }
 
     fn eval(&mut self, op: usize) -> Step<Value> {
-        match &self.ops[op] {
+        // Borrowed for 'p, not through `self`: an op's parts are used while `self` evaluates.
+        let ops = self.ops;
+        match &ops[op] {
             Op::Const(v) => Ok(v.clone()),
             Op::Attr { base, quals, test } => self.attr(base, quals, *test, true),
             Op::Call { function, args } => {
@@ -1136,7 +1125,7 @@ impl<'p> Evaluator<'p> {
                 regex,
                 pattern_size,
             } => {
-                let (target, regex, pattern_size) = (*target, regex.clone(), *pattern_size);
+                let (target, pattern_size) = (*target, *pattern_size);
                 let owned;
                 // `self.name.matches(..)` reads the string in place.
                 let v = match self.attr_ref(target) {
@@ -1360,28 +1349,12 @@ impl<'p> Evaluator<'p> {
         let mut start = 0;
         let mut value = match base {
             Base::Var(slot) => {
-                let mut cur = self.var(*slot);
-                while start < n && !(test && start + 1 == n) {
-                    let q = &quals[start];
-                    let next = match (&q.kind, cur) {
-                        (QualKind::Field { raw, property }, Value::Map(m)) if !q.optional => {
-                            let name = if m.object {
-                                property.as_deref()
-                            } else {
-                                Some(&**raw)
-                            };
-                            name.and_then(|n| m.get_str(n))
-                        }
-                        _ => None,
-                    };
-                    match next {
-                        Some(v) if !matches!(v, Value::Error(_)) => cur = v,
-                        _ => break,
-                    }
-                    start += 1;
-                }
+                // has() tests its last qualifier itself.
+                let stop = if test { n.saturating_sub(1) } else { n };
+                let (cur, walked) = walk_fields(self.var(*slot), quals, stop);
+                start = walked;
                 let value = cur.clone();
-                self.charge(start as u64)?;
+                self.charge(walked as u64)?;
                 value
             }
             Base::Op(op) => self.eval(*op)?,
@@ -1409,6 +1382,36 @@ impl<'p> Evaluator<'p> {
         }
         Ok(value)
     }
+}
+
+/// The value qualifier `q` selects in `v` without copying it: a declared property of an
+/// object or a key of a map, named by a plain field selection (`.f`, not `.?f`).
+fn field_in<'v>(q: &Qual, v: &'v Value) -> Option<&'v Value> {
+    match (&q.kind, v) {
+        (QualKind::Field { raw, property }, Value::Map(m)) if !q.optional => {
+            let name = if m.object {
+                property.as_deref()
+            } else {
+                Some(&**raw)
+            };
+            m.get_str(name?)
+        }
+        _ => None,
+    }
+}
+
+/// Follows the first `stop` qualifiers from `v` by reference while each is a field that is
+/// there and not an error value: the value reached and how many qualifiers it followed.
+fn walk_fields<'v>(mut v: &'v Value, quals: &[Qual], stop: usize) -> (&'v Value, usize) {
+    let mut k = 0;
+    while k < stop {
+        match field_in(&quals[k], v) {
+            Some(next) if !matches!(next, Value::Error(_)) => v = next,
+            _ => break,
+        }
+        k += 1;
+    }
+    (v, k)
 }
 
 /// A call of evaluated arguments: the first error argument is the result, else the

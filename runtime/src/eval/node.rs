@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use super::value::ListKind;
+use super::interp::Need;
+use super::value::{ListKind, name_eq};
 use crate::model::{ListType, MapType, Schema, Type};
 
 /// How a string node's data is read (CEL-SEMANTICS 5.3).
@@ -59,8 +60,8 @@ pub struct SchemaNode {
     /// Whether this node or a descendant has a rule that reads `oldSelf`: on update, only
     /// these parts of the old object are needed.
     pub(crate) transition_below: bool,
-    /// What the rules of this node and of its ancestors read of its value, for the typed fast
-    /// path (set by its planning; `None`: nothing, or not planned).
+    /// What the rules of this node and of its ancestors read of its value, so that conversions
+    /// build only that ([`SchemaNode::plan_reads`]; `None`: nothing, or not planned).
     pub(crate) reads: Option<Reads>,
 }
 
@@ -143,6 +144,13 @@ impl SchemaNode {
         node
     }
 
+    /// Works out [`SchemaNode::reads`] for the node (a resource root when `resource`) and every
+    /// node below: what each node's own rules read of `self`, merged with what its ancestors'
+    /// rules read of it. Conversions (the typed fast path, the JSON walk) build only that.
+    pub(crate) fn plan_reads(&mut self, resource: bool) {
+        assign(self, None, resource);
+    }
+
     /// A node of a type and nothing else.
     pub fn of(ty: Type) -> SchemaNode {
         SchemaNode::from_model(&Schema::of(ty))
@@ -153,7 +161,7 @@ impl SchemaNode {
     pub fn property_entry(&self, name: &str) -> Option<(&Arc<str>, &SchemaNode)> {
         self.properties
             .iter()
-            .find(|(n, _)| super::value::name_eq(n, name))
+            .find(|(n, _)| name_eq(n, name))
             .map(|(n, s)| (n, s))
     }
 
@@ -161,7 +169,7 @@ impl SchemaNode {
     pub fn property(&self, name: &str) -> Option<&SchemaNode> {
         self.properties
             .iter()
-            .find(|(n, _)| super::value::name_eq(n, name))
+            .find(|(n, _)| name_eq(n, name))
             .map(|(_, s)| s)
     }
 
@@ -180,4 +188,73 @@ pub(crate) enum Reads {
     Fields(Vec<usize>),
     /// The list's items, as the item node's `reads` says.
     Items,
+}
+
+/// [`SchemaNode::plan_reads`] of `node`, with what its ancestors' rules read of it.
+fn assign(node: &mut SchemaNode, above: Option<Need>, resource: bool) {
+    let own = (!node.rules.is_empty()).then(|| {
+        let mut need = Need::Fields(Vec::new());
+        for rule in &node.rules {
+            for program in std::iter::once(&rule.program).chain(rule.message_program.as_ref()) {
+                need = match program {
+                    Ok(p) => need.merge(p.self_need().clone()),
+                    Err(_) => Need::Whole,
+                };
+            }
+        }
+        need
+    });
+    let total = match (above, own) {
+        (Some(a), Some(b)) => Some(a.merge(b)),
+        (a, b) => a.or(b),
+    };
+    let object = node.ty == Type::Object
+        && !node.properties.is_empty()
+        && node.additional_properties.is_none()
+        && !resource
+        && !node.embedded_resource;
+    let mut props: Vec<Option<Need>> = vec![None; node.properties.len()];
+    let mut items = None;
+    node.reads = match total {
+        None => None,
+        Some(Need::Fields(fields)) if object => {
+            let mut indices = Vec::with_capacity(fields.len());
+            let mut whole = false;
+            for (name, need) in fields {
+                match node.properties.iter().position(|(p, _)| name_eq(p, &name)) {
+                    Some(i) => {
+                        indices.push(i);
+                        props[i] = Some(need);
+                    }
+                    // A field the schema does not declare: read the value whole.
+                    None => whole = true,
+                }
+            }
+            if whole {
+                props.fill(Some(Need::Whole));
+                Some(Reads::Whole)
+            } else {
+                Some(Reads::Fields(indices))
+            }
+        }
+        Some(Need::Items(item)) if node.ty == Type::Array && node.items.is_some() => {
+            items = Some(*item);
+            Some(Reads::Items)
+        }
+        Some(_) => {
+            props.fill(Some(Need::Whole));
+            items = Some(Need::Whole);
+            Some(Reads::Whole)
+        }
+    };
+    let whole = node.reads == Some(Reads::Whole);
+    for ((_, child), need) in node.properties.iter_mut().zip(props) {
+        assign(child, need, false);
+    }
+    if let Some(child) = node.items.as_deref_mut() {
+        assign(child, items, false);
+    }
+    if let Some(child) = node.additional_properties.as_deref_mut() {
+        assign(child, whole.then_some(Need::Whole), false);
+    }
 }

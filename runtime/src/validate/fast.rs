@@ -16,7 +16,6 @@ use serde::ser::{self, Serialize};
 
 use super::Options;
 use super::openapi::Bounds;
-use crate::eval::interp::Need;
 use crate::eval::node::{Reads, SchemaNode, StringFormat};
 use crate::eval::time::{parse_data_duration, parse_date, parse_date_time};
 use crate::eval::value::{Key, List, ListKind, Map, Value, name_eq};
@@ -45,19 +44,20 @@ impl ser::Error for Defer {
 enum Build {
     /// Nothing: no rule sees the node and none is below it (only its checks run).
     Nothing,
-    /// Only what the walk descends through: children with rules below, and map-list key fields.
+    /// Only what rules read ([`SchemaNode::reads`]), what the walk descends through (children
+    /// with rules below) and map-list key fields.
     Skeleton,
-    /// All of it: a rule sees it.
+    /// All of it: a rule reads it whole.
     Full,
 }
 
-/// Whether a node has rules the value is built for, and whether it or a descendant has: all
-/// rules for the object being validated, transition rules for the old object of an update.
-fn needs(node: &SchemaNode, old: bool) -> (bool, bool) {
+/// Whether the node or a descendant has rules that need a value: any rule for the object being
+/// validated, transition rules for the old object of an update.
+fn rules_below(node: &SchemaNode, old: bool) -> bool {
     if old {
-        (node.transition, node.transition_below)
+        node.transition_below
     } else {
-        (!node.rules.is_empty(), node.rules_below)
+        node.rules_below
     }
 }
 
@@ -83,80 +83,6 @@ impl Build {
             None if node.rules_below => Build::Skeleton,
             None => Build::Nothing,
         }
-    }
-}
-
-/// Works out what the fast path builds of each node ([`SchemaNode::reads`]): what the node's
-/// own rules read of `self`, merged with what its ancestors' rules read of it.
-pub(crate) fn plan(root: &mut SchemaNode, resource: bool) {
-    assign(root, None, resource);
-}
-
-fn assign(node: &mut SchemaNode, above: Option<Need>, resource: bool) {
-    let own = (!node.rules.is_empty()).then(|| {
-        let mut need = Need::Fields(Vec::new());
-        for rule in &node.rules {
-            for program in std::iter::once(&rule.program).chain(rule.message_program.as_ref()) {
-                need = match program {
-                    Ok(p) => need.merge(p.self_need().clone()),
-                    Err(_) => Need::Whole,
-                };
-            }
-        }
-        need
-    });
-    let total = match (above, own) {
-        (Some(a), Some(b)) => Some(a.merge(b)),
-        (a, b) => a.or(b),
-    };
-    let object = node.ty == Type::Object
-        && !node.properties.is_empty()
-        && node.additional_properties.is_none()
-        && !resource
-        && !node.embedded_resource;
-    let mut props: Vec<Option<Need>> = vec![None; node.properties.len()];
-    let mut items = None;
-    node.reads = match total {
-        None => None,
-        Some(Need::Fields(fields)) if object => {
-            let mut indices = Vec::with_capacity(fields.len());
-            let mut whole = false;
-            for (name, need) in fields {
-                match node.properties.iter().position(|(p, _)| name_eq(p, &name)) {
-                    Some(i) => {
-                        indices.push(i);
-                        props[i] = Some(need);
-                    }
-                    // A field the schema does not declare: read the value whole.
-                    None => whole = true,
-                }
-            }
-            if whole {
-                props.fill(Some(Need::Whole));
-                Some(Reads::Whole)
-            } else {
-                Some(Reads::Fields(indices))
-            }
-        }
-        Some(Need::Items(item)) if node.ty == Type::Array && node.items.is_some() => {
-            items = Some(*item);
-            Some(Reads::Items)
-        }
-        Some(_) => {
-            props.fill(Some(Need::Whole));
-            items = Some(Need::Whole);
-            Some(Reads::Whole)
-        }
-    };
-    let whole = node.reads == Some(Reads::Whole);
-    for ((_, child), need) in node.properties.iter_mut().zip(props) {
-        assign(child, need, false);
-    }
-    if let Some(child) = node.items.as_deref_mut() {
-        assign(child, items, false);
-    }
-    if let Some(child) = node.additional_properties.as_deref_mut() {
-        assign(child, whole.then_some(Need::Whole), false);
     }
 }
 
@@ -739,10 +665,10 @@ impl Obj<'_> {
             if skip_whole {
                 return Ok(());
             }
-            // In a skeleton only what the walk descends into is kept.
+            // In a skeleton only what rules read or the walk descends into is kept.
             let keep = match self.node.build {
                 Build::Full => true,
-                Build::Skeleton => needs(child, !self.node.check).1 || is_key || read,
+                Build::Skeleton => rules_below(child, !self.node.check) || is_key || read,
                 Build::Nothing => false,
             };
             match v.serialize(node)? {
@@ -773,12 +699,12 @@ impl Obj<'_> {
         }
         self.ranked = false;
         match (self.node.resource, k) {
-            (true, "apiVersion" | "kind") => match v.serialize(Scalar)? {
-                Some(serde_json::Value::String(s)) => {
+            (true, "apiVersion" | "kind") => match serde_json::to_value(v).map_err(|_| Defer)? {
+                serde_json::Value::String(s) => {
                     self.entries.push((Key::String(k.into()), Value::string(s)))
                 }
-                None => {}
-                Some(_) => return Err(Defer),
+                serde_json::Value::Null => {}
+                _ => return Err(Defer),
             },
             (true, "metadata") => {
                 let json = serde_json::to_value(v).map_err(|_| Defer)?;
@@ -893,43 +819,7 @@ impl ser::SerializeMap for Obj<'_> {
     }
 }
 
-/// A JSON string scalar (`apiVersion`, `kind`) or null, else [`Defer`].
-struct Scalar;
-
-impl ser::Serializer for Scalar {
-    type Ok = Option<serde_json::Value>;
-    type Error = Defer;
-    type SerializeSeq = ser::Impossible<Self::Ok, Defer>;
-    type SerializeTuple = ser::Impossible<Self::Ok, Defer>;
-    type SerializeTupleStruct = ser::Impossible<Self::Ok, Defer>;
-    type SerializeTupleVariant = ser::Impossible<Self::Ok, Defer>;
-    type SerializeMap = ser::Impossible<Self::Ok, Defer>;
-    type SerializeStruct = ser::Impossible<Self::Ok, Defer>;
-    type SerializeStructVariant = ser::Impossible<Self::Ok, Defer>;
-
-    fn serialize_str(self, v: &str) -> Result<Self::Ok, Defer> {
-        Ok(Some(serde_json::Value::String(v.to_owned())))
-    }
-    fn serialize_none(self) -> Result<Self::Ok, Defer> {
-        Ok(None)
-    }
-    fn serialize_unit(self) -> Result<Self::Ok, Defer> {
-        Ok(None)
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<Self::Ok, Defer> {
-        v.serialize(self)
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        v: &T,
-    ) -> Result<Self::Ok, Defer> {
-        v.serialize(self)
-    }
-    deferring_scalars!();
-}
-
-/// A map key as serde_json writes it (strings; integers as their decimal text).
+/// A map key, when it is a string (any other key defers).
 struct MapKey;
 
 impl ser::Serializer for MapKey {
@@ -962,115 +852,103 @@ impl ser::Serializer for MapKey {
     ) -> Result<String, Defer> {
         v.serialize(self)
     }
-    deferring_scalars!();
+    fn serialize_bool(self, _: bool) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_i8(self, _: i8) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_i16(self, _: i16) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_i32(self, _: i32) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_i64(self, _: i64) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_u8(self, _: u8) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_u16(self, _: u16) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_u32(self, _: u32) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_u64(self, _: u64) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_f32(self, _: f32) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_f64(self, _: f64) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_char(self, _: char) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+    ) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<Self::Ok, Defer> {
+        Err(Defer)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Defer> {
+        Err(Defer)
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Defer> {
+        Err(Defer)
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, Defer> {
+        Err(Defer)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Defer> {
+        Err(Defer)
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Defer> {
+        Err(Defer)
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Defer> {
+        Err(Defer)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Defer> {
+        Err(Defer)
+    }
 }
-
-/// The serializer methods the key and scalar serializers do not take.
-macro_rules! deferring_scalars {
-    () => {
-        fn serialize_bool(self, _: bool) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_i8(self, _: i8) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_i16(self, _: i16) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_i32(self, _: i32) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_i64(self, _: i64) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_u8(self, _: u8) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_u16(self, _: u16) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_u32(self, _: u32) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_u64(self, _: u64) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_f32(self, _: f32) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_f64(self, _: f64) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_char(self, _: char) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_bytes(self, _: &[u8]) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_unit_struct(self, _: &'static str) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_unit_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-        ) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_newtype_variant<T: Serialize + ?Sized>(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: &T,
-        ) -> Result<Self::Ok, Defer> {
-            Err(Defer)
-        }
-        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Defer> {
-            Err(Defer)
-        }
-        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Defer> {
-            Err(Defer)
-        }
-        fn serialize_tuple_struct(
-            self,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeTupleStruct, Defer> {
-            Err(Defer)
-        }
-        fn serialize_tuple_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeTupleVariant, Defer> {
-            Err(Defer)
-        }
-        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Defer> {
-            Err(Defer)
-        }
-        fn serialize_struct(
-            self,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeStruct, Defer> {
-            Err(Defer)
-        }
-        fn serialize_struct_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeStructVariant, Defer> {
-            Err(Defer)
-        }
-    };
-}
-use deferring_scalars;
 
 /// Runs the rules of `root` on `value` (and, on update, the correlated `old`) as the JSON walk
 /// does, answering `Ok` only when every rule that runs is `true` within the budget.
@@ -1521,7 +1399,7 @@ mod tests {
             validations: Rules::new(&WHOLE_RULES),
             ..Schema::of(Type::Object)
         };
-        use Need::{Fields, Items, Whole};
+        use crate::eval::interp::Need::{self, Fields, Items, Whole};
         let f = |fields: Vec<(&str, Need)>| {
             Fields(fields.into_iter().map(|(n, x)| (n.into(), x)).collect())
         };
@@ -1533,6 +1411,11 @@ mod tests {
             (
                 "self.x.all(i, i > 0)",
                 f(vec![("x", Items(Box::new(Whole)))]),
+            ),
+            // A rule on a list: reading nothing else of it does not widen the items it reads.
+            (
+                "self.all(i, i.k == 1)",
+                Items(Box::new(f(vec![("k", Whole)]))),
             ),
             (
                 "self.x.exists(i, i.k == 1 && i.v.w != '') && self.x.size() > 0",

@@ -86,6 +86,30 @@ pub(crate) struct Limits {
     min_properties: Option<u64>,
 }
 
+impl Limits {
+    /// Whether `v` is over `maximum` (or at it, when exclusive).
+    fn above_maximum(&self, v: f64) -> bool {
+        self.maximum.is_some_and(|max| {
+            if self.exclusive_maximum {
+                v >= max
+            } else {
+                v > max
+            }
+        })
+    }
+
+    /// Whether `v` is under `minimum` (or at it, when exclusive).
+    fn below_minimum(&self, v: f64) -> bool {
+        self.minimum.is_some_and(|min| {
+            if self.exclusive_minimum {
+                v <= min
+            } else {
+                v < min
+            }
+        })
+    }
+}
+
 /// The OpenAPI constraints of one schema node, read once from its JSON.
 #[derive(Debug, Default)]
 pub(crate) struct Check {
@@ -543,7 +567,7 @@ fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &At<'_>
         }
     }
     if let Some(max) = c.limits.maximum
-        && ((c.limits.exclusive_maximum && v >= max) || (!c.limits.exclusive_maximum && v > max))
+        && c.limits.above_maximum(v)
     {
         let how = if c.limits.exclusive_maximum {
             "less than"
@@ -562,7 +586,7 @@ fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &At<'_>
         w.push(pair, e);
     }
     if let Some(min) = c.limits.minimum
-        && ((c.limits.exclusive_minimum && v <= min) || (!c.limits.exclusive_minimum && v < min))
+        && c.limits.below_minimum(v)
     {
         let how = if c.limits.exclusive_minimum {
             "greater than"
@@ -833,15 +857,7 @@ impl Bounds {
                 return false;
             }
         }
-        let over = self.limits.maximum.is_some_and(|max| {
-            (self.limits.exclusive_maximum && v >= max)
-                || (!self.limits.exclusive_maximum && v > max)
-        });
-        let under = self.limits.minimum.is_some_and(|min| {
-            (self.limits.exclusive_minimum && v <= min)
-                || (!self.limits.exclusive_minimum && v < min)
-        });
-        !over && !under
+        !self.limits.above_maximum(v) && !self.limits.below_minimum(v)
     }
 
     /// Whether a boolean passes `enum`.

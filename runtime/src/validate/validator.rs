@@ -209,17 +209,16 @@ impl Validator {
     }
 
     fn build(schema: &Schema<'_>, resource_root: bool, check: bool) -> Validator {
-        let root = SchemaNode::from_model_with(schema, resource_root, &mut |s, resource, node| {
-            node.rules = s
-                .validations
-                .to_vec()
-                .into_iter()
-                .map(|r| compile_rule(&r, s, resource, check))
-                .collect();
-        });
-        let mut root = root;
-        // What rules read of each node, so conversions build only that.
-        super::fast::plan(&mut root, resource_root);
+        let mut root =
+            SchemaNode::from_model_with(schema, resource_root, &mut |s, resource, node| {
+                node.rules = s
+                    .validations
+                    .to_vec()
+                    .into_iter()
+                    .map(|r| compile_rule(&r, s, resource, check))
+                    .collect();
+            });
+        root.plan_reads(resource_root);
         Validator {
             root,
             resource_root,
