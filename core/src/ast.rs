@@ -163,6 +163,63 @@ pub struct Ast<'a> {
     pub text: &'a [u8],
 }
 
+/// An [`Ast`] with its words as one little-endian byte string (nodes, then refs): the form
+/// the derive emits for a rule it checked natively, whose const item decodes it only when the
+/// prediction fails (`crd_cel::__private::check_predicted`). A byte string is one token for
+/// rustc to lex, type-check and borrow-check, where the word arrays are hundreds.
+#[derive(Debug, Clone, Copy)]
+pub struct PackedAst<'a> {
+    /// The expression source.
+    pub source: &'a str,
+    /// The node words then the ref words, four bytes each.
+    pub words: &'a [u8],
+    /// How many of the words are node words.
+    pub node_words: usize,
+    /// Names and literal values.
+    pub text: &'a [u8],
+}
+
+/// Capacity of [`Words`]: the nodes of the largest checked expression and their refs.
+pub const PACKED_WORDS_MAX: usize = crate::check::MAX_NODES * (NODE_WORDS + 4);
+
+/// The words of a [`PackedAst`], decoded.
+pub struct Words {
+    buf: [u32; PACKED_WORDS_MAX],
+}
+
+impl<'a> PackedAst<'a> {
+    /// Decodes the words (panics beyond [`PACKED_WORDS_MAX`], which the derive never emits).
+    pub const fn unpack(&self) -> Words {
+        let mut buf = [0u32; PACKED_WORDS_MAX];
+        let b = self.words;
+        let mut i = 0;
+        while i * 4 < b.len() {
+            let k = i * 4;
+            buf[i] = b[k] as u32
+                | (b[k + 1] as u32) << 8
+                | (b[k + 2] as u32) << 16
+                | (b[k + 3] as u32) << 24;
+            i += 1;
+        }
+        Words { buf }
+    }
+
+    /// The expression, reading `words` (from [`PackedAst::unpack`]).
+    pub const fn ast<'w>(&self, words: &'w Words) -> Ast<'w>
+    where
+        'a: 'w,
+    {
+        let (nodes, rest) = words.buf.split_at(self.node_words);
+        let (refs, _) = rest.split_at(self.words.len() / 4 - self.node_words);
+        Ast {
+            source: self.source,
+            nodes,
+            refs,
+            text: self.text,
+        }
+    }
+}
+
 /// Words per packed node: offset, tag, five payload words and the spare word.
 pub const NODE_WORDS: usize = 8;
 
@@ -551,6 +608,60 @@ impl<'a> Ast<'a> {
     }
 }
 
+impl Ast<'_> {
+    /// Each node's parent (`None` for the root). A macro marker's expansion has no parent:
+    /// the marker does not link it.
+    pub fn parents(&self) -> Vec<Option<u32>> {
+        let n = self.len();
+        let mut parent: Vec<Option<u32>> = vec![None; n];
+        let mut link = |child: u32, p: u32| {
+            if let Some(slot) = parent.get_mut(child as usize) {
+                *slot = Some(p);
+            }
+        };
+        for i in 0..n as u32 {
+            match self.node(i).expr {
+                Expr::Select { operand, .. } => link(operand, i),
+                Expr::Call { target, args, .. } => {
+                    if let Some(t) = target {
+                        link(t, i);
+                    }
+                    for k in 0..args.len {
+                        link(self.r(args, k), i);
+                    }
+                }
+                Expr::List { elements, .. } => {
+                    for k in 0..elements.len {
+                        link(self.r(elements, k), i);
+                    }
+                }
+                Expr::Map { entries } => {
+                    let mut k = 0;
+                    while k + 1 < entries.len {
+                        link(self.r(entries, k), i);
+                        link(self.r(entries, k + 1), i);
+                        k += 3;
+                    }
+                }
+                Expr::Comprehension {
+                    range,
+                    init,
+                    cond,
+                    step,
+                    result,
+                    ..
+                } => {
+                    for c in [range, init, cond, step, result] {
+                        link(c, i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        parent
+    }
+}
+
 impl Node {
     /// The packed form ([`NODE_WORDS`] words) that [`Ast::node`] decodes.
     pub fn pack(&self, out: &mut Vec<u32>) {
@@ -695,6 +806,13 @@ impl AstBuf {
             refs: &self.packed_refs,
             text: &self.text,
         }
+    }
+
+    /// The words of [`PackedAst::words`]; `None` beyond what [`PackedAst::unpack`] holds.
+    pub fn packed_bytes(&self) -> Option<Vec<u8>> {
+        let words = self.packed_nodes.iter().chain(&self.packed_refs);
+        (self.packed_nodes.len() + self.packed_refs.len() <= PACKED_WORDS_MAX)
+            .then(|| words.flat_map(|w| w.to_le_bytes()).collect())
     }
 
     fn pack(&mut self) {

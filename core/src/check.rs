@@ -46,6 +46,20 @@ impl<'a> Node<'a> {
 /// The compatibility version new rules compile at on the newest supported apiserver (1.37).
 pub const DEFAULT_COMPAT: u8 = 36;
 
+/// The compatibility version new rules compile at for the oldest Kubernetes enabled among
+/// `[1.30, 1.31, ..., 1.36]` (crd-cel's `k8s-1-NN` features), [`DEFAULT_COMPAT`] for none: the
+/// derive and the runtime both compute the target from their features with it.
+pub const fn compat_for(enabled: [bool; 7]) -> u8 {
+    let mut i = 0;
+    while i < enabled.len() {
+        if enabled[i] {
+            return 29 + i as u8;
+        }
+        i += 1;
+    }
+    DEFAULT_COMPAT
+}
+
 /// What a successful check learned about the expression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Checked {

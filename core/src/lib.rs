@@ -9,6 +9,7 @@ pub mod crd_cost;
 pub mod decl;
 pub mod env;
 pub mod field_path;
+pub mod fingerprint;
 pub mod literals;
 pub mod model;
 pub mod msg;

@@ -348,7 +348,18 @@ fn emit_field(
         } else {
             format!("{}.{}", cont.ident, name)
         };
-        let c = crate::rules::checks(&f.cel.rules, &node_ref, p, &place, false, costs);
+        // The field's node as the property's (not for newtype and flattened fields, whose node
+        // is built differently).
+        let predicted = property_index.map(|_| crate::predict::field(f).0);
+        let c = crate::rules::checks(
+            &f.cel.rules,
+            &node_ref,
+            predicted.as_ref(),
+            p,
+            &place,
+            false,
+            costs,
+        );
         checks.extend(c.items);
         c.costs
     } else {
@@ -405,12 +416,15 @@ pub fn emit(cont: &Container) -> TokenStream {
         .predicates
         .push(syn::parse_quote!(Self: #p::Serialize + 'static));
 
+    // Before the fields' checks: a type's fields may be of types derived before it.
+    let predicted = crate::predict::container(cont);
     let container_deco = decoration_tokens(&cont.cel.rules, &cont.cel.schema, &p);
     let mut costs = Vec::new();
     let (container_checks, container_costs) = if generics.params.is_empty() {
         let c = crate::rules::checks(
             &cont.cel.rules,
             &crate::rules::NodeRef::Model(quote!(#ident)),
+            predicted.as_ref(),
             &p,
             &name,
             false,
@@ -674,6 +688,7 @@ fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> To
     let root_checks = crate::rules::checks(
         &k.rules,
         &crate::rules::NodeRef::Model(quote!(#root)),
+        None,
         p,
         &root_name,
         true,

@@ -13,6 +13,7 @@ mod case;
 mod check;
 mod ctxt;
 mod emit;
+mod predict;
 mod rules;
 
 use proc_macro::TokenStream;

@@ -3,7 +3,9 @@
 //! runs the const checker on the model of the node the rule is on (ARCHITECTURE.md decision 1).
 
 use crate::attr::RuleAttr;
-use crd_cel_core::ast::AstBuf;
+use crate::predict::Predicted;
+use crd_cel_core::ast::{Ast, AstBuf, Expr};
+use crd_cel_core::check::Target;
 use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};
 
@@ -70,6 +72,7 @@ impl NodeRef {
 pub fn checks(
     rules: &[RuleAttr],
     node: &NodeRef,
+    predicted: Option<&Predicted>,
     p: &TokenStream,
     place: &str,
     resource_root: bool,
@@ -78,6 +81,12 @@ pub fn checks(
     let mut out = TokenStream::new();
     let mut expr_costs = Vec::new();
     let bind = node.bind(p);
+    // The real node's shallow fingerprint, emitted with the first rule checked natively.
+    let shape = quote::format_ident!(
+        "__CEL_SHAPE_{}",
+        SHAPES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let mut shape_emitted = false;
     for (i, r) in rules.iter().enumerate() {
         // The names of the constants holding this rule's estimates (0 when not checked).
         let mut rule_cost = quote!(0);
@@ -111,7 +120,7 @@ pub fn checks(
                 out.extend(quote_spanned! {span=> ::core::compile_error! { #msg } });
                 continue;
             }
-            let ast = ast_tokens(&ast, p);
+            let parsed = ast;
             let index = i;
             // A named constant (rustc evaluates every free constant, used or not): the check,
             // whose value is the estimated cost the type's `CEL_RULE_COSTS` lists.
@@ -119,18 +128,70 @@ pub fn checks(
                 "__CEL_COST_{}",
                 COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             );
+            let native = match predicted {
+                Some(node) if !resource_root => {
+                    let t = if is_message(&target) {
+                        Target::MessageExpression
+                    } else {
+                        Target::Rule
+                    };
+                    native_check(&parsed, node, t, place, optional_old_self)
+                }
+                _ => None,
+            };
+            let call = match (native, parsed.packed_bytes()) {
+                (
+                    Some(Prediction {
+                        deep,
+                        fingerprint,
+                        cost,
+                    }),
+                    Some(words),
+                ) => {
+                    let (words, node_words, text) = (
+                        Literal::byte_string(&words),
+                        parsed.packed_nodes.len(),
+                        Literal::byte_string(&parsed.text),
+                    );
+                    if !shape_emitted {
+                        shape_emitted = true;
+                        out.extend(quote! {
+                            #[allow(long_running_const_eval, non_upper_case_globals)]
+                            const #shape: u64 = {
+                                #bind
+                                #p::fingerprint::shallow(__cel_node)
+                            };
+                        });
+                    }
+                    quote_spanned! {span=>
+                        const AST: #p::ast::PackedAst<'static> = #p::ast::PackedAst {
+                            source: #source, words: #words, node_words: #node_words, text: #text,
+                        };
+                        #bind
+                        use #p::check_predicted as __cel_check;
+                        __cel_check(&AST, __cel_node, #p::check::Target::#target, #place, #index, #optional_old_self,
+                            #p::Prediction { compat: #COMPAT, shape: #shape, deep: #deep, fingerprint: #fingerprint, cost: #cost })
+                    }
+                }
+                _ => {
+                    let ast = ast_tokens(&parsed, p);
+                    quote_spanned! {span=>
+                        const AST: #p::ast::Ast<'static> = #ast;
+                        #bind
+                        use #p::check_expression as __cel_check;
+                        __cel_check(&AST, __cel_node, #p::check::Target::#target, #place, #index, #resource_root, #optional_old_self)
+                    }
+                }
+            };
             out.extend(quote_spanned! {span=>
                 #[allow(long_running_const_eval, non_upper_case_globals)]
                 const #name: u64 = {
-                    const AST: #p::ast::Ast<'static> = #ast;
-                    #bind
-                    // Called through a local name so that rustc reports a failed evaluation at
-                    // this span (the rule's literal), not the derive's.
-                    use #p::check_expression as __cel_check;
-                    __cel_check(&AST, __cel_node, #p::check::Target::#target, #place, #index, #resource_root, #optional_old_self)
+                    // The check is called through a local name so that rustc reports a failed
+                    // evaluation at this span (the rule's literal), not the derive's.
+                    #call
                 };
             });
-            let is_message = target.to_string() == "MessageExpression";
+            let is_message = is_message(&target);
             if is_message {
                 message_cost = quote!(#name);
             } else {
@@ -174,6 +235,9 @@ pub fn unchecked_costs(rules: &[RuleAttr], p: &TokenStream) -> Vec<TokenStream> 
 
 /// Names the cost constants apart within one expansion (and across, harmlessly).
 static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// Names the shape constants apart (a counter of their own, so that the cost constants keep
+/// the names error messages show).
+static SHAPES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn literal_message(
     source: &str,
@@ -203,4 +267,113 @@ fn literal_message(
             compile.join("\n")
         )
     })
+}
+
+fn is_message(target: &TokenStream) -> bool {
+    target.to_string() == "MessageExpression"
+}
+
+/// The compatibility version the derive checks at: crd-cel forwards its `k8s-1-NN` features
+/// here, so this is the runtime's `TARGET_COMPAT` (the const item compares them all the same).
+const COMPAT: u8 = crd_cel_core::check::compat_for([
+    cfg!(feature = "k8s-1-30"),
+    cfg!(feature = "k8s-1-31"),
+    cfg!(feature = "k8s-1-32"),
+    cfg!(feature = "k8s-1-33"),
+    cfg!(feature = "k8s-1-34"),
+    cfg!(feature = "k8s-1-35"),
+    cfg!(feature = "k8s-1-36"),
+]);
+
+/// What a native check found and assumed.
+struct Prediction {
+    deep: u64,
+    fingerprint: u64,
+    cost: u64,
+}
+
+/// Type-checks `ast` here, on the predicted model of its node, when what the rule reads of the
+/// node is predicted (see [`crate::predict`]) and the rule passes within the cost limit. Any
+/// other outcome (including every error, whose message and span the const check gives) is left
+/// to the const item.
+fn native_check(
+    ast: &AstBuf,
+    node: &Predicted,
+    target: Target,
+    place: &str,
+    optional_old_self: bool,
+) -> Option<Prediction> {
+    let ast = ast.as_ast();
+    let deep = read_mask(&ast, node)?;
+    let checked = crd_cel_core::check::Node {
+        schema: node.schema,
+        resource_root: false,
+        optional_old_self,
+        compat: COMPAT,
+        type_name: place,
+    };
+    let report = crd_cel_core::check::check(&ast, target, &checked);
+    let cost = match (report.is_ok(), report.cost) {
+        (true, Some(c)) if c.max <= crd_cel_core::cost::PER_EXPRESSION_LIMIT => c.max,
+        _ => return None,
+    };
+    Some(Prediction {
+        deep,
+        fingerprint: crd_cel_core::fingerprint::of_node(node.schema, deep),
+        cost,
+    })
+}
+
+/// The properties of the node whose subtrees the check can read (the `deep` mask of
+/// `fingerprint::of_node`), when each is predicted whole: for an object node, the properties
+/// `self.f`, `self.?f` and `has(self.f)` name (and the same on `oldSelf`) if that is all the
+/// rule reads of it; otherwise all of them, if the node is complete. `None` when the rule reads
+/// something that is not predicted.
+fn read_mask(ast: &Ast<'_>, node: &Predicted) -> Option<u64> {
+    // The fields read, when that is all: a fingerprint over the whole node could cover much
+    // more (a type nesting others), and costs in const evaluation what it covers.
+    fields_read(ast, node).or(node.complete.then_some(u64::MAX))
+}
+
+fn fields_read(ast: &Ast<'_>, node: &Predicted) -> Option<u64> {
+    let s = node.schema;
+    if s.ty != crd_cel_core::Type::Object
+        || s.additional_properties.is_some()
+        || !s.flatten.is_empty()
+    {
+        return None;
+    }
+    let parents = ast.parents();
+    let mut mask = 0u64;
+    for i in 0..ast.len() as u32 {
+        let Expr::Ident(name) = ast.node(i).expr else {
+            continue;
+        };
+        if !matches!(ast.str(name), b"self" | b"oldSelf") {
+            continue;
+        }
+        let field = match ast.node(parents[i as usize]?).expr {
+            Expr::Select { operand, field, .. } if operand == i => ast.str(field),
+            Expr::Call {
+                function,
+                target: None,
+                args,
+            } if ast.str(function) == b"_?._" && args.len == 2 && ast.r(args, 0) == i => {
+                match ast.node(ast.r(args, 1)).expr {
+                    Expr::String(f) => ast.str(f),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let k = s
+            .properties
+            .iter()
+            .position(|p| crd_cel_core::check::escaped_is(p.name.as_bytes(), field))?;
+        if k >= 64 || node.complete_props & (1 << k) == 0 {
+            return None;
+        }
+        mask |= 1 << k;
+    }
+    Some(mask)
 }

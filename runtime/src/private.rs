@@ -312,27 +312,20 @@ const fn panic_key(field: &'static str, key: &'static str, what: &'static str) -
 pub use crd_cel_core::ast;
 pub use crd_cel_core::check;
 pub use crd_cel_core::cost::RuleCost;
+pub use crd_cel_core::fingerprint;
 
 /// The compatibility version new rules are checked at: the targeted Kubernetes minor minus one
 /// (CEL-SEMANTICS.md 6.3). The lowest enabled `k8s-1-NN` feature wins (features add up across
 /// a dependency graph, and the oldest apiserver a CRD must work on is the one that matters).
-pub const TARGET_COMPAT: u8 = if cfg!(feature = "k8s-1-30") {
-    29
-} else if cfg!(feature = "k8s-1-31") {
-    30
-} else if cfg!(feature = "k8s-1-32") {
-    31
-} else if cfg!(feature = "k8s-1-33") {
-    32
-} else if cfg!(feature = "k8s-1-34") {
-    33
-} else if cfg!(feature = "k8s-1-35") {
-    34
-} else if cfg!(feature = "k8s-1-36") {
-    35
-} else {
-    check::DEFAULT_COMPAT
-};
+pub const TARGET_COMPAT: u8 = check::compat_for([
+    cfg!(feature = "k8s-1-30"),
+    cfg!(feature = "k8s-1-31"),
+    cfg!(feature = "k8s-1-32"),
+    cfg!(feature = "k8s-1-33"),
+    cfg!(feature = "k8s-1-34"),
+    cfg!(feature = "k8s-1-35"),
+    cfg!(feature = "k8s-1-36"),
+]);
 
 /// Const check behind every `#[cel(rule = ..)]` and `message_expression`: type-checks the
 /// expression against the model of its node, as the apiserver does at CRD creation, and panics
@@ -415,6 +408,54 @@ pub const fn check_expression(
         m.push("); choose the target with the crd-cel features `k8s-1-NN`");
     }
     m.panic()
+}
+
+/// The const item of a rule the derive type-checked natively, against the model it predicted
+/// from the source (`crd-cel-macros`' `predict`): `cost`, its estimate, when the real model has
+/// the prediction's fingerprint over what the rule reads and the targeted Kubernetes is the one
+/// it was checked for; otherwise the const check, as for any other rule.
+#[allow(clippy::too_many_arguments)]
+pub const fn check_predicted(
+    ast: &ast::PackedAst<'_>,
+    schema: &Schema<'_>,
+    target: check::Target,
+    place: &str,
+    index: usize,
+    optional_old_self: bool,
+    prediction: Prediction,
+) -> u64 {
+    if prediction.compat == TARGET_COMPAT
+        && crd_cel_core::fingerprint::with_properties(prediction.shape, schema, prediction.deep)
+            == prediction.fingerprint
+    {
+        return prediction.cost;
+    }
+    let words = ast.unpack();
+    check_expression(
+        &ast.ast(&words),
+        schema,
+        target,
+        place,
+        index,
+        false,
+        optional_old_self,
+    )
+}
+
+/// What the derive's native check of a rule found, and what it assumed (see
+/// [`check_predicted`]).
+#[derive(Clone, Copy)]
+pub struct Prediction {
+    /// The compatibility version it checked at.
+    pub compat: u8,
+    /// The real node's `fingerprint::shallow`, computed once per node.
+    pub shape: u64,
+    /// The properties whose subtrees the fingerprint covers ([`crd_cel_core::fingerprint::of_node`]).
+    pub deep: u64,
+    /// The fingerprint of the predicted node.
+    pub fingerprint: u64,
+    /// The estimated cost it computed.
+    pub cost: u64,
 }
 
 /// The root's CRD-wide cost check (CEL-SEMANTICS 4.5): every expression's estimated cost times

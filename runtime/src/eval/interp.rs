@@ -323,52 +323,7 @@ impl Need {
 /// (`has()` included) or a comprehension range reads the whole value.
 fn self_need(ast: &Ast<'_>) -> Need {
     let n = ast.len();
-    let mut parent: Vec<Option<u32>> = vec![None; n];
-    let mut link = |child: u32, p: u32| {
-        if let Some(slot) = parent.get_mut(child as usize) {
-            *slot = Some(p);
-        }
-    };
-    for i in 0..n as u32 {
-        match ast.node(i).expr {
-            Expr::Select { operand, .. } => link(operand, i),
-            Expr::Call { target, args, .. } => {
-                if let Some(t) = target {
-                    link(t, i);
-                }
-                for k in 0..args.len {
-                    link(ast.r(args, k), i);
-                }
-            }
-            Expr::List { elements, .. } => {
-                for k in 0..elements.len {
-                    link(ast.r(elements, k), i);
-                }
-            }
-            Expr::Map { entries } => {
-                let mut k = 0;
-                while k + 1 < entries.len {
-                    link(ast.r(entries, k), i);
-                    link(ast.r(entries, k + 1), i);
-                    k += 3;
-                }
-            }
-            Expr::Comprehension {
-                range,
-                init,
-                cond,
-                step,
-                result,
-                ..
-            } => {
-                for c in [range, init, cond, step, result] {
-                    link(c, i);
-                }
-            }
-            // A macro marker's expansion is not linked: what it reads counts as whole.
-            _ => {}
-        }
-    }
+    let parent = ast.parents();
     fn usage(ast: &Ast<'_>, parent: &[Option<u32>], i: u32, depth: u32) -> Need {
         let Some(p) = parent.get(i as usize).copied().flatten() else {
             return Need::Whole;

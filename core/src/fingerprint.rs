@@ -1,0 +1,297 @@
+//! Fingerprints of schema nodes: a 64-bit hash of everything the checker and the cost
+//! estimator can read of a node, computed the same way natively and in const evaluation.
+//!
+//! The derive type-checks a rule natively when it can predict the model of the rule's node
+//! from the source (std field types, types derived earlier in the same crate); the rule's const
+//! item then only compares the fingerprint of the real `MODEL` with the prediction's and runs
+//! the const checker when they differ. A fingerprint covers the node itself (type, bounds,
+//! flags, each property's name and required-ness) and, whole, the properties the rule reads
+//! ([`of_node`]'s `deep` mask) or every subtree ([`of_tree`]). Rules (`validations`) are left
+//! out: neither the checker nor the estimator reads them.
+
+use crate::model::{ListType, MapType, Schema, Type};
+
+const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// One FNV-1a step over a whole word, written out where it is used: in const evaluation a
+/// call costs as much as several statements, and a fingerprint is mostly these steps.
+macro_rules! mix {
+    ($h:ident, $x:expr) => {
+        $h = ($h ^ ($x)).wrapping_mul(PRIME)
+    };
+}
+
+macro_rules! mix_bytes {
+    ($h:ident, $b:expr) => {{
+        let b: &[u8] = $b;
+        let len = b.len();
+        mix!($h, len as u64);
+        let mut i = 0;
+        while i < len {
+            mix!($h, b[i] as u64);
+            i += 1;
+        }
+    }};
+}
+
+macro_rules! mix_option {
+    ($h:ident, $v:expr, $some:ident => $word:expr) => {
+        match $v {
+            Some($some) => {
+                mix!($h, 1);
+                mix!($h, $word);
+            }
+            None => mix!($h, 0),
+        }
+    };
+}
+
+const fn ty_code(t: Type) -> u64 {
+    match t {
+        Type::Any => 1,
+        Type::Boolean => 2,
+        Type::Integer => 3,
+        Type::Number => 4,
+        Type::String => 5,
+        Type::Array => 6,
+        Type::Object => 7,
+    }
+}
+
+/// The fingerprint of `s` and all of its subtrees.
+pub const fn of_tree(s: &Schema<'_>) -> u64 {
+    of_node(s, u64::MAX)
+}
+
+/// The fingerprint of `s` with the subtrees of the properties whose bit is set in `deep`
+/// (bit `k`: `properties[k]`; properties from 64 on count as set), and of `items`,
+/// `additionalProperties` and flattened nodes, whole. Other properties contribute their name
+/// and required-ness only.
+pub const fn of_node(s: &Schema<'_>, deep: u64) -> u64 {
+    with_properties(shallow(s), s, deep)
+}
+
+/// [`of_node`] with no property subtree: computed once per node, shared by its rules.
+pub const fn shallow(s: &Schema<'_>) -> u64 {
+    // Every slot named, so that a slot added to `Schema` cannot be forgotten here.
+    let Schema {
+        ty,
+        format,
+        nullable,
+        has_default,
+        enum_values,
+        max_length,
+        min_length,
+        max_items,
+        min_items,
+        max_properties,
+        min_properties,
+        minimum,
+        maximum,
+        pattern,
+        properties,
+        flatten,
+        items,
+        additional_properties,
+        list_type,
+        list_map_keys,
+        map_type,
+        int_or_string,
+        preserve_unknown_fields,
+        embedded_resource,
+        validations: _,
+    } = *s;
+    let mut h = OFFSET;
+    mix!(h, ty_code(ty));
+    mix_option!(h, format, f => {
+        mix_bytes!(h, f.as_bytes());
+        0
+    });
+    mix!(
+        h,
+        nullable as u64
+            | (has_default as u64) << 1
+            | (int_or_string as u64) << 2
+            | (preserve_unknown_fields as u64) << 3
+            | (embedded_resource as u64) << 4
+            | (match list_type {
+                None => 0,
+                Some(ListType::Atomic) => 1,
+                Some(ListType::Set) => 2,
+                Some(ListType::Map) => 3,
+            }) << 5
+            | (match map_type {
+                None => 0,
+                Some(MapType::Atomic) => 1,
+                Some(MapType::Granular) => 2,
+            }) << 7
+    );
+    mix!(h, enum_values.len() as u64);
+    let mut i = 0;
+    while i < enum_values.len() {
+        mix_bytes!(h, enum_values[i].as_bytes());
+        i += 1;
+    }
+    mix_option!(h, max_length, v => v);
+    mix_option!(h, min_length, v => v);
+    mix_option!(h, max_items, v => v);
+    mix_option!(h, min_items, v => v);
+    mix_option!(h, max_properties, v => v);
+    mix_option!(h, min_properties, v => v);
+    mix_option!(h, minimum, v => v.to_bits());
+    mix_option!(h, maximum, v => v.to_bits());
+    mix_option!(h, pattern, p => {
+        mix_bytes!(h, p.as_bytes());
+        0
+    });
+    mix!(h, list_map_keys.len() as u64);
+    let mut i = 0;
+    while i < list_map_keys.len() {
+        mix_bytes!(h, list_map_keys[i].as_bytes());
+        i += 1;
+    }
+    mix!(h, properties.len() as u64);
+    let mut i = 0;
+    while i < properties.len() {
+        mix_bytes!(h, properties[i].name.as_bytes());
+        mix!(h, properties[i].required as u64);
+        i += 1;
+    }
+    mix!(h, flatten.len() as u64);
+    let mut i = 0;
+    while i < flatten.len() {
+        mix!(h, of_tree(flatten[i]));
+        i += 1;
+    }
+    mix_option!(h, items, items => of_tree(items));
+    mix_option!(h, additional_properties, values => of_tree(values));
+    h
+}
+
+/// `shape` (the [`shallow`] fingerprint of `s`) with the subtrees of the properties `deep`
+/// selects, as [`of_node`] has them.
+pub const fn with_properties(shape: u64, s: &Schema<'_>, deep: u64) -> u64 {
+    let mut h = shape;
+    let mut i = 0;
+    let len = s.properties.len();
+    while i < len {
+        if i >= 64 || deep & (1 << i) != 0 {
+            mix!(h, i as u64);
+            mix!(h, of_tree(s.properties[i].schema));
+        }
+        i += 1;
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CelSchema, Property};
+
+    const ITEM: Schema<'static> = Schema {
+        properties: &[
+            Property {
+                name: "key",
+                required: true,
+                schema: &Schema {
+                    max_length: Some(64),
+                    ..Schema::of(Type::String)
+                },
+            },
+            Property {
+                name: "weight",
+                required: true,
+                schema: &<i64 as CelSchema>::MODEL,
+            },
+        ],
+        ..Schema::of(Type::Object)
+    };
+
+    #[test]
+    fn the_same_in_const_evaluation_and_at_runtime() {
+        const AT_BUILD: u64 = of_tree(&ITEM);
+        assert_eq!(AT_BUILD, of_tree(&ITEM));
+    }
+
+    #[test]
+    fn every_slot_the_checker_reads_changes_it() {
+        let base = of_tree(&ITEM);
+        let key = Schema {
+            max_length: Some(63),
+            ..Schema::of(Type::String)
+        };
+        let props = [
+            Property {
+                name: "key",
+                required: true,
+                schema: &key,
+            },
+            ITEM.properties[1],
+        ];
+        let changed = Schema {
+            properties: &props,
+            ..ITEM
+        };
+        assert_ne!(base, of_tree(&changed), "a bound deep in a property");
+        // ... but not when that property is outside the deep mask.
+        assert_eq!(of_node(&ITEM, 0b10), of_node(&changed, 0b10));
+        assert_ne!(of_node(&ITEM, 0b01), of_node(&changed, 0b01));
+        let renamed = [
+            Property {
+                name: "kee",
+                ..ITEM.properties[0]
+            },
+            ITEM.properties[1],
+        ];
+        let renamed = Schema {
+            properties: &renamed,
+            ..ITEM
+        };
+        assert_ne!(
+            of_node(&ITEM, 0),
+            of_node(&renamed, 0),
+            "names always count"
+        );
+        for s in [
+            Schema {
+                nullable: true,
+                ..ITEM
+            },
+            Schema {
+                max_properties: Some(3),
+                ..ITEM
+            },
+            Schema {
+                preserve_unknown_fields: true,
+                ..ITEM
+            },
+            Schema {
+                embedded_resource: true,
+                ..ITEM
+            },
+            Schema {
+                has_default: true,
+                ..ITEM
+            },
+            Schema {
+                format: Some("x"),
+                ..ITEM
+            },
+        ] {
+            assert_ne!(of_node(&ITEM, 0), of_node(&s, 0), "{s:?}");
+        }
+        let list = <Vec<String> as CelSchema>::MODEL;
+        let set = Schema {
+            list_type: Some(ListType::Set),
+            ..list
+        };
+        assert_ne!(of_tree(&list), of_tree(&set));
+        let bounded = Schema {
+            max_items: Some(3),
+            ..list
+        };
+        assert_ne!(of_tree(&list), of_tree(&bounded));
+    }
+}

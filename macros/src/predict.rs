@@ -1,0 +1,349 @@
+//! The model of a rule's node as predicted from the source, so that the rule can be
+//! type-checked natively here instead of in const evaluation (which costs several milliseconds
+//! per rule).
+//!
+//! A prediction is only a guess: a field type is recognised by its name (`String`, `Vec<_>`,
+//! a type derived earlier in this crate), and a name can mean something else. So the emitted
+//! const item compares the fingerprint of the real `MODEL` with the prediction's
+//! (`crd_cel_core::fingerprint`) and runs the const checker when they differ: a wrong guess
+//! costs build time, never a verdict. What the derive cannot predict (bounds given by a path,
+//! other crates' types, flattened fields) is a placeholder, and a rule that reads one is left
+//! to the const checker.
+//!
+//! Every value below mirrors what `emit` writes for the same attributes, using the same
+//! `const fn`s (`with_length`, `Decoration::apply`, ...) natively.
+
+use crate::ast::{Container, Data, Field};
+use crate::attr::{SchemaAttrs, SchemarsValidation};
+use crd_cel_core::model::{CelSchema, Decoration, ListType, MapType, Property, Schema, Type};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// A predicted node.
+#[derive(Clone, Copy)]
+pub struct Predicted {
+    pub schema: &'static Schema<'static>,
+    /// `<T as CelSchema>::OPTIONAL` of the type.
+    pub optional: bool,
+    /// No placeholder anywhere in the subtree.
+    pub complete: bool,
+    /// For an object node: bit `k` set when `properties[k]`'s subtree is complete.
+    pub complete_props: u64,
+}
+
+const PLACEHOLDER: Predicted = Predicted {
+    schema: &Schema::of(Type::Any),
+    optional: false,
+    complete: false,
+    complete_props: 0,
+};
+
+thread_local! {
+    /// Types derived earlier in this expansion process, by name: a later type's fields name
+    /// them. A name can be reused in another module; the fingerprint catches that.
+    static DERIVED: RefCell<HashMap<String, Predicted>> = RefCell::default();
+}
+
+fn leak<T>(v: T) -> &'static T {
+    Box::leak(Box::new(v))
+}
+
+fn known(schema: &'static Schema<'static>) -> Predicted {
+    Predicted {
+        schema,
+        optional: false,
+        complete: true,
+        complete_props: u64::MAX,
+    }
+}
+
+/// The model of a field type, by its name.
+fn of_type(ty: &syn::Type) -> Predicted {
+    let path = match ty {
+        syn::Type::Path(p) if p.qself.is_none() => &p.path,
+        syn::Type::Group(g) => return of_type(&g.elem),
+        syn::Type::Paren(p) => return of_type(&p.elem),
+        _ => return PLACEHOLDER,
+    };
+    let Some(last) = path.segments.last() else {
+        return PLACEHOLDER;
+    };
+    let args: Vec<&syn::Type> = match &last.arguments {
+        syn::PathArguments::None => Vec::new(),
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        syn::PathArguments::Parenthesized(_) => return PLACEHOLDER,
+    };
+    let name = last.ident.to_string();
+    match (name.as_str(), args.as_slice()) {
+        ("Option", [t]) => {
+            let inner = of_type(t);
+            Predicted {
+                schema: leak(Schema {
+                    nullable: true,
+                    ..*inner.schema
+                }),
+                optional: true,
+                ..inner
+            }
+        }
+        ("Box" | "Rc" | "Arc", [t]) => of_type(t),
+        ("Vec" | "VecDeque", [t]) => list(of_type(t), None),
+        ("BTreeSet" | "HashSet", [t, ..]) => list(of_type(t), Some(ListType::Set)),
+        ("BTreeMap" | "HashMap", [k, v, ..]) if is_string(k) => {
+            let values = of_type(v);
+            Predicted {
+                schema: leak(Schema {
+                    additional_properties: Some(values.schema),
+                    ..Schema::of(Type::Object)
+                }),
+                optional: false,
+                complete: values.complete,
+                complete_props: u64::MAX,
+            }
+        }
+        (_, []) => scalar(&name)
+            .map(known)
+            .or_else(|| {
+                // Derived types are looked up by a bare name only.
+                (path.segments.len() == 1)
+                    .then(|| DERIVED.with(|d| d.borrow().get(&name).copied()))
+                    .flatten()
+            })
+            .unwrap_or(PLACEHOLDER),
+        _ => PLACEHOLDER,
+    }
+}
+
+fn is_string(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_none()))
+}
+
+fn list(items: Predicted, list_type: Option<ListType>) -> Predicted {
+    Predicted {
+        schema: leak(Schema {
+            items: Some(items.schema),
+            list_type,
+            ..Schema::of(Type::Array)
+        }),
+        optional: false,
+        complete: items.complete,
+        complete_props: u64::MAX,
+    }
+}
+
+/// The std scalar types' models: the very constants their `CelSchema` impls hold.
+fn scalar(name: &str) -> Option<&'static Schema<'static>> {
+    macro_rules! table {
+        ($($ty:ty),*) => {
+            match name {
+                $(stringify!($ty) => Some(&<$ty as CelSchema>::MODEL),)*
+                _ => None,
+            }
+        };
+    }
+    table!(
+        bool, String, f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
+    )
+}
+
+/// A literal integer bound (`64`, `64u32`), as `emit`'s `(#e) as u64` would give it.
+fn lit_u64(e: &syn::Expr) -> Option<u64> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        _ => None,
+    }
+}
+
+/// A literal number bound (`-1`, `0.5`), as `(#e) as f64` would give it.
+fn lit_f64(e: &syn::Expr) -> Option<f64> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit { lit, .. }) => match lit {
+            syn::Lit::Int(i) => i.base10_parse::<i128>().ok().map(|v| v as f64),
+            syn::Lit::Float(f) => f.base10_parse().ok(),
+            _ => None,
+        },
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => lit_f64(expr).map(|v| -v),
+        syn::Expr::Paren(p) => lit_f64(&p.expr),
+        _ => None,
+    }
+}
+
+/// Both bounds, when each is absent or a literal.
+fn bounds<T>(
+    b: &crate::attr::Bounds,
+    lit: fn(&syn::Expr) -> Option<T>,
+) -> Option<(Option<T>, Option<T>)> {
+    let one = |e: &Option<syn::Expr>| match e {
+        Some(e) => lit(e).map(Some),
+        None => Some(None),
+    };
+    Some((one(&b.min)?, one(&b.max)?))
+}
+
+/// `emit::apply_validation` natively; `None` when a bound is not a literal.
+fn validated(base: Predicted, v: &SchemarsValidation) -> Option<Predicted> {
+    let mut s = *base.schema;
+    if let Some(len) = &v.length {
+        let (min, max) = bounds(len, lit_u64)?;
+        s = s.with_length(min, max);
+    }
+    if let Some(range) = &v.range {
+        let (min, max) = bounds(range, lit_f64)?;
+        s = s.with_range(min, max);
+    }
+    // A pattern given by path is not in the model (as in `emit`).
+    if let Some(syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(pat),
+        ..
+    })) = &v.pattern
+    {
+        s = s.with_pattern(leak(pat.value()).as_str());
+    }
+    if let Some(f) = v.format {
+        s = s.with_format(f);
+    }
+    let mut complete = base.complete;
+    if let Some(inner) = &v.inner
+        && let Some(items) = s.items
+    {
+        let items = validated(
+            Predicted {
+                schema: items,
+                complete: true,
+                ..PLACEHOLDER
+            },
+            inner,
+        )?;
+        s.items = Some(items.schema);
+        complete &= items.complete;
+    }
+    Some(Predicted {
+        schema: leak(s),
+        complete,
+        ..base
+    })
+}
+
+/// `emit::decoration_tokens` natively (the rules left out: nothing predicted reads them).
+fn decoration(s: &SchemaAttrs) -> Decoration<'static> {
+    let keys: Vec<&'static str> = s
+        .list_map_keys
+        .iter()
+        .flat_map(|k| k.value.iter())
+        .map(|k| leak(k.clone()).as_str())
+        .collect();
+    Decoration {
+        rules: &[],
+        list_type: match s.list_type.as_ref().map(|l| l.value.as_str()) {
+            Some("atomic") => Some(ListType::Atomic),
+            Some("set") => Some(ListType::Set),
+            Some("map") => Some(ListType::Map),
+            _ => None,
+        },
+        list_map_keys: Box::leak(keys.into_boxed_slice()),
+        map_type: match s.map_type.as_ref().map(|l| l.value.as_str()) {
+            Some("atomic") => Some(MapType::Atomic),
+            Some("granular") => Some(MapType::Granular),
+            _ => None,
+        },
+        max_items: s.max_items.as_ref().map(|v| v.value),
+        min_items: s.min_items.as_ref().map(|v| v.value),
+        max_properties: s.max_properties.as_ref().map(|v| v.value),
+        min_properties: s.min_properties.as_ref().map(|v| v.value),
+    }
+}
+
+/// A field's node and its `required`, as `emit::emit_field` builds them.
+pub fn field(f: &Field) -> (Predicted, bool) {
+    let base = of_type(&f.ty);
+    let has_default = f.serde.default && !f.serde.skip_serializing_if;
+    let required = f.schemars.required || !(has_default || base.optional);
+    let Some(mut node) = validated(base, &f.schemars.validation) else {
+        return (PLACEHOLDER, required);
+    };
+    let mut s = *node.schema;
+    if f.schemars.required {
+        s = s.with_nullable(false);
+    }
+    s = decoration(&f.cel.schema).apply(s);
+    if has_default {
+        s.has_default = true;
+    }
+    node.schema = leak(s);
+    (node, required)
+}
+
+/// The container's `MODEL`, as `emit::emit` builds it, remembered for types derived later.
+/// `None` for generic and flattening types.
+pub fn container(cont: &Container) -> Option<Predicted> {
+    if !cont.original.generics.params.is_empty() {
+        return None;
+    }
+    let deco = decoration(&cont.cel.schema);
+    let predicted = match &cont.data {
+        Data::Struct(fields) => {
+            if fields.iter().any(|f| f.serde.flatten) {
+                return None;
+            }
+            let mut properties = Vec::new();
+            let mut complete_props = 0u64;
+            let mut all = true;
+            for (k, f) in fields.iter().enumerate() {
+                let (node, required) = field(f);
+                all &= node.complete;
+                if node.complete && k < 64 {
+                    complete_props |= 1 << k;
+                }
+                properties.push(Property {
+                    name: leak(f.name.clone()).as_str(),
+                    required,
+                    schema: node.schema,
+                });
+            }
+            Predicted {
+                schema: leak(Schema {
+                    properties: Box::leak(properties.into_boxed_slice()),
+                    ..deco.apply(Schema::of(Type::Object))
+                }),
+                optional: false,
+                complete: all,
+                complete_props,
+            }
+        }
+        Data::Newtype(f) => {
+            let inner = validated(of_type(&f.ty), &f.schemars.validation)?;
+            Predicted {
+                schema: leak(deco.apply(*inner.schema)),
+                optional: false,
+                ..inner
+            }
+        }
+        Data::UnitEnum(names) => {
+            let values: Vec<&'static str> = names
+                .iter()
+                .map(|n| leak(serde_json::to_string(n).expect("BUG: a string serializes")).as_str())
+                .collect();
+            known(leak(Schema {
+                enum_values: Box::leak(values.into_boxed_slice()),
+                ..deco.apply(Schema::of(Type::String))
+            }))
+        }
+    };
+    DERIVED.with(|d| d.borrow_mut().insert(cont.ident.to_string(), predicted));
+    Some(predicted)
+}
