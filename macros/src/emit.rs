@@ -583,6 +583,18 @@ pub fn emit(cont: &Container) -> TokenStream {
     let root = cont.kube.as_ref().map(|k| emit_root(cont, k, &p));
     // The estimate of every rule, for users' tests (`Spec::CEL_RULE_COSTS`). Generic types
     // are not checked at their definition, so they have no list.
+    let prediction = match &predicted {
+        Some(pr) => {
+            let deep = if pr.complete {
+                u64::MAX
+            } else {
+                pr.complete_props
+            };
+            let fp = crd_cel_core::fingerprint::of_node(pr.schema, deep);
+            quote!(#p::Some((#deep, #fp)))
+        }
+        None => quote!(#p::None),
+    };
     let cost_list = generics.params.is_empty().then(|| {
         quote! {
             #[automatically_derived]
@@ -592,6 +604,11 @@ pub fn emit(cont: &Container) -> TokenStream {
                 /// `#[derive(CelValidate)]`).
                 #[allow(dead_code)]
                 pub const CEL_RULE_COSTS: &'static [#p::RuleCost] = &[#(#costs),*];
+                /// The model the derive predicted (see `crd-cel-macros`' `predict`), for tests:
+                /// the properties predicted whole and the fingerprint over them.
+                #[doc(hidden)]
+                #[allow(dead_code)]
+                pub const __CEL_PREDICTION: ::core::option::Option<(u64, u64)> = #prediction;
             }
         }
     });

@@ -153,6 +153,93 @@ struct K8sFields {
     time: Option<Time>,
 }
 
+/// The derive predicts each type's model from the source to check rules natively (the const
+/// item verifies the prediction, so a wrong one only costs build time): every slot of every
+/// field the derive knows must come out as the real `MODEL` has it.
+#[derive(CelValidate, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cel(max_properties = 64)]
+struct Predictable {
+    b: bool,
+    i8_: i8,
+    i16_: i16,
+    i32_: i32,
+    i64_: i64,
+    u8_: u8,
+    u16_: u16,
+    u32_: u32,
+    u64_: u64,
+    usize_: usize,
+    isize_: isize,
+    f32_: f32,
+    f64_: f64,
+    s: String,
+    opt: Option<String>,
+    boxed: Box<i64>,
+    list: Vec<i32>,
+    deque: std::collections::VecDeque<Option<Box<u32>>>,
+    set: BTreeSet<String>,
+    hash_set: HashSet<i64>,
+    map: BTreeMap<String, i32>,
+    hash_map: HashMap<String, Vec<String>>,
+    #[serde(rename = "renamed-field")]
+    renamed: i32,
+    #[serde(default)]
+    defaulted: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    opt_defaulted: Option<i32>,
+    #[schemars(required)]
+    forced: Option<i32>,
+    #[schemars(length(min = 1, max = 5))]
+    short: String,
+    #[schemars(length(max = 3), inner(length(max = 10), regex(pattern = "^[a-z]+$")))]
+    bounded_list: Vec<String>,
+    #[schemars(range(min = -5, max = 5.5))]
+    ranged: f64,
+    #[schemars(regex(pattern = "^x"))]
+    patterned: String,
+    #[schemars(email)]
+    email: String,
+    #[schemars(with = "String")]
+    with_string: u128,
+    #[cel(list_type = "map", list_map_keys = ["key"], max_items = 8, min_items = 1)]
+    items: Vec<Item>,
+    #[cel(max_properties = 4, min_properties = 1, map_type = "granular")]
+    item_map: BTreeMap<String, Item>,
+    #[cel(list_type = "set")]
+    modes: Vec<Mode>,
+    name: Option<Name>,
+    // Not predicted (placeholders): types of other crates and ones named by a path.
+    any: serde_json::Value,
+    quantity: Quantity,
+    by_path: self::Item,
+}
+
+#[test]
+fn predictions_match_the_models() {
+    fn check<T: CelSchema>(prediction: Option<(u64, u64)>) -> u64 {
+        let name = std::any::type_name::<T>();
+        let (deep, fingerprint) = prediction.unwrap_or_else(|| panic!("`{name}` is predicted"));
+        assert_eq!(
+            crd_cel::__private::fingerprint::of_node(&T::MODEL, deep),
+            fingerprint,
+            "the prediction of `{name}` differs from its model"
+        );
+        deep
+    }
+    check::<Item>(Item::__CEL_PREDICTION);
+    check::<Name>(Name::__CEL_PREDICTION);
+    check::<Mode>(Mode::__CEL_PREDICTION);
+    check::<WebAppSpec>(WebAppSpec::__CEL_PREDICTION);
+    check::<WebAppStatus>(WebAppStatus::__CEL_PREDICTION);
+    let deep = check::<Predictable>(Predictable::__CEL_PREDICTION);
+    // All but the last three fields are predicted whole.
+    let fields = Predictable::MODEL.properties.len();
+    assert_eq!(deep, (1u64 << (fields - 3)) - 1, "{deep:b}");
+    // Flattening and generic types are not predicted.
+    assert_eq!(StdTypes::__CEL_PREDICTION, None);
+}
+
 #[test]
 fn std_types() {
     assert_agrees::<StdTypes>();
