@@ -391,7 +391,9 @@ fn emit_field(
 
 pub fn emit(cont: &Container) -> TokenStream {
     let krate = krate(cont);
-    let p = quote!(#krate::__private);
+    // Everything below is emitted inside one `const _` block that imports the private module
+    // under this short name: a path is several tokens, and every token is work for rustc.
+    let p = quote!(__cel_p);
     let ident = cont.ident;
     let name = ident.to_string();
     let generics = &cont.original.generics;
@@ -617,6 +619,7 @@ pub fn emit(cont: &Container) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
+            use #krate::__private as __cel_p;
             const __CEL_CONTAINER: #p::Decoration<'static> = #container_deco;
             #items
 
