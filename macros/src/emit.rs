@@ -53,15 +53,27 @@ fn rule_tokens(r: &RuleAttr, p: &TokenStream) -> TokenStream {
         }
         None => quote!(#p::None),
     };
-    quote! {
-        #p::Rule {
-            rule: #rule,
-            message: #message,
-            message_expression: #message_expression,
-            field_path: #field_path,
-            reason: #reason,
-            optional_old_self: #oos,
-        }
+    // Only the slots that are set, over `Rule::new`: most rules have none.
+    let set = [
+        (quote!(message), r.message.is_some(), message),
+        (
+            quote!(message_expression),
+            r.message_expression.is_some(),
+            message_expression,
+        ),
+        (quote!(field_path), r.field_path.is_some(), field_path),
+        (quote!(reason), r.reason.is_some(), reason),
+        (quote!(optional_old_self), r.optional_old_self.is_some(), oos),
+    ];
+    let overrides: Vec<TokenStream> = set
+        .into_iter()
+        .filter(|(_, is_set, _)| *is_set)
+        .map(|(k, _, v)| quote!(#k: #v))
+        .collect();
+    if overrides.is_empty() {
+        quote!(#p::Rule::new(#rule))
+    } else {
+        quote!(#p::Rule { #(#overrides,)* ..#p::Rule::new(#rule) })
     }
 }
 
@@ -617,7 +629,8 @@ pub fn emit(cont: &Container) -> TokenStream {
 
     quote! {
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        // The lints the items inside need, once here rather than on each (fewer tokens).
+        #[allow(long_running_const_eval, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
             use #krate::__private as __cel_p;
             const __CEL_CONTAINER: #p::Decoration<'static> = #container_deco;

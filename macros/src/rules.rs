@@ -156,7 +156,6 @@ pub fn checks(
                     if !shape_emitted {
                         shape_emitted = true;
                         out.extend(quote! {
-                            #[allow(long_running_const_eval, non_upper_case_globals)]
                             const #shape: u64 = {
                                 #bind
                                 #p::fingerprint::shallow(__cel_node)
@@ -183,8 +182,8 @@ pub fn checks(
                     }
                 }
             };
+            // Lints allowed on the enclosing block (`emit`).
             out.extend(quote_spanned! {span=>
-                #[allow(long_running_const_eval, non_upper_case_globals)]
                 const #name: u64 = {
                     // The check is called through a local name so that rustc reports a failed
                     // evaluation at this span (the rule's literal), not the derive's.
