@@ -14,8 +14,9 @@ const MAX_LISTED_ISSUES: usize = 100;
 /// Source lines longer than this are not quoted under an issue.
 const MAX_SNIPPET_LEN: usize = 16_384;
 
-// The generated parser recurses deeply and needs several MiB of stack in debug builds; the
-// rustc and test threads have far less. Only touched pages are committed.
+/// Stack for the generated parser when the caller's is short: it recurses deeply (about 180 KiB
+/// per bracket level in debug builds, and the apiserver allows 250 levels). Only touched pages
+/// are committed.
 const PARSER_STACK: usize = 256 << 20;
 
 /// One issue found in a CEL expression, located at a 1-based line and column.
@@ -53,17 +54,16 @@ pub fn parse(source: &str) -> Result<cel::IdedExpr, SyntaxError> {
 
 /// Parses `source` like [`parse`] and lowers it to the checker's [`AstBuf`](crate::ast::AstBuf).
 pub fn parse_ast(source: &str) -> Result<crate::ast::AstBuf, SyntaxError> {
-    let owned = source.to_owned();
-    parse_with(source, move |expr, info| {
-        crate::ast::AstBuf::lower(&owned, &expr, &info)
+    parse_with(source, |expr, info| {
+        crate::ast::AstBuf::lower(source, &expr, &info)
     })
 }
 
-/// Parses on a thread with a large stack and hands the tree to `then` on that thread (lowering
-/// recurses as deeply as parsing does).
-fn parse_with<T: Send + 'static>(
+/// Parses with room for the parser's recursion ([`on_parser_stack`]) and hands the tree to
+/// `then` there (lowering recurses as deeply as parsing does).
+fn parse_with<T>(
     source: &str,
-    then: impl FnOnce(cel::IdedExpr, cel::common::ast::SourceInfo) -> T + Send + 'static,
+    then: impl FnOnce(cel::IdedExpr, cel::common::ast::SourceInfo) -> T,
 ) -> Result<T, SyntaxError> {
     let code_points = source.chars().count();
     if code_points > MAX_EXPRESSION_CODE_POINTS {
@@ -78,31 +78,25 @@ fn parse_with<T: Send + 'static>(
             }],
         });
     }
-    let owned = source.to_owned();
-    let result = std::thread::Builder::new()
-        .name("crd-cel-parse".into())
-        .stack_size(PARSER_STACK)
-        .spawn(move || {
-            cel::parser::Parser::new()
-                .enable_optional_syntax(true)
-                .max_recursion_depth(MAX_RECURSION_DEPTH)
-                .error_recovery_limit(ERROR_RECOVERY_LIMIT)
-                .parse_with_source_info(&owned)
-                .map(|(expr, info)| then(expr, info))
-                .map_err(|errors| {
-                    errors
-                        .errors
-                        .into_iter()
-                        .map(|e| Issue {
-                            line: usize::try_from(e.pos.0).unwrap_or(1).max(1),
-                            column: usize::try_from(e.pos.1).unwrap_or(0) + 1,
-                            message: e.msg,
-                        })
-                        .collect::<Vec<_>>()
-                })
-        })
-        .expect("BUG: cannot spawn the CEL parser thread")
-        .join();
+    let result = on_parser_stack(source, || {
+        cel::parser::Parser::new()
+            .enable_optional_syntax(true)
+            .max_recursion_depth(MAX_RECURSION_DEPTH)
+            .error_recovery_limit(ERROR_RECOVERY_LIMIT)
+            .parse_with_source_info(source)
+            .map(|(expr, info)| then(expr, info))
+            .map_err(|errors| {
+                errors
+                    .errors
+                    .into_iter()
+                    .map(|e| Issue {
+                        line: usize::try_from(e.pos.0).unwrap_or(1).max(1),
+                        column: usize::try_from(e.pos.1).unwrap_or(0) + 1,
+                        message: e.msg,
+                    })
+                    .collect::<Vec<_>>()
+            })
+    });
     match result {
         Ok(Ok(expr)) => Ok(expr),
         Ok(Err(mut issues)) => {
@@ -133,6 +127,39 @@ fn parse_with<T: Send + 'static>(
             }],
         }),
     }
+}
+
+/// Runs `f` (parsing `source`) on this thread's stack when it has room for the parser's
+/// recursion, on a fresh [`PARSER_STACK`] segment when not; returns its result or its panic.
+///
+/// On this thread rather than a thread of its own: in the derive, where the parser runs
+/// unoptimised, a thread per parse (or a hand-off to one) cost more than the parse, and the
+/// generated parser's prediction caches are per thread and stay warm here.
+fn on_parser_stack<T>(source: &str, f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    stacker::maybe_grow(stack_needed(source), PARSER_STACK, || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+    })
+}
+
+/// A generous bound on the stack that parsing and lowering `source` use in a debug build:
+/// measured at about 256 KiB at the base, 180 KiB per level of brackets (each nests a dozen
+/// grammar rules) and 10 KiB per conditional; other constructs (operator chains, selections,
+/// unary operators) do not deepen the recursion. Brackets inside string literals count too,
+/// which can only make the bound larger.
+fn stack_needed(source: &str) -> usize {
+    let (mut depth, mut deepest, mut conditionals) = (0usize, 0usize, 0usize);
+    for b in source.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'?' => conditionals += 1,
+            _ => {}
+        }
+    }
+    (1 << 20) + deepest * (384 << 10) + conditionals * (32 << 10)
 }
 
 /// Renders issues as cel-go's `Errors.ToDisplayString` does.

@@ -63,7 +63,11 @@ fn rule_tokens(r: &RuleAttr, p: &TokenStream) -> TokenStream {
         ),
         (quote!(field_path), r.field_path.is_some(), field_path),
         (quote!(reason), r.reason.is_some(), reason),
-        (quote!(optional_old_self), r.optional_old_self.is_some(), oos),
+        (
+            quote!(optional_old_self),
+            r.optional_old_self.is_some(),
+            oos,
+        ),
     ];
     let overrides: Vec<TokenStream> = set
         .into_iter()
