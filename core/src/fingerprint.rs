@@ -17,8 +17,9 @@ const PRIME: u64 = 0x0000_0100_0000_01b3;
 /// One FNV-1a step over a whole word, written out where it is used: in const evaluation a
 /// call costs as much as several statements, and a fingerprint is mostly these steps.
 macro_rules! mix {
+    // `wrapping_mul` as the low half of a 128-bit product: an operator, not a call.
     ($h:ident, $x:expr) => {
-        $h = ($h ^ ($x)).wrapping_mul(PRIME)
+        $h = ((($h ^ ($x)) as u128) * (PRIME as u128)) as u64
     };
 }
 
@@ -35,14 +36,12 @@ macro_rules! mix_bytes {
     }};
 }
 
+/// Mixes an optional slot's value when present (which slots are present is mixed once, as one
+/// word, by [`shallow`]).
 macro_rules! mix_option {
     ($h:ident, $v:expr, $some:ident => $word:expr) => {
-        match $v {
-            Some($some) => {
-                mix!($h, 1);
-                mix!($h, $word);
-            }
-            None => mix!($h, 0),
+        if let Some($some) = $v {
+            mix!($h, $word);
         }
     };
 }
@@ -72,7 +71,9 @@ pub const fn of_node(s: &Schema<'_>, deep: u64) -> u64 {
     with_properties(shallow(s), s, deep)
 }
 
-/// [`of_node`] with no property subtree: computed once per node, shared by its rules.
+/// [`of_node`] with no property subtree.
+// `matches!` rather than `is_some()`: a call costs several statements in const evaluation.
+#[allow(clippy::redundant_pattern_matching)]
 pub const fn shallow(s: &Schema<'_>) -> u64 {
     // Every slot named, so that a slot added to `Schema` cannot be forgotten here.
     let Schema {
@@ -104,6 +105,21 @@ pub const fn shallow(s: &Schema<'_>) -> u64 {
     } = *s;
     let mut h = OFFSET;
     mix!(h, ty_code(ty));
+    mix!(
+        h,
+        matches!(format, Some(_)) as u64
+            | (matches!(max_length, Some(_)) as u64) << 1
+            | (matches!(min_length, Some(_)) as u64) << 2
+            | (matches!(max_items, Some(_)) as u64) << 3
+            | (matches!(min_items, Some(_)) as u64) << 4
+            | (matches!(max_properties, Some(_)) as u64) << 5
+            | (matches!(min_properties, Some(_)) as u64) << 6
+            | (matches!(minimum, Some(_)) as u64) << 7
+            | (matches!(maximum, Some(_)) as u64) << 8
+            | (matches!(pattern, Some(_)) as u64) << 9
+            | (matches!(items, Some(_)) as u64) << 10
+            | (matches!(additional_properties, Some(_)) as u64) << 11
+    );
     mix_option!(h, format, f => {
         mix_bytes!(h, f.as_bytes());
         0

@@ -81,12 +81,53 @@ pub fn checks(
     let mut out = TokenStream::new();
     let mut expr_costs = Vec::new();
     let bind = node.bind(p);
-    // The real node's shallow fingerprint, emitted with the first rule checked natively.
+    // Every expression's AST and native check first: the fingerprint the checked ones share
+    // covers what any of them reads.
+    let mut exprs = Vec::new();
+    for (i, r) in rules.iter().enumerate() {
+        let optional_old_self = r.optional_old_self.as_ref().is_some_and(|b| b.value);
+        let sources = std::iter::once((r.rule.value(), r.rule.span(), Target::Rule)).chain(
+            r.message_expression
+                .iter()
+                .map(|m| (m.value(), m.span(), Target::MessageExpression)),
+        );
+        for (source, span, target) in sources {
+            // Syntax errors were reported at expansion already; nothing to type-check then.
+            let Ok(parsed) = crate::check::take_parsed(&source) else {
+                continue;
+            };
+            let native = match predicted {
+                Some(node) if !resource_root => {
+                    native_check(&parsed, node, target, place, optional_old_self)
+                }
+                _ => None,
+            };
+            exprs.push((i, source, span, target, parsed, native));
+        }
+    }
+    let deep = exprs
+        .iter()
+        .filter_map(|e| e.5.as_ref().map(|n| n.deep))
+        .fold(0, |a, b| a | b);
+    // The real node's fingerprint over those reads (one constant for all of them) and the
+    // prediction's.
     let shape = quote::format_ident!(
         "__CEL_SHAPE_{}",
         SHAPES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     );
-    let mut shape_emitted = false;
+    let predicted_fingerprint = match predicted {
+        Some(node) if exprs.iter().any(|e| e.5.is_some()) => {
+            out.extend(quote! {
+                const #shape: u64 = {
+                    #bind
+                    #p::fingerprint::of_node(__cel_node, #deep)
+                };
+            });
+            crd_cel_core::fingerprint::of_node(node.schema, deep)
+        }
+        _ => 0,
+    };
+    let mut exprs = exprs.into_iter().peekable();
     for (i, r) in rules.iter().enumerate() {
         // The names of the constants holding this rule's estimates (0 when not checked).
         let mut rule_cost = quote!(0);
@@ -102,74 +143,43 @@ pub fn checks(
             });
         }
         let optional_old_self = r.optional_old_self.as_ref().is_some_and(|b| b.value);
-        let exprs = std::iter::once((r.rule.value(), r.rule.span(), quote!(Rule))).chain(
-            r.message_expression
-                .iter()
-                .map(|m| (m.value(), m.span(), quote!(MessageExpression))),
-        );
-        for (source, span, target) in exprs {
-            // Syntax errors were reported at expansion already; nothing to type-check then.
-            let Ok(ast) = crate::check::take_parsed(&source) else {
-                continue;
-            };
+        while let Some((_, source, span, target, parsed, native)) = exprs.next_if(|e| e.0 == i) {
             // Constant arguments need no types: checked here, with the newest environment's
             // words (older targets reject the same constants, at program planning).
-            let literal =
-                crd_cel_core::literals::check(&ast.as_ast(), crd_cel_core::check::DEFAULT_COMPAT);
+            let literal = crd_cel_core::literals::check(
+                &parsed.as_ast(),
+                crd_cel_core::check::DEFAULT_COMPAT,
+            );
             if let Some(msg) = literal_message(&source, &literal, i, place) {
                 out.extend(quote_spanned! {span=> ::core::compile_error! { #msg } });
                 continue;
             }
-            let parsed = ast;
             let index = i;
+            let target_tokens = match target {
+                Target::Rule => quote!(Rule),
+                Target::MessageExpression => quote!(MessageExpression),
+            };
             // A named constant (rustc evaluates every free constant, used or not): the check,
             // whose value is the estimated cost the type's `CEL_RULE_COSTS` lists.
             let name = quote::format_ident!(
                 "__CEL_COST_{}",
                 COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             );
-            let native = match predicted {
-                Some(node) if !resource_root => {
-                    let t = if is_message(&target) {
-                        Target::MessageExpression
-                    } else {
-                        Target::Rule
-                    };
-                    native_check(&parsed, node, t, place, optional_old_self)
-                }
-                _ => None,
-            };
             let call = match (native, parsed.packed_bytes()) {
-                (
-                    Some(Prediction {
-                        deep,
-                        fingerprint,
-                        cost,
-                    }),
-                    Some(words),
-                ) => {
+                (Some(Prediction { cost, .. }), Some(words)) => {
                     let (words, node_words, text) = (
                         Literal::byte_string(&words),
                         parsed.packed_nodes.len(),
                         Literal::byte_string(&parsed.text),
                     );
-                    if !shape_emitted {
-                        shape_emitted = true;
-                        out.extend(quote! {
-                            const #shape: u64 = {
-                                #bind
-                                #p::fingerprint::shallow(__cel_node)
-                            };
-                        });
-                    }
                     quote_spanned! {span=>
                         const AST: #p::ast::PackedAst<'static> = #p::ast::PackedAst {
                             source: #source, words: #words, node_words: #node_words, text: #text,
                         };
                         #bind
                         use #p::check_predicted as __cel_check;
-                        __cel_check(&AST, __cel_node, #p::check::Target::#target, #place, #index, #optional_old_self,
-                            #p::Prediction { compat: #COMPAT, shape: #shape, deep: #deep, fingerprint: #fingerprint, cost: #cost })
+                        __cel_check(&AST, __cel_node, #p::check::Target::#target_tokens, #place, #index, #optional_old_self,
+                            #p::Prediction { compat: #COMPAT, node: #shape, predicted: #predicted_fingerprint, cost: #cost })
                     }
                 }
                 _ => {
@@ -178,7 +188,7 @@ pub fn checks(
                         const AST: #p::ast::Ast<'static> = #ast;
                         #bind
                         use #p::check_expression as __cel_check;
-                        __cel_check(&AST, __cel_node, #p::check::Target::#target, #place, #index, #resource_root, #optional_old_self)
+                        __cel_check(&AST, __cel_node, #p::check::Target::#target_tokens, #place, #index, #resource_root, #optional_old_self)
                     }
                 }
             };
@@ -190,7 +200,7 @@ pub fn checks(
                     #call
                 };
             });
-            let is_message = is_message(&target);
+            let is_message = target == Target::MessageExpression;
             if is_message {
                 message_cost = quote!(#name);
             } else {
@@ -268,10 +278,6 @@ fn literal_message(
     })
 }
 
-fn is_message(target: &TokenStream) -> bool {
-    target.to_string() == "MessageExpression"
-}
-
 /// The compatibility version the derive checks at: crd-cel forwards its `k8s-1-NN` features
 /// here, so this is the runtime's `TARGET_COMPAT` (the const item compares them all the same).
 const COMPAT: u8 = crd_cel_core::check::compat_for([
@@ -286,8 +292,8 @@ const COMPAT: u8 = crd_cel_core::check::compat_for([
 
 /// What a native check found and assumed.
 struct Prediction {
+    /// The properties whose subtrees it read (`fingerprint::of_node`'s `deep`).
     deep: u64,
-    fingerprint: u64,
     cost: u64,
 }
 
@@ -316,11 +322,7 @@ fn native_check(
         (true, Some(c)) if c.max <= crd_cel_core::cost::PER_EXPRESSION_LIMIT => c.max,
         _ => return None,
     };
-    Some(Prediction {
-        deep,
-        fingerprint: crd_cel_core::fingerprint::of_node(node.schema, deep),
-        cost,
-    })
+    Some(Prediction { deep, cost })
 }
 
 /// The properties of the node whose subtrees the check can read (the `deep` mask of

@@ -411,9 +411,10 @@ pub const fn check_expression(
 }
 
 /// The const item of a rule the derive type-checked natively, against the model it predicted
-/// from the source (`crd-cel-macros`' `predict`): `cost`, its estimate, when the real model has
-/// the prediction's fingerprint over what the rule reads and the targeted Kubernetes is the one
-/// it was checked for; otherwise the const check, as for any other rule.
+/// from the source (`crd-cel-macros`' `predict`): `cost`, its estimate, when the real node has
+/// the prediction's fingerprint over what the rule reads (and what the node's other such rules
+/// read) and the targeted Kubernetes is the one it was checked for; otherwise the const check,
+/// as for any other rule.
 #[allow(clippy::too_many_arguments)]
 pub const fn check_predicted(
     ast: &ast::PackedAst<'_>,
@@ -424,10 +425,7 @@ pub const fn check_predicted(
     optional_old_self: bool,
     prediction: Prediction,
 ) -> u64 {
-    if prediction.compat == TARGET_COMPAT
-        && crd_cel_core::fingerprint::with_properties(prediction.shape, schema, prediction.deep)
-            == prediction.fingerprint
-    {
+    if prediction.compat == TARGET_COMPAT && prediction.node == prediction.predicted {
         return prediction.cost;
     }
     let words = ast.unpack();
@@ -448,12 +446,11 @@ pub const fn check_predicted(
 pub struct Prediction {
     /// The compatibility version it checked at.
     pub compat: u8,
-    /// The real node's `fingerprint::shallow`, computed once per node.
-    pub shape: u64,
-    /// The properties whose subtrees the fingerprint covers ([`crd_cel_core::fingerprint::of_node`]).
-    pub deep: u64,
-    /// The fingerprint of the predicted node.
-    pub fingerprint: u64,
+    /// The real node's fingerprint over what the node's natively checked rules read
+    /// ([`crd_cel_core::fingerprint::of_node`]), computed once per node.
+    pub node: u64,
+    /// The same fingerprint of the predicted node.
+    pub predicted: u64,
     /// The estimated cost it computed.
     pub cost: u64,
 }
