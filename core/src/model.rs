@@ -621,4 +621,4 @@ pub trait CelSchema {
     const COSTS: Costs<'static> = Costs::NONE;
 }
 mod impls;
-pub use impls::MapKey;
+pub use impls::{MapKey, k8s};

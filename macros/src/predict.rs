@@ -139,7 +139,8 @@ fn list(items: Predicted, list_type: Option<ListType>) -> Predicted {
     }
 }
 
-/// The std scalar types' models: the very constants their `CelSchema` impls hold.
+/// The models of std scalar types and of the k8s-openapi types CRDs embed most: the very
+/// constants their `CelSchema` impls hold.
 fn scalar(name: &str) -> Option<&'static Schema<'static>> {
     macro_rules! table {
         ($($ty:ty),*) => {
@@ -149,9 +150,17 @@ fn scalar(name: &str) -> Option<&'static Schema<'static>> {
             }
         };
     }
-    table!(
-        bool, String, f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
-    )
+    use crd_cel_core::model::k8s;
+    match name {
+        "Quantity" | "IntOrString" => Some(&k8s::INT_OR_STRING),
+        "Time" | "MicroTime" => Some(&k8s::DATE_TIME),
+        "Condition" => Some(&k8s::CONDITION),
+        "LabelSelector" => Some(&k8s::LABEL_SELECTOR),
+        "LabelSelectorRequirement" => Some(&k8s::LABEL_SELECTOR_REQUIREMENT),
+        _ => table!(
+            bool, String, f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
+        ),
+    }
 }
 
 /// A literal integer bound (`64`, `64u32`), as `emit`'s `(#e) as u64` would give it.

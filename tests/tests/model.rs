@@ -209,9 +209,15 @@ struct Predictable {
     #[cel(list_type = "set")]
     modes: Vec<Mode>,
     name: Option<Name>,
-    // Not predicted (placeholders): types of other crates and ones named by a path.
-    any: serde_json::Value,
     quantity: Quantity,
+    int_or_string: Option<IntOrString>,
+    time: Time,
+    micro_time: Option<MicroTime>,
+    conditions: Vec<Condition>,
+    selector: Option<LabelSelector>,
+    // Not predicted (placeholders): other types of other crates and types named by a path.
+    any: serde_json::Value,
+    ip: std::net::IpAddr,
     by_path: self::Item,
 }
 

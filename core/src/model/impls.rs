@@ -161,21 +161,21 @@ impl<K: MapKey, V: CelSchema, S> CelSchema for HashMap<K, V, S> {
     };
 }
 
-#[cfg(feature = "k8s-openapi")]
-mod k8s {
-    //! The k8s-openapi types CRDs embed most, as k8s-openapi's `schemars` feature renders them.
+/// The models of the k8s-openapi types CRDs embed most, as k8s-openapi's `schemars` feature
+/// renders them. Outside the `k8s-openapi` feature so that the derive, which does not build
+/// k8s-openapi, can name them when it predicts a model from the source.
+pub mod k8s {
     use super::*;
     use crate::model::Property;
-    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
-        Condition, LabelSelector, LabelSelectorRequirement, MicroTime, Time,
-    };
-    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-    const INT_OR_STRING: Schema<'static> = Schema {
+    /// `Quantity` and `IntOrString`.
+    pub const INT_OR_STRING: Schema<'static> = Schema {
         int_or_string: true,
         ..Schema::of(Type::Any)
     };
+
+    /// `Time` and `MicroTime`.
+    pub const DATE_TIME: Schema<'static> = Schema::string_format("date-time");
 
     const fn prop(
         name: &'static str,
@@ -189,36 +189,63 @@ mod k8s {
         }
     }
 
-    scalar! {
-        Quantity => INT_OR_STRING;
-        IntOrString => INT_OR_STRING;
-        Time => Schema::string_format("date-time");
-        MicroTime => Schema::string_format("date-time");
-        Condition => Schema {
-            properties: &[
-                prop("lastTransitionTime", true, &Schema::string_format("date-time")),
-                prop("message", true, &String::MODEL),
-                prop("observedGeneration", false, &i64::MODEL),
-                prop("reason", true, &String::MODEL),
-                prop("status", true, &String::MODEL),
-                prop("type", true, &String::MODEL),
-            ],
-            ..Schema::of(Type::Object)
+    /// `Condition`.
+    pub const CONDITION: Schema<'static> = Schema {
+        properties: &[
+            prop("lastTransitionTime", true, &DATE_TIME),
+            prop("message", true, &String::MODEL),
+            prop("observedGeneration", false, &i64::MODEL),
+            prop("reason", true, &String::MODEL),
+            prop("status", true, &String::MODEL),
+            prop("type", true, &String::MODEL),
+        ],
+        ..Schema::of(Type::Object)
+    };
+
+    /// `LabelSelectorRequirement`.
+    pub const LABEL_SELECTOR_REQUIREMENT: Schema<'static> = Schema {
+        properties: &[
+            prop("key", true, &String::MODEL),
+            prop("operator", true, &String::MODEL),
+            prop("values", false, &<Vec<String>>::MODEL),
+        ],
+        ..Schema::of(Type::Object)
+    };
+
+    /// `LabelSelector`.
+    pub const LABEL_SELECTOR: Schema<'static> = Schema {
+        properties: &[
+            prop(
+                "matchExpressions",
+                false,
+                &Schema {
+                    items: Some(&LABEL_SELECTOR_REQUIREMENT),
+                    ..Schema::of(Type::Array)
+                },
+            ),
+            prop("matchLabels", false, &<BTreeMap<String, String>>::MODEL),
+        ],
+        ..Schema::of(Type::Object)
+    };
+
+    #[cfg(feature = "k8s-openapi")]
+    mod impls {
+        use super::super::CelSchema;
+        use super::*;
+        use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+            Condition, LabelSelector, LabelSelectorRequirement, MicroTime, Time,
         };
-        LabelSelectorRequirement => Schema {
-            properties: &[
-                prop("key", true, &String::MODEL),
-                prop("operator", true, &String::MODEL),
-                prop("values", false, &<Vec<String>>::MODEL),
-            ],
-            ..Schema::of(Type::Object)
-        };
-        LabelSelector => Schema {
-            properties: &[
-                prop("matchExpressions", false, &<Vec<LabelSelectorRequirement>>::MODEL),
-                prop("matchLabels", false, &<BTreeMap<String, String>>::MODEL),
-            ],
-            ..Schema::of(Type::Object)
-        };
+        use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+        scalar! {
+            Quantity => INT_OR_STRING;
+            IntOrString => INT_OR_STRING;
+            Time => DATE_TIME;
+            MicroTime => DATE_TIME;
+            Condition => CONDITION;
+            LabelSelectorRequirement => LABEL_SELECTOR_REQUIREMENT;
+            LabelSelector => LABEL_SELECTOR;
+        }
     }
 }
