@@ -39,9 +39,81 @@ const PLACEHOLDER: Predicted = Predicted {
 };
 
 thread_local! {
-    /// Types derived earlier in this expansion process, by name: a later type's fields name
-    /// them. A name can be reused in another module; the fingerprint catches that.
+    /// Types deriving `CelValidate`, by name: those derived earlier in this expansion process
+    /// and those [`scan_file`] found. A name can be reused in another module; the fingerprint
+    /// catches that.
     static DERIVED: RefCell<HashMap<String, Predicted>> = RefCell::default();
+    /// Source files [`scan_file`] has read.
+    static SCANNED: RefCell<std::collections::HashSet<std::path::PathBuf>> = RefCell::default();
+}
+
+/// Predicts every type deriving `CelValidate` in the source file of the current expansion,
+/// once per file: types are often defined below the type that uses them (`Spec` first, its
+/// parts after), and their derives have not run yet. Best effort: a file that cannot be read
+/// or parsed leaves the prediction to the derives that have run.
+pub fn scan_file() {
+    let Some(path) = proc_macro::Span::call_site().local_file() else {
+        return;
+    };
+    if !SCANNED.with(|s| s.borrow_mut().insert(path.clone())) {
+        return;
+    }
+    let Ok(file) = std::fs::read_to_string(&path).map(|text| syn::parse_file(&text)) else {
+        return;
+    };
+    let Ok(file) = file else {
+        return;
+    };
+    let mut inputs = Vec::new();
+    collect(&file.items, &mut inputs);
+    // Again while predictions improve: a type is complete once the types it names are.
+    for _ in 0..4 {
+        let mut improved = false;
+        for input in &inputs {
+            let cx = crate::ctxt::Ctxt::new();
+            let cont = Container::from_ast(&cx, input);
+            let name = input.ident.to_string();
+            let before = DERIVED.with(|d| d.borrow().get(&name).map(|p| p.complete_props));
+            // A type with bad attributes is left to its own derive to report.
+            if let (Some(cont), Ok(())) = (cont, cx.check())
+                && let Some(p) = container(&cont)
+            {
+                improved |= before != Some(p.complete_props);
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+}
+
+/// The structs and enums of `items` (and of inline modules) that derive `CelValidate`.
+fn collect(items: &[syn::Item], out: &mut Vec<syn::DeriveInput>) {
+    let derives = |attrs: &[syn::Attribute]| {
+        attrs.iter().any(|a| {
+            a.path().is_ident("derive")
+                && a.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|paths| {
+                    paths
+                        .iter()
+                        .any(|p| p.segments.last().is_some_and(|s| s.ident == "CelValidate"))
+                })
+        })
+    };
+    for item in items {
+        match item {
+            syn::Item::Struct(s) if derives(&s.attrs) => out.push(s.clone().into()),
+            syn::Item::Enum(e) if derives(&e.attrs) => out.push(e.clone().into()),
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn leak<T>(v: T) -> &'static T {
