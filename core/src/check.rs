@@ -46,9 +46,25 @@ impl<'a> Node<'a> {
 /// The compatibility version new rules compile at on the newest supported apiserver (1.37).
 pub const DEFAULT_COMPAT: u8 = 36;
 
+/// The compatibility version targeted by the invoking crate's `k8s-1-NN` features (crd-cel's,
+/// which it forwards to the derive): [`compat_for`] of which are enabled there.
+#[macro_export]
+macro_rules! target_compat {
+    () => {
+        $crate::check::compat_for([
+            cfg!(feature = "k8s-1-30"),
+            cfg!(feature = "k8s-1-31"),
+            cfg!(feature = "k8s-1-32"),
+            cfg!(feature = "k8s-1-33"),
+            cfg!(feature = "k8s-1-34"),
+            cfg!(feature = "k8s-1-35"),
+            cfg!(feature = "k8s-1-36"),
+        ])
+    };
+}
+
 /// The compatibility version new rules compile at for the oldest Kubernetes enabled among
-/// `[1.30, 1.31, ..., 1.36]` (crd-cel's `k8s-1-NN` features), [`DEFAULT_COMPAT`] for none: the
-/// derive and the runtime both compute the target from their features with it.
+/// `[1.30, 1.31, ..., 1.36]` (crd-cel's `k8s-1-NN` features), [`DEFAULT_COMPAT`] for none.
 pub const fn compat_for(enabled: [bool; 7]) -> u8 {
     let mut i = 0;
     while i < enabled.len() {

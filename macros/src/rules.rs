@@ -1,6 +1,11 @@
 //! Type checks of rules at `cargo build`: each rule (and messageExpression) is lowered to the
 //! checker's AST here and emitted as a constant, with one `const _` item per expression that
 //! runs the const checker on the model of the node the rule is on (ARCHITECTURE.md decision 1).
+//!
+//! When the model of the node is predicted ([`crate::predict`]) as far as the rule reads it, the
+//! checker runs here first, natively; a rule that passes becomes a constant that only compares
+//! the real node's fingerprint with the prediction's, falling back to the const checker when
+//! they differ. Every error still comes from the const checker, with its message and span.
 
 use crate::attr::RuleAttr;
 use crate::predict::Predicted;
@@ -280,15 +285,7 @@ fn literal_message(
 
 /// The compatibility version the derive checks at: crd-cel forwards its `k8s-1-NN` features
 /// here, so this is the runtime's `TARGET_COMPAT` (the const item compares them all the same).
-const COMPAT: u8 = crd_cel_core::check::compat_for([
-    cfg!(feature = "k8s-1-30"),
-    cfg!(feature = "k8s-1-31"),
-    cfg!(feature = "k8s-1-32"),
-    cfg!(feature = "k8s-1-33"),
-    cfg!(feature = "k8s-1-34"),
-    cfg!(feature = "k8s-1-35"),
-    cfg!(feature = "k8s-1-36"),
-]);
+const COMPAT: u8 = crd_cel_core::target_compat!();
 
 /// What a native check found and assumed.
 struct Prediction {

@@ -317,15 +317,7 @@ pub use crd_cel_core::fingerprint;
 /// The compatibility version new rules are checked at: the targeted Kubernetes minor minus one
 /// (CEL-SEMANTICS.md 6.3). The lowest enabled `k8s-1-NN` feature wins (features add up across
 /// a dependency graph, and the oldest apiserver a CRD must work on is the one that matters).
-pub const TARGET_COMPAT: u8 = check::compat_for([
-    cfg!(feature = "k8s-1-30"),
-    cfg!(feature = "k8s-1-31"),
-    cfg!(feature = "k8s-1-32"),
-    cfg!(feature = "k8s-1-33"),
-    cfg!(feature = "k8s-1-34"),
-    cfg!(feature = "k8s-1-35"),
-    cfg!(feature = "k8s-1-36"),
-]);
+pub const TARGET_COMPAT: u8 = crd_cel_core::target_compat!();
 
 /// Const check behind every `#[cel(rule = ..)]` and `message_expression`: type-checks the
 /// expression against the model of its node, as the apiserver does at CRD creation, and panics
