@@ -33,7 +33,7 @@ use proc_macro::TokenStream;
 pub fn derive_cel_validate(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     check::clear_parsed();
-    predict::scan_file();
+    predict::scan_sources();
     let cx = ctxt::Ctxt::new();
     let container = ast::Container::from_ast(&cx, &input);
     if let Some(container) = &container {

@@ -40,32 +40,40 @@ const PLACEHOLDER: Predicted = Predicted {
 
 thread_local! {
     /// Types deriving `CelValidate`, by name: those derived earlier in this expansion process
-    /// and those [`scan_file`] found. A name can be reused in another module; the fingerprint
+    /// and those [`scan_sources`] found. A name can be reused in another module; the fingerprint
     /// catches that.
     static DERIVED: RefCell<HashMap<String, Predicted>> = RefCell::default();
-    /// Source files [`scan_file`] has read.
+    /// Source files [`scan_sources`] has read.
     static SCANNED: RefCell<std::collections::HashSet<std::path::PathBuf>> = RefCell::default();
 }
 
-/// Predicts every type deriving `CelValidate` in the source file of the current expansion,
-/// once per file: types are often defined below the type that uses them (`Spec` first, its
-/// parts after), and their derives have not run yet. Best effort: a file that cannot be read
-/// or parsed leaves the prediction to the derives that have run.
-pub fn scan_file() {
-    let Some(path) = proc_macro::Span::call_site().local_file() else {
-        return;
-    };
-    if !SCANNED.with(|s| s.borrow_mut().insert(path.clone())) {
-        return;
+/// Predicts every type deriving `CelValidate` in the crate's `src/` and in the source file of
+/// the current expansion, each file once: types are often defined below or in another module
+/// than the type that uses them (`Spec` first, its parts after), and their derives have not run
+/// yet. Best effort: a file that cannot be read or parsed leaves its types to their derives
+/// (predictions are verified, so a stale or misread file costs build time, never a verdict).
+pub fn scan_sources() {
+    let mut files = Vec::new();
+    if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
+        rust_files(&std::path::Path::new(&dir).join("src"), 0, &mut files);
     }
-    let Ok(file) = std::fs::read_to_string(&path).map(|text| syn::parse_file(&text)) else {
-        return;
-    };
-    let Ok(file) = file else {
-        return;
-    };
+    files.extend(proc_macro::Span::call_site().local_file());
     let mut inputs = Vec::new();
-    collect(&file.items, &mut inputs);
+    for path in files {
+        if !SCANNED.with(|s| s.borrow_mut().insert(path.clone())) {
+            continue;
+        }
+        // Only files that mention the derive are parsed.
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        if text.len() > MAX_SCANNED_FILE || !text.contains("CelValidate") {
+            continue;
+        }
+        if let Ok(file) = syn::parse_file(&text) {
+            collect(&file.items, &mut inputs);
+        }
+    }
     // Again while predictions improve: a type is complete once the types it names are.
     for _ in 0..4 {
         let mut improved = false;
@@ -83,6 +91,27 @@ pub fn scan_file() {
         }
         if !improved {
             break;
+        }
+    }
+}
+
+/// Larger source files are not read for predictions (generated code, mostly).
+const MAX_SCANNED_FILE: usize = 1 << 20;
+
+/// The `.rs` files under `dir`, a few levels and a few hundred files deep at most.
+fn rust_files(dir: &std::path::Path, depth: u32, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if out.len() >= 512 {
+            return;
+        }
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() && depth < 8 => rust_files(&path, depth + 1, out),
+            Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "rs") => out.push(path),
+            _ => {}
         }
     }
 }
