@@ -791,10 +791,8 @@ pub struct AstBuf {
     pub refs: Vec<u32>,
     /// Names and literal values.
     pub text: Vec<u8>,
-    /// `nodes`, packed.
+    /// `nodes`, packed (`refs` are words already).
     pub packed_nodes: Vec<u32>,
-    /// `refs`, packed.
-    pub packed_refs: Vec<u32>,
 }
 
 impl AstBuf {
@@ -803,15 +801,15 @@ impl AstBuf {
         Ast {
             source: &self.source,
             nodes: &self.packed_nodes,
-            refs: &self.packed_refs,
+            refs: &self.refs,
             text: &self.text,
         }
     }
 
     /// The words of [`PackedAst::words`]; `None` beyond what [`PackedAst::unpack`] holds.
     pub fn packed_bytes(&self) -> Option<Vec<u8>> {
-        let words = self.packed_nodes.iter().chain(&self.packed_refs);
-        (self.packed_nodes.len() + self.packed_refs.len() <= PACKED_WORDS_MAX)
+        let words = self.packed_nodes.iter().chain(&self.refs);
+        (self.packed_nodes.len() + self.refs.len() <= PACKED_WORDS_MAX)
             .then(|| words.flat_map(|w| w.to_le_bytes()).collect())
     }
 
@@ -820,7 +818,6 @@ impl AstBuf {
         for n in &self.nodes {
             n.pack(&mut self.packed_nodes);
         }
-        self.packed_refs = self.refs.clone();
         self.resolve_names();
     }
 

@@ -1165,7 +1165,7 @@ impl<'a> Checker<'a> {
                 return self.t.of_schema(s, child, false);
             }
         }
-        match find_property(schema, field, self.compat >= 31, 0) {
+        match selected_property(schema, field, self.compat) {
             Some(p) => {
                 let child = self.t.child_name(name, p.name.as_bytes());
                 self.t
@@ -1649,6 +1649,17 @@ pub(crate) const fn declares_type_and_meta(s: &crate::model::Schema<'_>) -> bool
         None => false,
     };
     kind && api && meta
+}
+
+/// The property `.field` selects on an object node when compiled at compatibility version
+/// `compat` (reserved words may stand bare from 1.31): the checker's lookup, which the derive
+/// also uses to tell which properties a rule reads.
+pub const fn selected_property<'a>(
+    s: &'a crate::model::Schema<'a>,
+    field: &[u8],
+    compat: u8,
+) -> Option<&'a crate::model::Property<'a>> {
+    find_property(s, field, compat >= 31, 0)
 }
 
 /// The property whose escaped name (2) is `field`, looking through flatten.

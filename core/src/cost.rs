@@ -29,11 +29,6 @@ pub struct Range {
 }
 
 impl Range {
-    /// `{n, n}`.
-    pub const fn fixed(n: u64) -> Range {
-        Range { min: n, max: n }
-    }
-
     /// `{0, u64::MAX}`: nothing known.
     pub const UNKNOWN: Range = Range {
         min: 0,
@@ -184,8 +179,8 @@ struct Est<'a> {
     entry: [Option<Entry>; MAX_NODES],
 }
 
-/// [`Range::fixed`] inline: the estimator builds many, and a call costs several statements in
-/// const evaluation.
+/// The range `{n, n}`, written out where it is used: the estimator builds many, and a call
+/// costs several statements in const evaluation.
 macro_rules! fixed {
     ($n:expr) => {{
         let n: u64 = $n;

@@ -243,6 +243,28 @@ mod tests {
         );
     }
 
+    /// The stack bound of `stack_needed` holds: expressions as deep as the apiserver allows
+    /// parse on a test thread's small stack (a low bound would overflow it and abort).
+    #[test]
+    fn deep_expressions_parse_on_a_small_stack() {
+        let deep = [
+            format!("{}1{}", "(".repeat(249), ")".repeat(249)),
+            format!("{}1{}", "[".repeat(200), "]".repeat(200)),
+            format!("{}x{}", "f(".repeat(240), ")".repeat(240)),
+            format!("{}true{}", "[1].all(x, ".repeat(100), ")".repeat(100)),
+            format!("{}x", "a ? b : ".repeat(240)),
+        ];
+        for rule in deep {
+            let small = std::thread::Builder::new().stack_size(2 << 20);
+            let parsed = small
+                .spawn(move || parse_ast(&rule).map(|a| a.nodes.len()))
+                .expect("a thread")
+                .join()
+                .expect("no panic");
+            assert!(parsed.as_ref().is_ok_and(|n| *n > 0), "{parsed:?}");
+        }
+    }
+
     #[test]
     fn caret_counts_characters_not_bytes() {
         let issue = Issue {

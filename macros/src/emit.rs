@@ -225,12 +225,14 @@ struct FieldOut {
 }
 
 /// `property`: the field's position among the properties of the container's model (`None`
-/// for newtype and flattened fields, which have none).
+/// for newtype and flattened fields, which have none); `predicted`: its predicted node.
+#[allow(clippy::too_many_arguments)]
 fn emit_field(
     cont: &Container,
     f: &Field,
     index: usize,
     property_index: Option<usize>,
+    predicted: Option<&crate::predict::Predicted>,
     p: &TokenStream,
     newtype: bool,
     costs: &mut Vec<TokenStream>,
@@ -364,18 +366,7 @@ fn emit_field(
         } else {
             format!("{}.{}", cont.ident, name)
         };
-        // The field's node as the property's (not for newtype and flattened fields, whose node
-        // is built differently).
-        let predicted = property_index.map(|_| crate::predict::field(f).0);
-        let c = crate::rules::checks(
-            &f.cel.rules,
-            &node_ref,
-            predicted.as_ref(),
-            p,
-            &place,
-            false,
-            costs,
-        );
+        let c = crate::rules::checks(&f.cel.rules, &node_ref, predicted, p, &place, false, costs);
         checks.extend(c.items);
         c.costs
     } else {
@@ -442,7 +433,7 @@ pub fn emit(cont: &Container) -> TokenStream {
         let c = crate::rules::checks(
             &cont.cel.rules,
             &crate::rules::NodeRef::Model(quote!(#ident)),
-            predicted.as_ref(),
+            predicted.as_ref().map(|t| &t.node),
             &p,
             &name,
             false,
@@ -468,7 +459,9 @@ pub fn emit(cont: &Container) -> TokenStream {
                         properties += 1;
                         properties - 1
                     });
-                    emit_field(cont, f, i, k, &p, false, &mut costs)
+                    // Only a property has the node predicted for it.
+                    let node = k.and(predicted.as_ref()).and_then(|t| t.fields.get(i));
+                    emit_field(cont, f, i, k, node, &p, false, &mut costs)
                 })
                 .collect();
             let shadow_fields = outs.iter().map(|o| &o.shadow);
@@ -510,7 +503,7 @@ pub fn emit(cont: &Container) -> TokenStream {
             )
         }
         Data::Newtype(f) => {
-            let o = emit_field(cont, f, 0, None, &p, true, &mut costs);
+            let o = emit_field(cont, f, 0, None, None, &p, true, &mut costs);
             let shadow = &o.shadow;
             let item = &o.decoration_item;
             let inner = &f.ty;
@@ -601,7 +594,7 @@ pub fn emit(cont: &Container) -> TokenStream {
     let root = cont.kube.as_ref().map(|k| emit_root(cont, k, &p));
     // The estimate of every rule, for users' tests (`Spec::CEL_RULE_COSTS`). Generic types
     // are not checked at their definition, so they have no list.
-    let prediction = match &predicted {
+    let prediction = match predicted.as_ref().map(|t| &t.node) {
         Some(pr) => {
             let deep = if pr.complete {
                 u64::MAX

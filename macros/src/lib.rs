@@ -8,8 +8,8 @@
 //! runtime crate evaluates, so they see field types from anywhere.
 //!
 //! Const evaluation of the checker costs milliseconds per rule, so [`predict`] first guesses the
-//! model of each rule's node from the source (std field types, types derived earlier in the crate)
-//! and [`rules`] type-checks the rule here, natively, when everything it reads was predicted. Its
+//! model of each rule's node from the source (std and common k8s-openapi field types, the types
+//! deriving `CelValidate` in the crate) and [`rules`] type-checks the rule here, natively, when everything it reads was predicted. Its
 //! const item then only compares a fingerprint of the real model with the prediction's and runs
 //! the const checker when they differ: a wrong guess costs build time, never a verdict.
 

@@ -31,6 +31,12 @@ pub struct Predicted {
     pub complete_props: u64,
 }
 
+/// A type's predicted model, and for a struct its fields' nodes (in order).
+pub struct PredictedType {
+    pub node: Predicted,
+    pub fields: Vec<Predicted>,
+}
+
 const PLACEHOLDER: Predicted = Predicted {
     schema: &Schema::of(Type::Any),
     optional: false,
@@ -86,7 +92,7 @@ pub fn scan_sources() {
             if let (Some(cont), Ok(())) = (cont, cx.check())
                 && let Some(p) = container(&cont)
             {
-                improved |= before != Some(p.complete_props);
+                improved |= before != Some(p.node.complete_props);
             }
         }
         if !improved {
@@ -209,14 +215,12 @@ fn of_type(ty: &syn::Type) -> Predicted {
                 complete_props: u64::MAX,
             }
         }
-        (_, []) => scalar(&name)
-            .map(known)
-            .or_else(|| {
-                // Derived types are looked up by a bare name only.
-                (path.segments.len() == 1)
-                    .then(|| DERIVED.with(|d| d.borrow().get(&name).copied()))
-                    .flatten()
-            })
+        // A type of the crate first (a crate may derive a `Condition` of its own), by a bare
+        // name only; then the std and k8s-openapi names.
+        (_, []) => (path.segments.len() == 1)
+            .then(|| DERIVED.with(|d| d.borrow().get(&name).copied()))
+            .flatten()
+            .or_else(|| scalar(&name).map(known))
             .unwrap_or(PLACEHOLDER),
         _ => PLACEHOLDER,
     }
@@ -379,7 +383,7 @@ fn decoration(s: &SchemaAttrs) -> Decoration<'static> {
 }
 
 /// A field's node and its `required`, as `emit::emit_field` builds them.
-pub fn field(f: &Field) -> (Predicted, bool) {
+fn field(f: &Field) -> (Predicted, bool) {
     let base = of_type(&f.ty);
     let has_default = f.serde.default && !f.serde.skip_serializing_if;
     let required = f.schemars.required || !(has_default || base.optional);
@@ -400,12 +404,13 @@ pub fn field(f: &Field) -> (Predicted, bool) {
 
 /// The container's `MODEL`, as `emit::emit` builds it, remembered for types derived later.
 /// `None` for generic and flattening types.
-pub fn container(cont: &Container) -> Option<Predicted> {
+pub fn container(cont: &Container) -> Option<PredictedType> {
     if !cont.original.generics.params.is_empty() {
         return None;
     }
     let deco = decoration(&cont.cel.schema);
-    let predicted = match &cont.data {
+    let mut field_nodes = Vec::new();
+    let node = match &cont.data {
         Data::Struct(fields) => {
             if fields.iter().any(|f| f.serde.flatten) {
                 return None;
@@ -424,6 +429,7 @@ pub fn container(cont: &Container) -> Option<Predicted> {
                     required,
                     schema: node.schema,
                 });
+                field_nodes.push(node);
             }
             Predicted {
                 schema: leak(Schema {
@@ -454,6 +460,9 @@ pub fn container(cont: &Container) -> Option<Predicted> {
             }))
         }
     };
-    DERIVED.with(|d| d.borrow_mut().insert(cont.ident.to_string(), predicted));
-    Some(predicted)
+    DERIVED.with(|d| d.borrow_mut().insert(cont.ident.to_string(), node));
+    Some(PredictedType {
+        node,
+        fields: field_nodes,
+    })
 }

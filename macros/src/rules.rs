@@ -19,7 +19,7 @@ use quote::{quote, quote_spanned};
 fn ast_tokens(ast: &AstBuf, p: &TokenStream) -> TokenStream {
     let source = &ast.source;
     let nodes = words(&ast.packed_nodes);
-    let refs = words(&ast.packed_refs);
+    let refs = words(&ast.refs);
     let text = Literal::byte_string(&ast.text);
     quote!(#p::ast::Ast { source: #source, nodes: #nodes, refs: #refs, text: #text })
 }
@@ -101,18 +101,33 @@ pub fn checks(
             let Ok(parsed) = crate::check::take_parsed(&source) else {
                 continue;
             };
+            // Constant arguments need no types: checked here, with the newest environment's
+            // words (older targets reject the same constants, at program planning).
+            let literal = crd_cel_core::literals::check(
+                &parsed.as_ast(),
+                crd_cel_core::check::DEFAULT_COMPAT,
+            );
+            let literal = literal_message(&source, &literal, i, place);
             let native = match predicted {
-                Some(node) if !resource_root => {
+                Some(node) if !resource_root && literal.is_none() => {
                     native_check(&parsed, node, target, place, optional_old_self)
                 }
                 _ => None,
             };
-            exprs.push((i, source, span, target, parsed, native));
+            exprs.push(Expression {
+                rule: i,
+                source,
+                span,
+                target,
+                parsed,
+                literal,
+                native,
+            });
         }
     }
     let deep = exprs
         .iter()
-        .filter_map(|e| e.5.as_ref().map(|n| n.deep))
+        .filter_map(|e| e.native.as_ref().map(|n| n.deep))
         .fold(0, |a, b| a | b);
     // The real node's fingerprint over those reads (one constant for all of them) and the
     // prediction's.
@@ -121,7 +136,7 @@ pub fn checks(
         SHAPES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     );
     let predicted_fingerprint = match predicted {
-        Some(node) if exprs.iter().any(|e| e.5.is_some()) => {
+        Some(node) if exprs.iter().any(|e| e.native.is_some()) => {
             out.extend(quote! {
                 const #shape: u64 = {
                     #bind
@@ -148,14 +163,17 @@ pub fn checks(
             });
         }
         let optional_old_self = r.optional_old_self.as_ref().is_some_and(|b| b.value);
-        while let Some((_, source, span, target, parsed, native)) = exprs.next_if(|e| e.0 == i) {
-            // Constant arguments need no types: checked here, with the newest environment's
-            // words (older targets reject the same constants, at program planning).
-            let literal = crd_cel_core::literals::check(
-                &parsed.as_ast(),
-                crd_cel_core::check::DEFAULT_COMPAT,
-            );
-            if let Some(msg) = literal_message(&source, &literal, i, place) {
+        while let Some(Expression {
+            source,
+            span,
+            target,
+            parsed,
+            literal,
+            native,
+            ..
+        }) = exprs.next_if(|e| e.rule == i)
+        {
+            if let Some(msg) = literal {
                 out.extend(quote_spanned! {span=> ::core::compile_error! { #msg } });
                 continue;
             }
@@ -287,6 +305,20 @@ fn literal_message(
 /// here, so this is the runtime's `TARGET_COMPAT` (the const item compares them all the same).
 const COMPAT: u8 = crd_cel_core::target_compat!();
 
+/// One rule or messageExpression, parsed and checked for what needs no types.
+struct Expression {
+    /// The index of its rule.
+    rule: usize,
+    source: String,
+    span: proc_macro2::Span,
+    target: Target,
+    parsed: AstBuf,
+    /// The compile error of its constant arguments, if any.
+    literal: Option<String>,
+    /// What checking it natively found, when it could and it passed.
+    native: Option<Prediction>,
+}
+
 /// What a native check found and assumed.
 struct Prediction {
     /// The properties whose subtrees it read (`fingerprint::of_node`'s `deep`).
@@ -364,10 +396,9 @@ fn fields_read(ast: &Ast<'_>, node: &Predicted) -> Option<u64> {
             }
             _ => return None,
         };
-        let k = s
-            .properties
-            .iter()
-            .position(|p| crd_cel_core::check::escaped_is(p.name.as_bytes(), field))?;
+        // The checker's own lookup, so that this is the property it reads.
+        let p = crd_cel_core::check::selected_property(s, field, COMPAT)?;
+        let k = s.properties.iter().position(|q| std::ptr::eq(q, p))?;
         if k >= 64 || node.complete_props & (1 << k) == 0 {
             return None;
         }
