@@ -13,8 +13,9 @@
 //!
 //! The work is in this library ([`run`]); `src/bin/crd-cel.rs` only calls it.
 
-pub mod crd;
-mod gojson;
+pub use crd_cel::crd;
+use crd_cel::gojson;
+
 pub mod input;
 pub mod validate;
 

@@ -228,6 +228,10 @@ pub struct Report {
     /// The apiserver's static cost estimate of one evaluation (cel-go `EstimateCost` with the
     /// Kubernetes estimator), when the expression was accepted.
     pub cost: Option<crate::cost::Range>,
+    /// The expression reads a node whose schema is known only when it is generated
+    /// ([`crate::model::Type::Unknown`], typed `dyn` here): the verdict, the output type and
+    /// the cost are left to a check against the generated schema.
+    pub deferred: bool,
 }
 
 impl Report {
@@ -291,6 +295,14 @@ impl Report {
             return Err(CheckError::Unsupported {
                 target,
                 what: what.to_owned(),
+            });
+        }
+        if self.deferred {
+            // Only models built from Rust types have unknown nodes; a schema read from JSON
+            // never does.
+            return Err(CheckError::Unsupported {
+                target,
+                what: "a node whose schema is known only when it is generated".to_owned(),
             });
         }
         if self.total > 0 {
@@ -470,6 +482,7 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
             right_type: false,
             uses_old_self: false,
             cost: None,
+            deferred: false,
         },
     };
     if ast.len() > N || ast.is_empty() {
@@ -526,6 +539,10 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     if c.report.total == 0 && node.compat >= 29 {
         c.homogeneous_literals();
         c.string_formats();
+    }
+    if c.t.unknown {
+        c.report.deferred = true;
+        return c.report;
     }
     let root = ast.root() as usize;
     let out = c.t.substitute(c.ty[root], true);
@@ -1170,6 +1187,12 @@ impl<'a> Checker<'a> {
                 let child = self.t.child_name(name, p.name.as_bytes());
                 self.t
                     .of_schema(p.schema, child, p.schema.embedded_resource)
+            }
+            // A flattened node of unknown properties may declare it: only the generated
+            // schema can tell.
+            None if schema.has_open_flatten() => {
+                self.t.unknown = true;
+                Some(id::DYN)
             }
             None => None,
         }

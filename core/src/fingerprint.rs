@@ -55,6 +55,7 @@ const fn ty_code(t: Type) -> u64 {
         Type::String => 5,
         Type::Array => 6,
         Type::Object => 7,
+        Type::Unknown => 8,
     }
 }
 

@@ -28,13 +28,19 @@ pub enum Type {
     Array,
     /// `type: object`.
     Object,
+    /// A node whose schema is known only when schemars generates it: a type that implements
+    /// `JsonSchema` but not [`CelSchema`] (another crate's type, a hand-written impl,
+    /// `#[schemars(schema_with)]`, a data-carrying enum). Rules that read into it are checked
+    /// against the generated schema instead (`crd_cel::check_rules`, and the test the derive
+    /// generates); the runtime validates such types with their generated schema.
+    Unknown,
 }
 
 impl Type {
     /// The OpenAPI spelling of the type, `None` for [`Type::Any`].
     pub const fn as_openapi(self) -> Option<&'static str> {
         match self {
-            Type::Any => None,
+            Type::Any | Type::Unknown => None,
             Type::Boolean => Some("boolean"),
             Type::Integer => Some("integer"),
             Type::Number => Some("number"),
@@ -475,6 +481,64 @@ impl<'a> Schema<'a> {
             embedded_resource: false,
             validations: Rules::EMPTY,
         }
+    }
+
+    /// The node of a type known only by its generated JSON schema ([`Type::Unknown`]).
+    pub const UNKNOWN: Schema<'static> = Schema::of(Type::Unknown);
+
+    /// Whether this node or any node below it is [`Type::Unknown`]: its full schema is only
+    /// known once schemars generates it.
+    pub const fn contains_unknown(&self) -> bool {
+        self.contains_unknown_at(0)
+    }
+
+    const fn contains_unknown_at(&self, depth: u32) -> bool {
+        // Models are finite trees of constants; the bound only guards hand-written cycles.
+        if depth > 64 || matches!(self.ty, Type::Unknown) {
+            return true;
+        }
+        let mut i = 0;
+        while i < self.properties.len() {
+            if self.properties[i].schema.contains_unknown_at(depth + 1) {
+                return true;
+            }
+            i += 1;
+        }
+        let mut j = 0;
+        while j < self.flatten.len() {
+            if self.flatten[j].contains_unknown_at(depth + 1) {
+                return true;
+            }
+            j += 1;
+        }
+        if let Some(items) = self.items
+            && items.contains_unknown_at(depth + 1)
+        {
+            return true;
+        }
+        if let Some(values) = self.additional_properties
+            && values.contains_unknown_at(depth + 1)
+        {
+            return true;
+        }
+        false
+    }
+
+    /// Whether a property missing from `properties` may still exist: a flattened node is
+    /// [`Type::Unknown`] or not an object of known properties (a flattened map or enum).
+    pub const fn has_open_flatten(&self) -> bool {
+        let mut j = 0;
+        while j < self.flatten.len() {
+            let f = self.flatten[j];
+            if !matches!(f.ty, Type::Object)
+                || f.additional_properties.is_some()
+                || f.has_open_flatten()
+            {
+                return true;
+            }
+            j += 1;
+        }
+        false
     }
 
     /// A string node with a `format`.

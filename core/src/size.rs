@@ -36,7 +36,7 @@ const fn min_size_at(s: &Schema<'_>, depth: u32) -> Option<u64> {
         return Some(1);
     }
     match s.ty {
-        Type::Any => None,
+        Type::Any | Type::Unknown => None,
         Type::Boolean => Some(4),
         Type::Integer | Type::Number => Some(1),
         Type::String => Some(match format(s) {
@@ -95,7 +95,7 @@ pub const fn max_elements(s: &Schema<'_>) -> Option<u64> {
         });
     }
     match s.ty {
-        Type::Any => None,
+        Type::Any | Type::Unknown => None,
         Type::Boolean | Type::Integer | Type::Number => Some(0),
         Type::String => Some(match format(s) {
             b"byte" => match s.max_length {

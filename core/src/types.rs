@@ -168,6 +168,9 @@ pub struct Types<'a> {
     vars: u16,
     /// Set when a capacity was exceeded: the check result can't be trusted and is reported.
     pub overflow: bool,
+    /// Set when the expression reached a [`Type::Unknown`] node (typed `dyn` here): its
+    /// verdict needs the generated schema.
+    pub unknown: bool,
 }
 
 const FREE: TyId = u16::MAX;
@@ -188,6 +191,7 @@ impl<'a> Types<'a> {
             names_len: 1,
             vars: 0,
             overflow: false,
+            unknown: false,
         };
         t.tys[id::DYN as usize] = Ty::Dyn;
         t.tys[id::NULL as usize] = Ty::Null;
@@ -738,6 +742,10 @@ impl<'a> Types<'a> {
         }
         match s.ty {
             Type::Any => None,
+            Type::Unknown => {
+                self.unknown = true;
+                Some(id::DYN)
+            }
             Type::Boolean => Some(id::BOOL),
             Type::Integer => Some(id::INT),
             Type::Number => Some(id::DOUBLE),

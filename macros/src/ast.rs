@@ -20,6 +20,12 @@ pub enum Data<'a> {
     Newtype(Box<Field<'a>>),
     /// An enum of unit variants: a string with `enum` values (the serialized names).
     UnitEnum(Vec<String>),
+    /// A type whose schema crd-cel reads from what schemars generates: data-carrying enums (every
+    /// representation), tuple structs, `from`/`try_from` containers, containers whose schema a
+    /// `transform` or model-changing `extend` changes. Its model is unknown at compile time
+    /// (rules on it are checked against the generated schema), its fields keep their own
+    /// types' rules.
+    Opaque,
 }
 
 pub struct Field<'a> {
@@ -37,7 +43,9 @@ impl<'a> Container<'a> {
     pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Container<'a>> {
         let cel = attr::parse_cel_attrs(cx, &input.attrs, false);
         let serde = attr::parse_serde_container(cx, &input.attrs);
-        attr::check_schemars_container(cx, &input.attrs);
+        let unmodeled = attr::schemars_container_unmodeled(cx, &input.attrs)
+            || serde.from
+            || serde.tag.is_some();
         let kube = attr::parse_kube(cx, &input.attrs);
         let rename_all = serde.rename_all.as_ref().and_then(|r| {
             let rule = RenameRule::from_str(&r.value);
@@ -49,20 +57,6 @@ impl<'a> Container<'a> {
             }
             rule
         });
-        if let Some(span) = serde.default {
-            cx.push(syn::Error::new(
-                span,
-                "crd-cel does not support container-level #[serde(default)] yet: put \
-                 #[serde(default)] on each field instead",
-            ));
-        }
-        if let Some(span) = serde.tag {
-            cx.push(syn::Error::new(
-                span,
-                "crd-cel supports externally tagged unit enums only; tagged and untagged \
-                 representations are not structural schemas",
-            ));
-        }
         let data = match &input.data {
             syn::Data::Struct(s) => match &s.fields {
                 syn::Fields::Named(named) if serde.transparent => {
@@ -84,23 +78,30 @@ impl<'a> Container<'a> {
                         }
                     }
                 }
+                _ if unmodeled => {
+                    check_fields(cx, &s.fields);
+                    Data::Opaque
+                }
                 syn::Fields::Named(named) => Data::Struct(
                     named
                         .named
                         .iter()
-                        .filter_map(|f| Field::from_ast(cx, f, rename_all))
+                        .filter_map(|f| {
+                            let mut f = Field::from_ast(cx, f, rename_all)?;
+                            // `#[serde(default)]` on the container defaults every field.
+                            f.serde.default |= serde.default.is_some();
+                            Some(f)
+                        })
                         .collect(),
                 ),
                 syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
                     let f = Field::from_ast(cx, &unnamed.unnamed[0], None)?;
                     Data::Newtype(Box::new(f))
                 }
+                // schemars renders a tuple as an array of `prefixItems`.
                 syn::Fields::Unnamed(_) => {
-                    cx.error_spanned_by(
-                        &input.ident,
-                        "tuple structs have no structural schema; use named fields",
-                    );
-                    return None;
+                    check_fields(cx, &s.fields);
+                    Data::Opaque
                 }
                 syn::Fields::Unit => {
                     cx.error_spanned_by(&input.ident, "unit structs have no CRD schema");
@@ -108,42 +109,49 @@ impl<'a> Container<'a> {
                 }
             },
             syn::Data::Enum(e) => {
-                let mut names = Vec::new();
+                let unit = e
+                    .variants
+                    .iter()
+                    .all(|v| matches!(v.fields, syn::Fields::Unit));
                 for v in &e.variants {
-                    if v.attrs.iter().any(|a| a.path().is_ident("cel")) {
+                    if let Some(a) = v.attrs.iter().find(|a| a.path().is_ident("cel")) {
                         cx.error_spanned_by(
-                            v.attrs.iter().find(|a| a.path().is_ident("cel")),
-                            "#[cel(..)] goes on the enum, not on a variant: the rule sees the serialized string",
+                            a,
+                            "#[cel(..)] goes on the enum (the rule sees the serialized value) or on \
+                             the fields of a variant, not on a variant",
                         );
                     }
-                    if !matches!(v.fields, syn::Fields::Unit) {
-                        cx.error_spanned_by(
-                            &v.ident,
-                            "crd-cel supports enums of unit variants only (a string enum in the schema); \
-                             model data-carrying variants as a struct with optional fields",
-                        );
-                        continue;
-                    }
-                    let serde = attr::parse_serde_field(cx, &v.attrs);
-                    let schemars = attr::parse_schemars_field(cx, &v.attrs);
-                    if serde.skip || schemars.skip {
-                        continue;
-                    }
-                    let name = schemars.rename.or(serde.rename).unwrap_or_else(|| {
-                        let raw = v.ident.to_string();
-                        rename_all.map_or(raw.clone(), |r| r.apply_to_variant(&raw))
-                    });
-                    names.push(name);
+                    check_fields(cx, &v.fields);
                 }
-                Data::UnitEnum(names)
+                if unit && !unmodeled {
+                    let mut names = Vec::new();
+                    for v in &e.variants {
+                        let serde = attr::parse_serde_field(cx, &v.attrs);
+                        let schemars = attr::parse_schemars_field(cx, &v.attrs);
+                        if serde.skip || schemars.skip {
+                            continue;
+                        }
+                        let name = schemars.rename.or(serde.rename).unwrap_or_else(|| {
+                            let raw = v.ident.to_string();
+                            rename_all.map_or(raw.clone(), |r| r.apply_to_variant(&raw))
+                        });
+                        names.push(name);
+                    }
+                    Data::UnitEnum(names)
+                } else {
+                    Data::Opaque
+                }
             }
             syn::Data::Union(_) => {
                 cx.error_spanned_by(&input.ident, "unions have no CRD schema");
                 return None;
             }
         };
-        if matches!(data, Data::UnitEnum(_)) && kube.is_some() {
-            cx.error_spanned_by(&input.ident, "a CustomResource spec must be a struct");
+        if !matches!(data, Data::Struct(_) | Data::Newtype(_)) && kube.is_some() {
+            cx.error_spanned_by(
+                &input.ident,
+                "a CustomResource spec must be a struct with named fields",
+            );
         }
         Some(Container {
             original: input,
@@ -159,7 +167,7 @@ impl<'a> Container<'a> {
         match &self.data {
             Data::Struct(fields) => fields,
             Data::Newtype(f) => std::slice::from_ref(f),
-            Data::UnitEnum(_) => &[],
+            Data::UnitEnum(_) | Data::Opaque => &[],
         }
     }
 }
@@ -202,6 +210,9 @@ impl<'a> Field<'a> {
             }
         }
         let ty = schemars.with.clone().unwrap_or_else(|| f.ty.clone());
+        let mut schemars = schemars;
+        schemars.required |= schemars.validation.required;
+        schemars.unmodeled |= schemars.validation.is_unmodeled();
         Some(Field {
             original: f,
             name,
@@ -210,5 +221,20 @@ impl<'a> Field<'a> {
             schemars,
             cel,
         })
+    }
+}
+
+/// The fields of a type whose schema is read from schemars' output (tuple structs, variants):
+/// `#[cel(..)]` there has no node the derive can name; rules belong on the fields' own types.
+fn check_fields(cx: &Ctxt, fields: &syn::Fields) {
+    for f in fields {
+        if let Some(a) = f.attrs.iter().find(|a| a.path().is_ident("cel")) {
+            cx.error_spanned_by(
+                a,
+                "crd-cel reads the schema of this type from schemars' output, so a field here \
+                 cannot carry #[cel(..)]: put the rule on the field's own type, or on the \
+                 containing type",
+            );
+        }
     }
 }

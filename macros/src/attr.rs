@@ -368,6 +368,8 @@ pub struct SerdeContainer {
     pub default: Option<Span>,
     pub transparent: bool,
     pub tag: Option<Span>,
+    /// `from`/`try_from`: the schema is the other type's.
+    pub from: bool,
 }
 
 /// The parts of `#[serde(..)]` that change the schema of a field or variant.
@@ -412,6 +414,9 @@ pub fn parse_serde_container(cx: &Ctxt, attrs: &[Attribute]) -> SerdeContainer {
                 skip_value(&meta)?;
             } else if meta.path.is_ident("transparent") {
                 out.transparent = true;
+            } else if meta.path.is_ident("from") || meta.path.is_ident("try_from") {
+                out.from = true;
+                skip_value(&meta)?;
             } else if meta.path.is_ident("tag")
                 || meta.path.is_ident("untagged")
                 || meta.path.is_ident("content")
@@ -476,11 +481,26 @@ pub struct SchemarsValidation {
     pub pattern: Option<Expr>,
     pub format: Option<&'static str>,
     pub inner: Option<Box<SchemarsValidation>>,
+    /// `required` inside a validation attribute (as `#[schemars(required)]`).
+    pub required: bool,
+    /// A keyword the model cannot describe (a pattern given by an expression, `contains`):
+    /// the node is read from the generated schema.
+    pub unmodeled: bool,
+}
+
+impl SchemarsValidation {
+    /// Whether anything here or in `inner` cannot be modeled.
+    pub fn is_unmodeled(&self) -> bool {
+        self.unmodeled || self.inner.as_ref().is_some_and(|i| i.is_unmodeled())
+    }
 }
 
 /// The parts of `#[schemars(..)]` that change the schema of a field.
 #[derive(Default)]
 pub struct SchemarsField {
+    /// The node is read from the generated schema (`schema_with`, `transform`, an `extend` of
+    /// a key the model is built from, a validation keyword it cannot describe).
+    pub unmodeled: bool,
     pub rename: Option<String>,
     pub skip: bool,
     pub required: bool,
@@ -527,44 +547,81 @@ const MODEL_KEYS: &[&str] = &[
     "required",
 ];
 
+/// Which attribute validation keywords come from: schemars reads its own, validator's
+/// `#[validate(..)]` and garde's `#[garde(..)]`, each with its own spellings.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ValidationAttr {
+    Schemars,
+    Validate,
+    Garde,
+}
+
+fn literal_pattern(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(_),
+            ..
+        })
+    )
+}
+
+/// Reads one validation keyword the way schemars reads it from `attr` (its
+/// `attr/validation.rs`): `Ok(false)` when the keyword is not a validation keyword.
 fn parse_validation_meta(
-    cx: &Ctxt,
     meta: &ParseNestedMeta,
     v: &mut SchemarsValidation,
+    attr: ValidationAttr,
 ) -> syn::Result<bool> {
-    if meta.path.is_ident("length") {
+    let format = ["email", "url", "ip", "ipv4", "ipv6"]
+        .into_iter()
+        .find(|f| meta.path.is_ident(f));
+    if let Some(f) = format {
+        v.format = Some(if f == "url" { "uri" } else { f });
+        // validator allows `email(message = ..)`.
+        skip_value(meta)?;
+    } else if meta.path.is_ident("length") {
         v.length = Some(parse_bounds(meta)?);
     } else if meta.path.is_ident("range") {
         v.range = Some(parse_bounds(meta)?);
-    } else if meta.path.is_ident("regex") || meta.path.is_ident("pattern") {
+    } else if meta.path.is_ident("required") {
+        v.required = true;
+        skip_value(meta)?;
+    } else if (meta.path.is_ident("regex") && attr != ValidationAttr::Garde)
+        || (meta.path.is_ident("pattern") && attr != ValidationAttr::Validate)
+    {
+        let mut pattern = None;
         if meta.input.peek(Token![=]) {
-            v.pattern = Some(meta.value()?.parse()?);
+            pattern = Some(meta.value()?.parse::<Expr>()?);
+        } else if attr == ValidationAttr::Garde {
+            // `pattern(<expr>)`.
+            let content;
+            syn::parenthesized!(content in meta.input);
+            pattern = Some(content.parse::<Expr>()?);
         } else {
             meta.parse_nested_meta(|inner| {
-                let e: Expr = inner.value()?.parse()?;
                 if inner.path.is_ident("pattern") || inner.path.is_ident("path") {
-                    v.pattern = Some(e);
+                    pattern = Some(inner.value()?.parse::<Expr>()?);
+                } else {
+                    skip_value(&inner)?;
                 }
                 Ok(())
             })?;
-            if v.pattern.is_none() {
-                // `pattern(expr)` form.
-            }
         }
-    } else if meta.path.is_ident("email") {
-        v.format = Some("email");
-    } else if meta.path.is_ident("url") {
-        v.format = Some("uri");
+        match pattern {
+            // Only a literal is known at compile time; anything else is read from the
+            // generated schema.
+            Some(e) if literal_pattern(&e) => v.pattern = Some(e),
+            _ => v.unmodeled = true,
+        }
     } else if meta.path.is_ident("contains") {
-        cx.error_spanned_by(
-            &meta.path,
-            "crd-cel does not model `contains` yet; use `regex(pattern = ..)` instead",
-        );
+        // schemars renders it as a pattern or an array keyword: read from the generated schema.
+        v.unmodeled = true;
         skip_value(meta)?;
-    } else if meta.path.is_ident("inner") {
+    } else if meta.path.is_ident("inner") && attr != ValidationAttr::Validate {
         let mut inner_v = SchemarsValidation::default();
         meta.parse_nested_meta(|inner| {
-            if !parse_validation_meta(cx, &inner, &mut inner_v)? {
+            if !parse_validation_meta(&inner, &mut inner_v, attr)? {
                 skip_value(&inner)?;
             }
             Ok(())
@@ -576,11 +633,34 @@ fn parse_validation_meta(
     Ok(true)
 }
 
+/// The validation keywords of `#[validate(..)]` and `#[garde(..)]` on a field, which schemars
+/// applies like its own; other keys of those attributes are the validators' business.
+fn parse_validator_attrs(cx: &Ctxt, attrs: &[Attribute], v: &mut SchemarsValidation) {
+    for (kind, name) in [
+        (ValidationAttr::Validate, "validate"),
+        (ValidationAttr::Garde, "garde"),
+    ] {
+        for attr in attrs.iter().filter(|a| a.path().is_ident(name)) {
+            // garde allows a bare expression list (`#[garde(skip)]`, `#[garde(custom(f))]`).
+            let result = attr.parse_nested_meta(|meta| {
+                if !parse_validation_meta(&meta, v, kind)? {
+                    skip_value(&meta)?;
+                }
+                Ok(())
+            });
+            if let Err(e) = result {
+                cx.push(e);
+            }
+        }
+    }
+}
+
 pub fn parse_schemars_field(cx: &Ctxt, attrs: &[Attribute]) -> SchemarsField {
     let mut out = SchemarsField::default();
+    parse_validator_attrs(cx, attrs, &mut out.validation);
     for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
         let result = attr.parse_nested_meta(|meta| {
-            if parse_validation_meta(cx, &meta, &mut out.validation)? {
+            if parse_validation_meta(&meta, &mut out.validation, ValidationAttr::Schemars)? {
                 return Ok(());
             }
             if meta.path.is_ident("rename") {
@@ -598,17 +678,13 @@ pub fn parse_schemars_field(cx: &Ctxt, attrs: &[Attribute]) -> SchemarsField {
                     Err(e) => cx.push(e),
                 }
             } else if meta.path.is_ident("schema_with") || meta.path.is_ident("transform") {
-                cx.error_spanned_by(
-                    &meta.path,
-                    format!(
-                        "crd-cel cannot model a schema produced by a function (`{}`): use \
-                         `#[schemars(with = \"Type\")]` with a type that implements `CelSchema`",
-                        key_name(&meta)
-                    ),
-                );
+                // A schema made by a function is known only when it is generated.
+                out.unmodeled = true;
                 skip_value(&meta)?;
             } else if meta.path.is_ident("extend") {
-                check_extend(cx, &meta)?;
+                if extends_model(&meta)? {
+                    out.unmodeled = true;
+                }
             } else {
                 skip_value(&meta)?;
             }
@@ -621,43 +697,40 @@ pub fn parse_schemars_field(cx: &Ctxt, attrs: &[Attribute]) -> SchemarsField {
     out
 }
 
-/// `extend("key" = value, ..)` may add documentation keys, not keys the model is built from.
-pub fn check_extend(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<()> {
+/// Whether `extend("key" = value, ..)` sets a key the model is built from (a type, bound, or
+/// `x-kubernetes-*` extension, e.g. preserve-unknown-fields to hide a pod template): the node
+/// is then read from the generated schema. Documentation keys change nothing.
+pub fn extends_model(meta: &ParseNestedMeta) -> syn::Result<bool> {
     let content;
     syn::parenthesized!(content in meta.input);
+    let mut model = false;
     while !content.is_empty() {
         let key: LitStr = content.parse()?;
         content.parse::<Token![=]>()?;
         let _: Expr = content.parse()?;
         let k = key.value();
         if MODEL_KEYS.contains(&k.as_str()) || k.starts_with("x-kubernetes-") {
-            cx.error_spanned_by(
-                &key,
-                format!(
-                    "`{k}` set through `extend` would not be seen by crd-cel's checker; use \
-                     #[cel(..)] (rules, list/map types, bounds) or schemars' own attributes"
-                ),
-            );
+            model = true;
         }
         if content.is_empty() {
             break;
         }
         content.parse::<Token![,]>()?;
     }
-    Ok(())
+    Ok(model)
 }
 
-/// Container-level `#[schemars(..)]`: only `extend` is checked; the rest is schemars' business.
-pub fn check_schemars_container(cx: &Ctxt, attrs: &[Attribute]) {
+/// Container-level `#[schemars(..)]`: whether it changes the schema in a way the model cannot
+/// describe (`extend` of a model key, `transform`, `schema_with`); the rest is schemars'
+/// business.
+pub fn schemars_container_unmodeled(cx: &Ctxt, attrs: &[Attribute]) -> bool {
+    let mut unmodeled = false;
     for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("extend") {
-                check_extend(cx, &meta)?;
+                unmodeled |= extends_model(&meta)?;
             } else if meta.path.is_ident("transform") || meta.path.is_ident("schema_with") {
-                cx.error_spanned_by(
-                    &meta.path,
-                    "crd-cel cannot model a schema changed by a function; remove `transform`",
-                );
+                unmodeled = true;
                 skip_value(&meta)?;
             } else {
                 skip_value(&meta)?;
@@ -668,6 +741,7 @@ pub fn check_schemars_container(cx: &Ctxt, attrs: &[Attribute]) {
             cx.push(e);
         }
     }
+    unmodeled
 }
 
 /// What `#[kube(..)]` on a spec struct says about the generated root type.

@@ -19,7 +19,11 @@ fn krate(cont: &Container) -> TokenStream {
 fn schema_attrs(attrs: &[syn::Attribute]) -> impl Iterator<Item = &syn::Attribute> {
     attrs.iter().filter(|a| {
         let p = a.path();
-        p.is_ident("serde") || p.is_ident("schemars") || p.is_ident("doc")
+        p.is_ident("serde")
+            || p.is_ident("schemars")
+            || p.is_ident("doc")
+            || p.is_ident("validate")
+            || p.is_ident("garde")
     })
 }
 
@@ -210,6 +214,49 @@ fn node_literal(
     }
 }
 
+/// `X` when `ty` is spelled `Option<X>`: the derive reads the option itself, so that an optional
+/// field of a type without a model is still optional and nullable.
+fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(tp) = ty else { return None };
+    if tp.qself.is_some() {
+        return None;
+    }
+    let last = tp.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The model of a field type: its own (`CelSchema`), or unknown for a type known only by its
+/// `JsonSchema` (`Probe`).
+fn model_of(ty: &syn::Type, p: &TokenStream) -> TokenStream {
+    match option_inner(ty) {
+        Some(inner) => quote!(#p::Schema { nullable: true, ..#p::Probe::<#inner>::MODEL }),
+        None => quote!(#p::Probe::<#ty>::MODEL),
+    }
+}
+
+fn optional_of(ty: &syn::Type, p: &TokenStream) -> TokenStream {
+    match option_inner(ty) {
+        Some(_) => quote!(true),
+        None => quote!(#p::Probe::<#ty>::OPTIONAL),
+    }
+}
+
+fn costs_of(ty: &syn::Type, p: &TokenStream) -> TokenStream {
+    match option_inner(ty) {
+        Some(inner) => quote!(#p::Probe::<#inner>::COSTS),
+        None => quote!(#p::Probe::<#ty>::COSTS),
+    }
+}
+
 struct FieldOut {
     /// Shadow field with its schemars attributes.
     shadow: TokenStream,
@@ -252,7 +299,15 @@ fn emit_field(
         Some(ident) => quote! { #(#attrs)* #transform #vis #ident: #field_ty },
         None => quote! { #(#attrs)* #transform #vis #field_ty },
     };
-    let model = quote!(<#ty as #p::CelSchema>::MODEL);
+    // A schema made by a function (or changed where the model cannot follow) is read from the
+    // generated schema.
+    let model = if f.schemars.unmodeled {
+        quote!(#p::Schema::UNKNOWN)
+    } else {
+        model_of(ty, p)
+    };
+    let optional = optional_of(ty, p);
+    let type_costs = costs_of(ty, p);
     let (value, mut overrides) = apply_validation(model.clone(), &f.schemars.validation, p);
     // schemars drops `nullable` from an `Option` field it is told is required.
     let value = if f.schemars.required {
@@ -291,15 +346,12 @@ fn emit_field(
         quote! {
             #p::Property {
                 name: #name,
-                required: #forced_required || !(#has_default || <#ty as #p::CelSchema>::OPTIONAL),
+                required: #forced_required || !(#has_default || #optional),
                 schema: &#node,
             }
         }
     });
-    let flatten = f
-        .serde
-        .flatten
-        .then(|| quote!(&<#ty as #p::CelSchema>::MODEL));
+    let flatten = f.serde.flatten.then(|| quote!(&#model));
     // Checks that need the field's type. A `const _` cannot name generic parameters, so
     // generic containers skip them (the apiserver still checks the CRD).
     let mut checks = TokenStream::new();
@@ -374,15 +426,15 @@ fn emit_field(
     };
     // The property's costs mirror its node: the type's rules, then the field's.
     let field_costs = if f.cel.rules.is_empty() || newtype {
-        quote!(<#ty as #p::CelSchema>::COSTS)
+        type_costs
     } else {
         quote! {
             #p::Costs {
                 rules: #p::CostList {
-                    before: #p::Some(&<#ty as #p::CelSchema>::COSTS.rules),
+                    before: #p::Some(&#type_costs.rules),
                     own: &[#(#rule_costs),*],
                 },
-                ..<#ty as #p::CelSchema>::COSTS
+                ..#type_costs
             }
         }
     };
@@ -507,6 +559,8 @@ pub fn emit(cont: &Container) -> TokenStream {
             let shadow = &o.shadow;
             let item = &o.decoration_item;
             let inner = &f.ty;
+            let inner_model = model_of(inner, &p);
+            let inner_costs = costs_of(inner, &p);
             let semi = if f.original.ident.is_some() {
                 quote!({ #shadow })
             } else {
@@ -519,16 +573,13 @@ pub fn emit(cont: &Container) -> TokenStream {
                     struct __CelShadow #generics #where_clause #semi
                 },
                 {
-                    let (value, overrides) = apply_validation(
-                        quote!(<#inner as #p::CelSchema>::MODEL),
-                        &f.schemars.validation,
-                        &p,
-                    );
+                    let (value, overrides) =
+                        apply_validation(model_of(inner, &p), &f.schemars.validation, &p);
                     quote! {
                         #p::Schema {
                             #(#overrides,)*
                             validations: #p::Rules {
-                                before: #p::Some(&<#inner as #p::CelSchema>::MODEL.validations),
+                                before: #p::Some(&#inner_model.validations),
                                 own: __CEL_CONTAINER.rules,
                             },
                             ..__CEL_CONTAINER.apply(#value)
@@ -538,10 +589,10 @@ pub fn emit(cont: &Container) -> TokenStream {
                 quote! {
                     #p::Costs {
                         rules: #p::CostList {
-                            before: #p::Some(&<#inner as #p::CelSchema>::COSTS.rules),
+                            before: #p::Some(&#inner_costs.rules),
                             own: &[#(#container_costs),*],
                         },
-                        ..<#inner as #p::CelSchema>::COSTS
+                        ..#inner_costs
                     }
                 },
                 quote!(#item),
@@ -583,6 +634,23 @@ pub fn emit(cont: &Container) -> TokenStream {
                 quote!(),
             )
         }
+        Data::Opaque => (
+            opaque_shadow(cont.original),
+            quote! {
+                #p::Schema {
+                    validations: #p::Rules::new(__CEL_CONTAINER.rules),
+                    ..__CEL_CONTAINER.apply(#p::Schema::UNKNOWN)
+                }
+            },
+            quote! {
+                #p::Costs {
+                    rules: #p::CostList::new(&[#(#container_costs),*]),
+                    ..#p::Costs::NONE
+                }
+            },
+            quote!(),
+            quote!(),
+        ),
     };
 
     let shadow_ty = if generics.params.is_empty() {
@@ -624,12 +692,18 @@ pub fn emit(cont: &Container) -> TokenStream {
         }
     });
 
+    let tests = generated_tests(cont, &krate);
+
     quote! {
+        #tests
         #[doc(hidden)]
         // The lints the items inside need, once here rather than on each (fewer tokens).
         #[allow(long_running_const_eval, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
             use #krate::__private as __cel_p;
+            // `Probe::<T>::MODEL` falls back to this trait's constant for types without a model.
+            #[allow(unused_imports)]
+            use __cel_p::Fallback as _;
             const __CEL_CONTAINER: #p::Decoration<'static> = #container_deco;
             #items
 
@@ -681,6 +755,69 @@ pub fn emit(cont: &Container) -> TokenStream {
     }
 }
 
+/// The shadow of a type whose schema is read from schemars' output: the item as written, with
+/// only the attributes schemars reads, at every level.
+fn opaque_shadow(input: &syn::DeriveInput) -> TokenStream {
+    fn keep(attrs: &mut Vec<syn::Attribute>) {
+        let kept: Vec<syn::Attribute> = schema_attrs(attrs).cloned().collect();
+        *attrs = kept;
+    }
+    fn fields(f: &mut syn::Fields) {
+        for field in f.iter_mut() {
+            keep(&mut field.attrs);
+        }
+    }
+    let mut shadow = input.clone();
+    shadow.ident = format_ident!("__CelShadow");
+    shadow.vis = syn::Visibility::Inherited;
+    keep(&mut shadow.attrs);
+    match &mut shadow.data {
+        syn::Data::Struct(s) => fields(&mut s.fields),
+        syn::Data::Enum(e) => {
+            for v in e.variants.iter_mut() {
+                keep(&mut v.attrs);
+                fields(&mut v.fields);
+            }
+        }
+        syn::Data::Union(_) => {}
+    }
+    shadow.to_token_stream()
+}
+
+/// `#[test]`s that check every rule of the generated schema as the apiserver does at CRD
+/// creation: for the kube root (the whole CRD, with the CRD-wide limits) and for a type with
+/// rules of its own. They are where rules that read into types known only by their
+/// `JsonSchema` get checked (the build checks everything else), and they prove the build's
+/// model against the generated schema. Outside the `const _` block: the test harness does not
+/// collect tests from unnameable scopes. Generic types have no schema until instantiated.
+fn generated_tests(cont: &Container, krate: &TokenStream) -> TokenStream {
+    if !cont.original.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let has_rules =
+        !cont.cel.rules.is_empty() || cont.fields().iter().any(|f| !f.cel.rules.is_empty());
+    let mut out = TokenStream::new();
+    let mut test = |ty: &syn::Ident, resource: bool| {
+        let name = format_ident!("__crd_cel_rules_{}", ty);
+        out.extend(quote! {
+            #[cfg(test)]
+            #[test]
+            #[doc(hidden)]
+            #[allow(non_snake_case, unnameable_test_items)]
+            fn #name() {
+                #krate::__private::assert_rules::<#ty>(#resource)
+            }
+        });
+    };
+    if has_rules {
+        test(cont.ident, false);
+    }
+    if let Some(k) = &cont.kube {
+        test(&k.root, true);
+    }
+    out
+}
+
 /// The kube root type (`Foo` for `FooSpec`): its model is `spec` + `status` with the root rules
 /// of `#[kube(validation = ..)]`, as kube's `CustomResource` generates the CRD schema.
 fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> TokenStream {
@@ -692,13 +829,10 @@ fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> To
         quote!(#p::Property {
             name: "status",
             required: false,
-            schema: &<::core::option::Option<#s> as #p::CelSchema>::MODEL,
+            schema: &#p::Schema { nullable: true, ..#p::Probe::<#s>::MODEL },
         })
     });
-    let status_costs = k
-        .status
-        .as_ref()
-        .map(|s| quote!(&<::core::option::Option<#s> as #p::CelSchema>::COSTS));
+    let status_costs = k.status.as_ref().map(|s| quote!(&#p::Probe::<#s>::COSTS));
     let (props, flatten, props_costs, flatten_costs) = if k.no_spec {
         (
             quote!(&[#status]),

@@ -387,6 +387,9 @@ fn field(f: &Field) -> (Predicted, bool) {
     let base = of_type(&f.ty);
     let has_default = f.serde.default && !f.serde.skip_serializing_if;
     let required = f.schemars.required || !(has_default || base.optional);
+    if f.schemars.unmodeled {
+        return (PLACEHOLDER, required);
+    }
     let Some(mut node) = validated(base, &f.schemars.validation) else {
         return (PLACEHOLDER, required);
     };
@@ -449,6 +452,8 @@ pub fn container(cont: &Container) -> Option<PredictedType> {
                 ..inner
             }
         }
+        // Read from the generated schema: nothing to predict.
+        Data::Opaque => return None,
         Data::UnitEnum(names) => {
             let values: Vec<&'static str> = names
                 .iter()

@@ -1,6 +1,8 @@
 #![doc = include_str!("../../README.md")]
 
+pub mod crd;
 pub mod eval;
+pub mod gojson;
 pub mod schema;
 pub mod validate;
 

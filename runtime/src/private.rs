@@ -20,6 +20,35 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use crate::validate::{BadValue, ErrorType, FieldError, Validator};
 
+/// The model of a field type as the derive names it: `Probe::<T>::MODEL` is `T`'s own when `T`
+/// implements [`CelSchema`] (an inherent constant, which path resolution prefers) and
+/// [`Schema::UNKNOWN`] otherwise (the [`Fallback`] trait's): a type known only by its
+/// `JsonSchema` still compiles, and rules that read into it are checked against its generated
+/// schema instead. In a generic context the bound cannot be proven, so a type parameter's
+/// fields are unknown too.
+pub struct Probe<T: ?Sized>(::core::marker::PhantomData<T>);
+
+impl<T: CelSchema + ?Sized> Probe<T> {
+    /// `T::MODEL`.
+    pub const MODEL: Schema<'static> = T::MODEL;
+    /// `T::OPTIONAL`.
+    pub const OPTIONAL: bool = T::OPTIONAL;
+    /// `T::COSTS`.
+    pub const COSTS: Costs<'static> = T::COSTS;
+}
+
+/// What [`Probe`] gives for a type without a model (see there).
+pub trait Fallback {
+    /// [`Schema::UNKNOWN`].
+    const MODEL: Schema<'static> = Schema::UNKNOWN;
+    /// Not known to be optional: the derive tells `Option<_>` fields by their syntax.
+    const OPTIONAL: bool = false;
+    /// No rules known.
+    const COSTS: Costs<'static> = Costs::NONE;
+}
+
+impl<T: ?Sized> Fallback for Probe<T> {}
+
 /// `#[schemars(transform = Decorate(&DECORATION))]` on a field of the derive's shadow struct:
 /// writes what `#[cel(..)]` says into the field's schema node.
 pub struct Decorate(pub &'static Decoration<'static>);
@@ -99,9 +128,14 @@ fn sets_to_list_type(obj: &mut serde_json::Map<String, Value>) {
     }
 }
 
-/// The compiled validator of a type, built on first use and kept for the life of the process.
-fn validator_of<T: CelSchema + ?Sized + 'static>(resource_root: bool) -> Arc<Validator> {
-    static CACHE: OnceLock<RwLock<HashMap<TypeId, Arc<Validator>>>> = OnceLock::new();
+/// The compiled validator of a type, built on first use and kept for the life of the process:
+/// from the model when it is complete (its rules were checked at `cargo build`), from the
+/// generated schema when part of it is known only there (`Type::Unknown`).
+fn validator_of<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>(
+    resource_root: bool,
+) -> Result<Arc<Validator>, String> {
+    type Cache = RwLock<HashMap<TypeId, Result<Arc<Validator>, String>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(v) = cache
         .read()
@@ -110,30 +144,47 @@ fn validator_of<T: CelSchema + ?Sized + 'static>(resource_root: bool) -> Arc<Val
     {
         return v;
     }
-    let v = Arc::new(Validator::from_model(&T::MODEL, resource_root));
+    let v = if T::MODEL.contains_unknown() {
+        crate::schema::try_generate::<T>().and_then(|json| {
+            Validator::from_schema_json(&json, resource_root)
+                .map(Arc::new)
+                .map_err(|e| format!("its generated schema cannot be read: {e}"))
+        })
+    } else {
+        Ok(Arc::new(Validator::from_model(&T::MODEL, resource_root)))
+    };
     if let Ok(mut c) = cache.write() {
         c.entry(TypeId::of::<T>()).or_insert_with(|| v.clone());
     }
     v
 }
 
-fn run<T: CelSchema + Serialize + ?Sized + 'static>(
+fn internal_error(detail: String) -> ValidationErrors {
+    ValidationErrors {
+        errors: vec![FieldError {
+            kind: ErrorType::InternalError,
+            path: "<nil>".into(),
+            value: BadValue::Omitted,
+            detail,
+        }],
+    }
+}
+
+fn run<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
     value: &T,
     old: Option<&T>,
     type_name: &str,
     resource_root: bool,
 ) -> Result<(), ValidationErrors> {
     let to_json = |v: &T| {
-        serde_json::to_value(v).map_err(|e| ValidationErrors {
-            errors: vec![FieldError {
-                kind: ErrorType::InternalError,
-                path: "<nil>".into(),
-                value: BadValue::Omitted,
-                detail: format!("`{type_name}` could not be serialized for validation: {e}"),
-            }],
+        serde_json::to_value(v).map_err(|e| {
+            internal_error(format!(
+                "`{type_name}` could not be serialized for validation: {e}"
+            ))
         })
     };
-    let v = validator_of::<T>(resource_root);
+    let v = validator_of::<T>(resource_root)
+        .map_err(|e| internal_error(format!("`{type_name}` cannot be validated: {e}")))?;
     // Valid objects are answered without JSON; anything to report goes the JSON way.
     if v.fast_valid(value, old) {
         return Ok(());
@@ -150,8 +201,41 @@ fn run<T: CelSchema + Serialize + ?Sized + 'static>(
     }
 }
 
+/// The body of the `#[test]` the derive generates for a type with rules (`resource`: the kube
+/// root type): every rule of the generated schema checked as the apiserver checks it at CRD
+/// creation. Rules the build checked pass again; rules that read into a type known only by its
+/// `JsonSchema` are checked here for the first time.
+pub fn assert_rules<T: schemars::JsonSchema + ?Sized>(resource: bool) {
+    let opts = crate::crd::Options {
+        kubernetes_minor: TARGET_COMPAT + 1,
+    };
+    let report = if resource {
+        crate::crd::check_resource::<T>(&opts)
+    } else {
+        crate::crd::check_type::<T>(&opts)
+    };
+    match report {
+        Ok(r) if r.accepted() => {}
+        Ok(r) => {
+            let causes: Vec<String> = r.errors.iter().map(|e| format!("  {e}")).collect();
+            panic!(
+                "the apiserver would reject the CEL rules of `{}` (Kubernetes 1.{}):\n{}\n\
+                 help: these rules read into types known only by their JsonSchema (or the build's \
+                 model disagrees with the generated schema); the paths are those of the generated schema",
+                T::schema_name(),
+                opts.kubernetes_minor,
+                causes.join("\n")
+            );
+        }
+        Err(e) => panic!(
+            "the generated schema of `{}` cannot be checked: {e}",
+            T::schema_name()
+        ),
+    }
+}
+
 /// The body of every derived `CelValidate::validate`.
-pub fn validate<T: CelSchema + Serialize + ?Sized + 'static>(
+pub fn validate<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
     value: &T,
     type_name: &str,
 ) -> Result<(), ValidationErrors> {
@@ -159,7 +243,7 @@ pub fn validate<T: CelSchema + Serialize + ?Sized + 'static>(
 }
 
 /// The body of every derived `CelValidate::validate_update`.
-pub fn validate_update<T: CelSchema + Serialize + ?Sized + 'static>(
+pub fn validate_update<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
     value: &T,
     old: &T,
     type_name: &str,
@@ -168,7 +252,7 @@ pub fn validate_update<T: CelSchema + Serialize + ?Sized + 'static>(
 }
 
 /// `CelValidate::validate` of a kube root type (a resource root).
-pub fn validate_resource<T: CelSchema + Serialize + ?Sized + 'static>(
+pub fn validate_resource<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
     value: &T,
     type_name: &str,
 ) -> Result<(), ValidationErrors> {
@@ -176,7 +260,9 @@ pub fn validate_resource<T: CelSchema + Serialize + ?Sized + 'static>(
 }
 
 /// `CelValidate::validate_update` of a kube root type.
-pub fn validate_resource_update<T: CelSchema + Serialize + ?Sized + 'static>(
+pub fn validate_resource_update<
+    T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static,
+>(
     value: &T,
     old: &T,
     type_name: &str,
@@ -191,7 +277,12 @@ pub const fn check_list_map_keys(
     list: &Schema<'static>,
     keys: &[&'static str],
 ) {
+    // Checked against the generated schema instead.
+    if matches!(list.ty, Type::Unknown) {
+        return;
+    }
     let items = match list.items {
+        Some(items) if matches!(items.ty, Type::Unknown) => return,
         Some(items) => items,
         None => {
             panic_field(
@@ -222,6 +313,7 @@ pub const fn check_list_map_keys(
                     );
                 }
             }
+            None if items.has_open_flatten() => {}
             None => panic_key(field, keys[i], "` is not a field of the list's items"),
         }
         i += 1;
@@ -234,6 +326,10 @@ pub const fn check_decoration(
     node: &Schema<'static>,
     d: &Decoration<'static>,
 ) {
+    // Checked against the generated schema instead.
+    if matches!(node.ty, Type::Unknown) {
+        return;
+    }
     let is_list = matches!(node.ty, Type::Array);
     let is_object = matches!(node.ty, Type::Object);
     if (d.list_type.is_some() || d.max_items.is_some() || d.min_items.is_some()) && !is_list {
@@ -254,7 +350,7 @@ pub const fn check_decoration(
         && let Some(items) = node.items
         && !matches!(
             items.ty,
-            Type::String | Type::Integer | Type::Boolean | Type::Number
+            Type::String | Type::Integer | Type::Boolean | Type::Number | Type::Unknown
         )
     {
         panic_field(
@@ -273,7 +369,8 @@ pub const fn check_decoration(
 /// the type or field the rule is on. An empty path is no `fieldPath` to the apiserver and
 /// passes; blank or multi-line paths are reported at expansion (`rule_fields`).
 pub const fn check_field_path(model: &Schema<'_>, path: &str) {
-    if path.is_empty() {
+    // A path into a node known only by its generated schema is checked against that schema.
+    if path.is_empty() || model.contains_unknown() {
         return;
     }
     if let Err(e) = crd_cel_core::field_path::valid_field_path(model, path) {
@@ -342,6 +439,11 @@ pub const fn check_expression(
         type_name: if resource_root { "selfType<N>" } else { place },
     };
     let report = check::check(ast, target, &node);
+    // The rule reads a node known only by its generated schema: it is checked against that
+    // schema by the test the derive generates and by `crd_cel::check_rules`.
+    if report.deferred {
+        return 0;
+    }
     if report.is_ok() {
         let cost = match report.cost {
             Some(c) => c.max,

@@ -61,6 +61,10 @@ pub struct OwnedSchema {
     pub embedded_resource: bool,
     /// `x-kubernetes-validations`.
     pub validations: Vec<OwnedRule>,
+    /// From a model: the node is [`Type::Unknown`] (its schema is known only when generated).
+    pub unknown: bool,
+    /// From a model: a flattened node may add properties the model does not list.
+    pub open: bool,
 }
 
 /// An owned `x-kubernetes-validations` entry.
@@ -272,6 +276,8 @@ impl OwnedSchema {
             preserve_unknown_fields: flag(obj, "x-kubernetes-preserve-unknown-fields", path)?,
             embedded_resource: flag(obj, "x-kubernetes-embedded-resource", path)?,
             validations,
+            unknown: false,
+            open: false,
         })
     }
 
@@ -321,6 +327,8 @@ impl OwnedSchema {
             preserve_unknown_fields: s.preserve_unknown_fields,
             embedded_resource: s.embedded_resource,
             validations,
+            unknown: matches!(s.ty, Type::Unknown),
+            open: s.has_open_flatten(),
         }
     }
 }
@@ -565,6 +573,57 @@ impl fmt::Display for Difference {
     }
 }
 
+/// The JSON schema of `T` exactly as kube's `CustomResource` generates a CRD's schema (OpenAPI
+/// v3, subschemas inlined, no `$schema`, `nullable` for options, and kube's structural rewriting:
+/// hoisted `oneOf` properties, optional enums and int-or-strings), with kube's own transforms.
+///
+/// This is the schema the apiserver sees; crd-cel reads it for types whose model is not known
+/// at compile time ([`crate::model::Type::Unknown`]).
+///
+/// ```
+/// let schema = crd_cel::schema::generate::<Option<String>>();
+/// assert_eq!(schema["type"], "string");
+/// assert_eq!(schema["nullable"], true);
+/// ```
+pub fn generate<T: schemars::JsonSchema + ?Sized>() -> Value {
+    try_generate::<T>().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`generate`], with kube's transforms' panics (an enum mixing unit and data variants, which
+/// its structural rewriting cannot express) as an error.
+pub fn try_generate<T: schemars::JsonSchema + ?Sized>() -> Result<Value, String> {
+    std::panic::catch_unwind(generate_unchecked::<T>).map_err(|p| {
+        let why = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_default();
+        format!(
+            "kube's schema generation fails for `{}`: {why}",
+            T::schema_name()
+        )
+    })
+}
+
+fn generate_unchecked<T: schemars::JsonSchema + ?Sized>() -> Value {
+    let generator = schemars::generate::SchemaSettings::openapi3()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .with_transform(schemars::transform::AddNullable::default())
+        .with_transform(kube_core::schema::StructuralSchemaRewriter)
+        .with_transform(kube_core::schema::OptionalEnum)
+        .with_transform(kube_core::schema::OptionalIntOrString)
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    // Nothing the apiserver reads; schemars puts the type's name at the root.
+    if let Some(obj) = schema.as_object_mut() {
+        obj.remove("title");
+    }
+    schema
+}
+
 /// Compares a model constant with a JSON schema, returning every difference.
 pub fn compare(model: &Schema<'_>, json: &Value) -> Result<Vec<Difference>, SchemaError> {
     let json = OwnedSchema::from_json(json)?;
@@ -575,6 +634,10 @@ pub fn compare(model: &Schema<'_>, json: &Value) -> Result<Vec<Difference>, Sche
 }
 
 fn diff(m: &OwnedSchema, j: &OwnedSchema, path: &str, out: &mut Vec<Difference>) {
+    // A model's unknown node stands for whatever schema is generated there.
+    if m.unknown {
+        return;
+    }
     macro_rules! field {
         ($($f:ident),*) => {$(
             if m.$f != j.$f {
@@ -629,7 +692,7 @@ fn diff(m: &OwnedSchema, j: &OwnedSchema, path: &str, out: &mut Vec<Difference>)
     for name in j
         .properties
         .keys()
-        .filter(|n| !m.properties.contains_key(*n))
+        .filter(|n| !m.open && !m.properties.contains_key(*n))
     {
         out.push(Difference {
             path: child(path, &format!("properties[{name}]")),

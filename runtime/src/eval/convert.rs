@@ -98,7 +98,9 @@ pub fn to_value(data: &Json, schema: &SchemaNode, resource: bool) -> Value {
             _ => err(format!("invalid data, expected bool, got {}", go_type(data))),
         },
         Type::Any if schema.preserve_unknown_fields => Value::Unknown(Arc::new(data.clone())),
-        Type::Any => err(
+        // Validators of models with unknown nodes are built from the generated schema, which
+        // has none: this is a model's placeholder, never a stored schema.
+        Type::Any | Type::Unknown => err(
             "invalid type, expected object, array, number, integer, boolean or string, or no type with x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields is true, got "
                 .into(),
         ),

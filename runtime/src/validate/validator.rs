@@ -382,6 +382,10 @@ impl Validator {
         value: &T,
         old: Option<&T>,
     ) -> bool {
+        // A generated schema may default what serde leaves out: the JSON path applies it.
+        if self.decodes {
+            return false;
+        }
         let Ok(new) = super::fast::serialize(value, &self.root, self.resource_root, true) else {
             return false;
         };

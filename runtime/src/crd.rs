@@ -9,14 +9,14 @@
 //! is estimated as the apiserver does and its per-expression and per-schema limits are applied
 //! (CEL-SEMANTICS.md 4.5).
 
+use crate::check::{CheckError, Node, Target, check_source};
+use crate::cost;
 use crate::gojson;
-use crd_cel::check::{CheckError, Node, Target, check_source};
-use crd_cel::cost;
-use crd_cel::model::{Schema, Type};
-use crd_cel::rule_fields::{
+use crate::model::{Schema, Type};
+use crate::rule_fields::{
     BadValue, ErrorKind, RuleInput, check_optional_old_self, check_rule_fields, go_quote,
 };
-use crd_cel::schema::{OwnedSchema, SchemaArena};
+use crate::schema::{OwnedSchema, SchemaArena};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
@@ -275,6 +275,91 @@ pub fn check_crd(doc: &Value, opts: &Options) -> Result<CrdReport, String> {
             .map(|(i, s)| (format!("spec.versions[{i}].schema.openAPIV3Schema"), *s))
             .collect()
     };
+    let (errors, rules, checked_expressions) = check_roots(&roots, true, opts)?;
+    Ok(CrdReport {
+        name,
+        errors,
+        rules,
+        checked_expressions,
+    })
+}
+
+/// Checks the rules of one `openAPIV3Schema`-like schema as the apiserver checks them at CRD
+/// creation, reporting errors under `path` (`spec.validation.openAPIV3Schema` for a CRD's);
+/// `resource_root` when the schema is a resource's root (implicit `apiVersion`, `kind`,
+/// `metadata`). `name` is what [`CrdReport::text`] names. `Err` is a schema that does not read.
+///
+/// ```
+/// use crd_cel::crd::{Options, check_schema};
+/// let schema = serde_json::json!({
+///     "type": "object",
+///     "properties": {"replicas": {"type": "integer"}},
+///     "x-kubernetes-validations": [{"rule": "self.replica > 0"}],
+/// });
+/// let report = check_schema(&schema, "spec", "example", false, &Options::default()).unwrap();
+/// assert!(!report.accepted());
+/// assert!(report.errors[0].detail.contains("undefined field 'replica'"));
+/// ```
+pub fn check_schema(
+    schema: &Value,
+    path: &str,
+    name: &str,
+    resource_root: bool,
+    opts: &Options,
+) -> Result<CrdReport, String> {
+    let (errors, rules, checked_expressions) =
+        check_roots(&[(path.to_owned(), schema)], resource_root, opts)?;
+    Ok(CrdReport {
+        name: name.to_owned(),
+        errors,
+        rules,
+        checked_expressions,
+    })
+}
+
+/// Checks every rule in the schema `T` generates (as kube's `CustomResource` generates it, see
+/// [`crate::schema::generate`]) as the apiserver checks them at CRD creation, with `T` as a
+/// resource's root: use it on the kube root type (`Foo` of `#[kube(kind = "Foo")]`), whose
+/// report has the paths `kubectl apply` prints (`spec.validation.openAPIV3Schema...`).
+///
+/// The derive runs it in a generated `#[test]` for every kube root type it sees, so rules the
+/// build could not check (they read into types known only by their `JsonSchema`) are checked
+/// by `cargo test`.
+pub fn check_resource<T: schemars::JsonSchema + ?Sized>(
+    opts: &Options,
+) -> Result<CrdReport, String> {
+    let schema = crate::schema::try_generate::<T>()?;
+    check_schema(
+        &schema,
+        "spec.validation.openAPIV3Schema",
+        &T::schema_name(),
+        true,
+        opts,
+    )
+}
+
+/// [`check_resource`] for a type that is not a resource's root (a spec, or a type fields
+/// use): its rules as they would be checked wherever it is embedded, errors reported under
+/// the type's name.
+///
+/// ```
+/// use crd_cel::crd::{Options, check_type};
+/// let report = check_type::<Vec<String>>(&Options::default()).unwrap();
+/// assert!(report.accepted());
+/// ```
+pub fn check_type<T: schemars::JsonSchema + ?Sized>(opts: &Options) -> Result<CrdReport, String> {
+    let schema = crate::schema::try_generate::<T>()?;
+    let name = T::schema_name();
+    check_schema(&schema, &name, &name, false, opts)
+}
+
+type Checked = (Vec<CrdError>, Vec<RuleReport>, usize);
+
+fn check_roots(
+    roots: &[(String, &Value)],
+    resource_root: bool,
+    opts: &Options,
+) -> Result<Checked, String> {
     let mut walker = Walker {
         compat: opts.compat(),
         schema_errors: Vec::new(),
@@ -284,7 +369,7 @@ pub fn check_crd(doc: &Value, opts: &Options) -> Result<CrdReport, String> {
         total: 0,
         expensive: Vec::new(),
     };
-    for (path, json) in &roots {
+    for (path, json) in roots {
         let owned = OwnedSchema::from_json(json).map_err(|e| {
             let at = if e.path.is_empty() {
                 path.clone()
@@ -306,7 +391,7 @@ pub fn check_crd(doc: &Value, opts: &Options) -> Result<CrdReport, String> {
             path,
             Ctx {
                 uncorrelatable: None,
-                resource_root: true,
+                resource_root,
                 compile,
                 spine: true,
                 cardinality: Some(1),
@@ -317,12 +402,7 @@ pub fn check_crd(doc: &Value, opts: &Options) -> Result<CrdReport, String> {
     let mut errors = walker.schema_errors;
     errors.extend(walker.cel_errors);
     errors.sort_by(|a, b| a.field.cmp(&b.field));
-    Ok(CrdReport {
-        name,
-        errors,
-        rules: walker.rules,
-        checked_expressions: walker.checked,
-    })
+    Ok((errors, walker.rules, walker.checked))
 }
 
 /// What a node inherits from its ancestors.
@@ -415,7 +495,7 @@ fn has_decl_type(s: &Schema<'_>) -> bool {
         return true;
     }
     match s.ty {
-        Type::Any => false,
+        Type::Any | Type::Unknown => false,
         Type::Array => s.items.is_some_and(has_decl_type),
         Type::Object => s.additional_properties.is_none_or(has_decl_type),
         Type::Boolean | Type::Integer | Type::Number | Type::String => true,

@@ -1,0 +1,160 @@
+//! The types with `CelValidate` and rules.
+
+use crate::GoDuration;
+use chrono::{DateTime, Utc};
+use crd_cel::CelValidate;
+use k8s_openapi::api::core::v1::{EnvVar, PodTemplateSpec, ResourceRequirements, Toleration};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::CustomResource;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The spec of a workload, in the shapes operators use.
+#[derive(CustomResource, CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[kube(
+    group = "realworld.example.com",
+    version = "v1",
+    kind = "Workload",
+    namespaced,
+    status = "WorkloadStatus"
+)]
+#[serde(rename_all = "camelCase")]
+#[cel(
+    rule = "self.replicas <= 10 || has(self.resources)",
+    message = "more than 10 replicas need resources"
+)]
+#[cel(
+    rule = "!has(self.template.spec) || self.template.spec.containers.size() <= 5",
+    message = "at most 5 containers"
+)]
+pub struct WorkloadSpec {
+    /// How many.
+    #[cel(rule = "self >= 0")]
+    pub replicas: i32,
+    /// A pod template (a k8s-openapi type beyond the common ones).
+    pub template: PodTemplateSpec,
+    /// Environment for every container.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cel(
+        rule = "self.all(e, !e.name.startsWith('FORBIDDEN_'))",
+        message = "reserved name"
+    )]
+    #[cel(max_items = 64)]
+    pub env: Vec<EnvVar>,
+    /// Requests and limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourceRequirements>,
+    /// Tolerations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tolerations: Vec<Toleration>,
+    /// chrono.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<DateTime<Utc>>,
+    /// uuid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<uuid::Uuid>,
+    /// url.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub homepage: Option<url::Url>,
+    /// semver, schema given by `with`.
+    #[schemars(with = "String")]
+    #[cel(rule = "self.matches('^[0-9]+[.][0-9]+[.][0-9]+$')", message = "x.y.z")]
+    pub version: semver::Version,
+    /// A pod template kept whole (`schema_with`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "crate::preserve_unknown")]
+    pub raw_template: Option<PodTemplateSpec>,
+    /// Externally tagged enum.
+    pub storage: Storage,
+    /// Flattened struct.
+    #[serde(flatten)]
+    pub common: Common,
+    /// Generic struct.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits<Quantity>>,
+    /// Newtype.
+    pub owner: Owner,
+    /// validator attributes, as schemars reads them.
+    #[validate(length(min = 1, max = 63))]
+    pub team: String,
+    /// Hand-written JsonSchema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cel(rule = "self.endsWith('s') || self.endsWith('m') || self.endsWith('h')")]
+    pub timeout: Option<GoDuration>,
+    /// Embedded ObjectMeta (an ordinary object here, not the resource's metadata).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_metadata: Option<ObjectMeta>,
+    /// std types schemars knows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_connections: Option<std::num::NonZeroU16>,
+    /// Labels.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+}
+
+/// Where data lives (externally tagged, data-carrying).
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[serde(rename_all = "camelCase")]
+pub enum Storage {
+    /// Ephemeral (a struct variant: kube's structural rewriting panics on an enum mixing unit
+    /// and data variants).
+    Ephemeral {},
+    /// A volume claim.
+    Volume(VolumeStorage),
+    /// An object store bucket.
+    Bucket {
+        /// The bucket.
+        name: String,
+    },
+}
+
+/// A volume.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct VolumeStorage {
+    /// Size.
+    #[cel(
+        rule = "quantity(self).compareTo(quantity('1Ti')) <= 0",
+        message = "at most 1Ti"
+    )]
+    pub size: String,
+}
+
+/// Flattened into the spec.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct Common {
+    /// Paused.
+    #[serde(default)]
+    pub paused: bool,
+}
+
+/// A generic pair of bounds.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+pub struct Limits<T> {
+    /// Lower.
+    pub min: T,
+    /// Upper.
+    pub max: T,
+}
+
+/// A newtype.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[cel(rule = "self.size() <= 63", message = "owner too long")]
+pub struct Owner(pub String);
+
+/// A tuple struct: start and end hour. It compiles, but schemars renders it as `items: [..]`,
+/// which no structural schema allows (the apiserver rejects such a CRD, with or without
+/// crd-cel), so the spec does not use it.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+pub struct Window(pub u8, pub u8);
+
+/// Status.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadStatus {
+    /// Ready replicas.
+    #[serde(default)]
+    pub ready: i32,
+}

@@ -1,0 +1,135 @@
+//! The promise to a user: replace `JsonSchema` with `CelValidate` and the CRD is the same plus
+//! the rules, every rule is checked (at build time, or by the generated test when it reads
+//! into a type known only by its `JsonSchema`), and `validate()` covers every field.
+
+use crd_cel::CelValidate;
+use crd_cel_realworld::{crd, twin};
+use kube::CustomResourceExt;
+use serde_json::{Value, json};
+
+/// `x-kubernetes-validations` removed everywhere: what the twin has.
+fn without_rules(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.remove("x-kubernetes-validations");
+            m.values_mut().for_each(without_rules);
+        }
+        Value::Array(a) => a.iter_mut().for_each(without_rules),
+        _ => {}
+    }
+}
+
+/// The spec type's listing with `maxItems` the `#[cel(max_items)]` adds.
+fn without_cel_bounds(v: &mut Value) {
+    if let Some(env) =
+        v.pointer_mut("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/env")
+    {
+        env.as_object_mut().unwrap().remove("maxItems");
+    }
+}
+
+#[test]
+fn crd_is_the_plain_jsonschema_crd_plus_the_rules() {
+    let mut ours = serde_json::to_value(crd::Workload::crd()).unwrap();
+    let theirs = serde_json::to_value(twin::Workload::crd()).unwrap();
+    let spec = &ours["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+    assert_eq!(
+        spec["x-kubernetes-validations"][0]["rule"],
+        "self.replicas <= 10 || has(self.resources)"
+    );
+    assert_eq!(
+        spec["properties"]["env"]["x-kubernetes-validations"][0]["message"],
+        "reserved name"
+    );
+    assert_eq!(spec["properties"]["env"]["maxItems"], 64);
+    without_rules(&mut ours);
+    without_cel_bounds(&mut ours);
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn crd_passes_the_apiservers_crd_checks() {
+    let crd = serde_json::to_value(crd::Workload::crd()).unwrap();
+    let report = crd_cel::crd::check_crd(&crd, &crd_cel::crd::Options::default()).unwrap();
+    assert!(report.accepted(), "{}", report.text());
+    // Every rule was compiled there, including those the build left to the generated schema.
+    assert_eq!(report.rules.len(), 8, "{:#?}", report.rules);
+}
+
+fn object(spec: Value) -> crd::Workload {
+    serde_json::from_value(json!({
+        "apiVersion": "realworld.example.com/v1",
+        "kind": "Workload",
+        "metadata": {"name": "w"},
+        "spec": spec,
+    }))
+    .unwrap()
+}
+
+fn valid_spec() -> Value {
+    json!({
+        "replicas": 3,
+        "template": {"spec": {"containers": [{"name": "app", "image": "nginx"}]}},
+        "env": [{"name": "LOG", "value": "debug"}],
+        "version": "1.2.3",
+        "storage": {"volume": {"size": "10Gi"}},
+        "paused": false,
+        "owner": "team-a",
+        "team": "platform",
+        "timeout": "30s",
+        "notBefore": "2026-01-01T00:00:00Z",
+        "id": "67e55044-10b1-426f-9247-bb680e5fe0c8",
+        "homepage": "https://example.com/",
+    })
+}
+
+#[test]
+fn valid_objects_pass() {
+    object(valid_spec()).validate().unwrap();
+}
+
+fn errors_of(patch: Value) -> String {
+    let mut spec = valid_spec();
+    for (k, v) in patch.as_object().unwrap() {
+        spec[k] = v.clone();
+    }
+    match object(spec).validate() {
+        Ok(()) => String::new(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn rules_through_json_schema_only_types_are_enforced() {
+    // A rule reading into k8s-openapi's EnvVar (no model at build time).
+    let e = errors_of(json!({"env": [{"name": "FORBIDDEN_X"}]}));
+    assert!(e.contains("spec.env: Invalid value: reserved name"), "{e}");
+    // A root-level rule reading into the pod template.
+    let containers: Vec<Value> = (0..6)
+        .map(|i| json!({"name": format!("c{i}"), "image": "x"}))
+        .collect();
+    let e = errors_of(json!({"template": {"spec": {"containers": containers}}}));
+    assert!(e.contains("at most 5 containers"), "{e}");
+    // A rule on a variant's struct of a data-carrying enum.
+    let e = errors_of(json!({"storage": {"volume": {"size": "2Ti"}}}));
+    assert!(e.contains("at most 1Ti"), "{e}");
+    // A rule on a hand-written JsonSchema type.
+    let e = errors_of(json!({"timeout": "30d"}));
+    assert!(e.contains("spec.timeout"), "{e}");
+}
+
+#[test]
+fn rules_over_modeled_fields_and_schema_bounds_are_enforced() {
+    let e = errors_of(json!({"replicas": -1}));
+    assert!(e.contains("spec.replicas: Invalid value"), "{e}");
+    let e = errors_of(json!({"replicas": 11}));
+    assert!(e.contains("more than 10 replicas need resources"), "{e}");
+    // `#[validate(length(max = 63))]`, as schemars renders it.
+    let e = errors_of(json!({"team": "x".repeat(64)}));
+    assert!(e.contains("spec.team: Too long"), "{e}");
+    // The hand-written schema's pattern.
+    let e = errors_of(json!({"timeout": "5x"}));
+    assert!(e.contains("spec.timeout: Invalid value: \"5x\""), "{e}");
+    let e = errors_of(json!({"owner": "o".repeat(64)}));
+    assert!(e.contains("owner too long"), "{e}");
+}
