@@ -11,6 +11,9 @@ pub struct Container<'a> {
     pub cel: CelAttrs,
     pub data: Data<'a>,
     pub kube: Option<KubeRoot>,
+    /// Container `#[serde(default)]` (not `default = "path"`): the schema's defaults come from
+    /// the type's `Default`, which the shadow schemars derives from must then have too.
+    pub default_from_trait: bool,
 }
 
 pub enum Data<'a> {
@@ -20,6 +23,10 @@ pub enum Data<'a> {
     Newtype(Box<Field<'a>>),
     /// An enum of unit variants: a string with `enum` values (the serialized names).
     UnitEnum(Vec<String>),
+    /// An untagged enum of an integer and a string variant (`Int(i32)`, `Str(String)`): schemars
+    /// renders it as `anyOf` without a `type`, which no structural schema allows; crd-cel writes
+    /// what it means, `x-kubernetes-int-or-string: true` (k8s-openapi's `IntOrString`).
+    IntOrString,
     /// A type whose schema crd-cel reads from what schemars generates: data-carrying enums (every
     /// representation), tuple structs, `from`/`try_from` containers, containers whose schema a
     /// `transform` or model-changing `extend` changes. Its model is unknown at compile time
@@ -41,7 +48,8 @@ pub struct Field<'a> {
 
 impl<'a> Container<'a> {
     pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Container<'a>> {
-        let cel = attr::parse_cel_attrs(cx, &input.attrs, false);
+        let mut cel = attr::parse_cel_attrs(cx, &input.attrs, false);
+        cel.rules.extend(attr::parse_x_kube(cx, &input.attrs));
         let serde = attr::parse_serde_container(cx, &input.attrs);
         let unmodeled = attr::schemars_container_unmodeled(cx, &input.attrs)
             || serde.from
@@ -123,7 +131,9 @@ impl<'a> Container<'a> {
                     }
                     check_fields(cx, &v.fields);
                 }
-                if unit && !unmodeled {
+                if serde.untagged && is_int_or_string(e) {
+                    Data::IntOrString
+                } else if unit && !unmodeled {
                     let mut names = Vec::new();
                     for v in &e.variants {
                         let serde = attr::parse_serde_field(cx, &v.attrs);
@@ -159,6 +169,7 @@ impl<'a> Container<'a> {
             cel,
             data,
             kube,
+            default_from_trait: serde.default_is_trait,
         })
     }
 
@@ -167,7 +178,7 @@ impl<'a> Container<'a> {
         match &self.data {
             Data::Struct(fields) => fields,
             Data::Newtype(f) => std::slice::from_ref(f),
-            Data::UnitEnum(_) | Data::Opaque => &[],
+            Data::UnitEnum(_) | Data::Opaque | Data::IntOrString => &[],
         }
     }
 }
@@ -175,7 +186,8 @@ impl<'a> Container<'a> {
 impl<'a> Field<'a> {
     /// `None` for a field that does not appear in the (deserialize-side) schema.
     fn from_ast(cx: &Ctxt, f: &'a syn::Field, rename_all: Option<RenameRule>) -> Option<Field<'a>> {
-        let cel = attr::parse_cel_attrs(cx, &f.attrs, true);
+        let mut cel = attr::parse_cel_attrs(cx, &f.attrs, true);
+        cel.rules.extend(attr::parse_x_kube(cx, &f.attrs));
         let serde = attr::parse_serde_field(cx, &f.attrs);
         let schemars = attr::parse_schemars_field(cx, &f.attrs);
         if serde.skip || schemars.skip {
@@ -237,4 +249,35 @@ fn check_fields(cx: &Ctxt, fields: &syn::Fields) {
             );
         }
     }
+}
+
+/// Two newtype variants, one of an integer type and one of `String`, nothing that changes them.
+fn is_int_or_string(e: &syn::DataEnum) -> bool {
+    const INTS: [&str; 10] = [
+        "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize",
+    ];
+    let mut int = false;
+    let mut string = false;
+    for v in &e.variants {
+        let syn::Fields::Unnamed(f) = &v.fields else {
+            return false;
+        };
+        if f.unnamed.len() != 1
+            || v.attrs
+                .iter()
+                .chain(&f.unnamed[0].attrs)
+                .any(|a| a.path().is_ident("serde") || a.path().is_ident("schemars"))
+        {
+            return false;
+        }
+        let syn::Type::Path(tp) = &f.unnamed[0].ty else {
+            return false;
+        };
+        match tp.path.get_ident().map(ToString::to_string).as_deref() {
+            Some(i) if INTS.contains(&i) && !int => int = true,
+            Some("String") if !string => string = true,
+            _ => return false,
+        }
+    }
+    int && string
 }

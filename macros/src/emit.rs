@@ -634,6 +634,23 @@ pub fn emit(cont: &Container) -> TokenStream {
                 quote!(),
             )
         }
+        Data::IntOrString => (
+            opaque_shadow(cont.original),
+            quote! {
+                #p::Schema {
+                    validations: #p::Rules::new(__CEL_CONTAINER.rules),
+                    ..__CEL_CONTAINER.apply(#p::k8s::INT_OR_STRING)
+                }
+            },
+            quote! {
+                #p::Costs {
+                    rules: #p::CostList::new(&[#(#container_costs),*]),
+                    ..#p::Costs::NONE
+                }
+            },
+            quote!(),
+            quote!(),
+        ),
         Data::Opaque => (
             opaque_shadow(cont.original),
             quote! {
@@ -693,6 +710,9 @@ pub fn emit(cont: &Container) -> TokenStream {
     });
 
     let tests = generated_tests(cont, &krate);
+    let shadow_default = shadow_default(cont);
+    let int_or_string =
+        matches!(cont.data, Data::IntOrString).then(|| quote!(#p::int_or_string(&mut schema);));
 
     quote! {
         #tests
@@ -724,7 +744,9 @@ pub fn emit(cont: &Container) -> TokenStream {
                     #[schemars(crate = #schemars_crate)]
                     #[allow(dead_code, missing_docs)]
                     #shadow_def
+                    #shadow_default
                     let mut schema = <#shadow_ty as #p::schemars::JsonSchema>::json_schema(generator);
+                    #int_or_string
                     #p::finish_schema(&mut schema, &__CEL_CONTAINER);
                     schema
                 }
@@ -782,6 +804,41 @@ fn opaque_shadow(input: &syn::DeriveInput) -> TokenStream {
         syn::Data::Union(_) => {}
     }
     shadow.to_token_stream()
+}
+
+/// `Default` for the shadow of a `#[serde(default)]` struct, from the type's own: schemars
+/// writes each field's default from `Default::default()` of the type it derives from.
+fn shadow_default(cont: &Container) -> Option<TokenStream> {
+    if !cont.default_from_trait || !cont.original.generics.params.is_empty() {
+        return None;
+    }
+    let syn::Data::Struct(s) = &cont.original.data else {
+        return None;
+    };
+    let ident = cont.ident;
+    let body = match &s.fields {
+        syn::Fields::Named(f) => {
+            // The shadow of a modeled struct has the fields serde and schemars do not skip.
+            let names: Vec<_> = match &cont.data {
+                Data::Struct(fields) => fields.iter().map(|f| &f.original.ident).collect(),
+                _ => f.named.iter().map(|f| &f.ident).collect(),
+            };
+            quote!(__CelShadow { #(#names: __cel_d.#names),* })
+        }
+        syn::Fields::Unnamed(f) => {
+            let idx = (0..f.unnamed.len()).map(syn::Index::from);
+            quote!(__CelShadow(#(__cel_d.#idx),*))
+        }
+        syn::Fields::Unit => return None,
+    };
+    Some(quote! {
+        impl ::core::default::Default for __CelShadow {
+            fn default() -> Self {
+                let __cel_d = <#ident as ::core::default::Default>::default();
+                #body
+            }
+        }
+    })
 }
 
 /// `#[test]`s that check every rule of the generated schema as the apiserver does at CRD

@@ -29,9 +29,9 @@ use proc_macro::TokenStream;
 /// See the `crd-cel` crate documentation for the attributes.
 // `schemars` is a helper too: users write `#[schemars(length(..))]` without deriving
 // `JsonSchema`, which this derive implements.
-// `validate` and `garde` as schemars' own derive registers them: code that compiled with
-// `#[derive(JsonSchema)]` keeps compiling.
-#[proc_macro_derive(CelValidate, attributes(cel, schemars, validate, garde))]
+// `validate` and `garde` as schemars' own derive registers them, and kube's `KubeSchema`
+// `x_kube`: code that compiled with `#[derive(JsonSchema)]` or `KubeSchema` keeps compiling.
+#[proc_macro_derive(CelValidate, attributes(cel, schemars, validate, garde, x_kube))]
 pub fn derive_cel_validate(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     check::clear_parsed();

@@ -454,6 +454,7 @@ pub fn container(cont: &Container) -> Option<PredictedType> {
         }
         // Read from the generated schema: nothing to predict.
         Data::Opaque => return None,
+        Data::IntOrString => known(leak(deco.apply(crd_cel_core::model::k8s::INT_OR_STRING))),
         Data::UnitEnum(names) => {
             let values: Vec<&'static str> = names
                 .iter()

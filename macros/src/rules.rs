@@ -163,6 +163,17 @@ pub fn checks(
             });
         }
         let optional_old_self = r.optional_old_self.as_ref().is_some_and(|b| b.value);
+        // `optionalOldSelf` (either value) is rejected on a rule that does not use `oldSelf`.
+        if let Some(oos) = &r.optional_old_self {
+            let (rule, value) = (&r.rule, oos.value);
+            out.extend(quote_spanned! {oos.span=>
+                #[allow(long_running_const_eval)]
+                const _: () = {
+                    use #p::check_optional_old_self as __cel_check;
+                    __cel_check(#rule, #value, #place, #i)
+                };
+            });
+        }
         while let Some(Expression {
             source,
             span,

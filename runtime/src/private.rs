@@ -1,6 +1,7 @@
 //! The only items generated code touches. Not a public API: names and signatures change
 //! between any two releases.
 
+pub use crate::model::k8s;
 pub use crate::model::{
     CelSchema, CostList, Costs, Decoration, ExprCosts, ListType, MapType, Property, Reason, Rule,
     Rules, Schema, Type,
@@ -94,6 +95,15 @@ pub fn decorate(schema: &mut schemars::Schema, d: &Decoration<'static>) {
         if let Some(v) = v {
             obj.insert(key.into(), v.into());
         }
+    }
+}
+
+/// An untagged enum of an integer and a string (`anyOf` of the two, not structural) as what it
+/// means to the apiserver: `x-kubernetes-int-or-string: true`, as k8s-openapi's `IntOrString`.
+pub fn int_or_string(schema: &mut schemars::Schema) {
+    if let Some(obj) = schema.as_object_mut() {
+        obj.remove("anyOf");
+        obj.insert("x-kubernetes-int-or-string".into(), true.into());
     }
 }
 
@@ -890,6 +900,25 @@ const fn bound_help<const N: usize>(
 
 const fn compat_hint(report: &check::Report) -> bool {
     report.total > 0 && TARGET_COMPAT != check::DEFAULT_COMPAT
+}
+
+/// Const check behind `optional_old_self` (either value): the apiserver rejects the field on a
+/// rule that does not use `oldSelf` (`x-kubernetes-validations[i].optionalOldSelf: Invalid
+/// value: true: may not be set if oldSelf is not used in rule`).
+pub const fn check_optional_old_self(rule: &str, value: bool, place: &str, index: usize) {
+    if mentions_old_self(rule) {
+        return;
+    }
+    let mut m = crd_cel_core::msg::Buf::<1024>::new();
+    m.push("CEL rule #");
+    m.push_u64(index as u64);
+    m.push(" on `");
+    m.push(place);
+    m.push("` is rejected by the apiserver: optionalOldSelf: Invalid value: ");
+    m.push(if value { "true" } else { "false" });
+    m.push(": may not be set if oldSelf is not used in rule");
+    m.push("\nhelp: remove `optional_old_self`, or use `oldSelf` in the rule");
+    m.panic()
 }
 
 /// Const check of CEL-SEMANTICS.md 3.5 for one field: a transition rule (one that uses

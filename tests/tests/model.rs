@@ -92,7 +92,7 @@ struct Flattened {
 #[derive(CelValidate, Serialize, Deserialize)]
 #[cel(rule = "size(self.items) > 0", message = "needs items")]
 #[cel(
-    rule = "true",
+    rule = "!oldSelf.hasValue() || true",
     reason = "FieldValueForbidden",
     field_path = ".items",
     optional_old_self
@@ -111,7 +111,7 @@ struct CelKeys {
     /// A field whose type has rules of its own, and rules added by the field: the type's come first.
     #[cel(rule = "self.key.size() < 10")]
     item: Item,
-    #[cel(rule = "self.key != 'x'", optional_old_self = false)]
+    #[cel(rule = "self.key != oldSelf.key", optional_old_self = false)]
     opt_item: Option<Item>,
 }
 

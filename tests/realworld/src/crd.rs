@@ -91,6 +91,23 @@ pub struct WorkloadSpec {
     /// Labels.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// A port by number or name (an untagged enum).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cel(
+        rule = "type(self) != int || self > 0",
+        message = "port must be positive"
+    )]
+    pub port: Option<PortRef>,
+}
+
+/// A port by number or by name.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[serde(untagged)]
+pub enum PortRef {
+    /// By number.
+    Number(i32),
+    /// By name.
+    Name(String),
 }
 
 /// Where data lives (externally tagged, data-carrying).

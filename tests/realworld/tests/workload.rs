@@ -42,6 +42,35 @@ fn crd_is_the_plain_jsonschema_crd_plus_the_rules() {
         "reserved name"
     );
     assert_eq!(spec["properties"]["env"]["maxItems"], 64);
+    // Better than kube alone: an untagged integer-or-string enum is `anyOf` without a type in
+    // kube's CRD (its rewriting even leaves `{"format": "int32"}` there), which the apiserver
+    // rejects as non-structural; crd-cel writes int-or-string, as k8s-openapi's IntOrString.
+    let props = "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties";
+    let port = ours
+        .pointer_mut(props)
+        .unwrap()
+        .as_object_mut()
+        .unwrap()
+        .remove("port");
+    assert_eq!(
+        port.unwrap(),
+        json!({
+            "description": "A port by number or name (an untagged enum).",
+            "nullable": true,
+            "x-kubernetes-int-or-string": true,
+            "x-kubernetes-validations": [
+                {"message": "port must be positive", "rule": "type(self) != int || self > 0"}
+            ]
+        })
+    );
+    let mut theirs = theirs;
+    let port = theirs
+        .pointer_mut(props)
+        .unwrap()
+        .as_object_mut()
+        .unwrap()
+        .remove("port");
+    assert!(port.unwrap().get("anyOf").is_some());
     without_rules(&mut ours);
     without_cel_bounds(&mut ours);
     assert_eq!(ours, theirs);
@@ -53,7 +82,7 @@ fn crd_passes_the_apiservers_crd_checks() {
     let report = crd_cel::crd::check_crd(&crd, &crd_cel::crd::Options::default()).unwrap();
     assert!(report.accepted(), "{}", report.text());
     // Every rule was compiled there, including those the build left to the generated schema.
-    assert_eq!(report.rules.len(), 8, "{:#?}", report.rules);
+    assert_eq!(report.rules.len(), 9, "{:#?}", report.rules);
 }
 
 fn object(spec: Value) -> crd::Workload {
@@ -69,6 +98,7 @@ fn object(spec: Value) -> crd::Workload {
 fn valid_spec() -> Value {
     json!({
         "replicas": 3,
+        "port": "http",
         "template": {"spec": {"containers": [{"name": "app", "image": "nginx"}]}},
         "env": [{"name": "LOG", "value": "debug"}],
         "version": "1.2.3",
@@ -130,6 +160,9 @@ fn rules_over_modeled_fields_and_schema_bounds_are_enforced() {
     // The hand-written schema's pattern.
     let e = errors_of(json!({"timeout": "5x"}));
     assert!(e.contains("spec.timeout: Invalid value: \"5x\""), "{e}");
+    let e = errors_of(json!({"port": -1}));
+    assert!(e.contains("port must be positive"), "{e}");
+    assert_eq!(errors_of(json!({"port": 8080})), "");
     let e = errors_of(json!({"owner": "o".repeat(64)}));
     assert!(e.contains("owner too long"), "{e}");
 }
