@@ -634,40 +634,30 @@ pub fn emit(cont: &Container) -> TokenStream {
                 quote!(),
             )
         }
-        Data::IntOrString => (
-            opaque_shadow(cont.original),
-            quote! {
-                #p::Schema {
-                    validations: #p::Rules::new(__CEL_CONTAINER.rules),
-                    ..__CEL_CONTAINER.apply(#p::k8s::INT_OR_STRING)
-                }
-            },
-            quote! {
-                #p::Costs {
-                    rules: #p::CostList::new(&[#(#container_costs),*]),
-                    ..#p::Costs::NONE
-                }
-            },
-            quote!(),
-            quote!(),
-        ),
-        Data::Opaque => (
-            opaque_shadow(cont.original),
-            quote! {
-                #p::Schema {
-                    validations: #p::Rules::new(__CEL_CONTAINER.rules),
-                    ..__CEL_CONTAINER.apply(#p::Schema::UNKNOWN)
-                }
-            },
-            quote! {
-                #p::Costs {
-                    rules: #p::CostList::new(&[#(#container_costs),*]),
-                    ..#p::Costs::NONE
-                }
-            },
-            quote!(),
-            quote!(),
-        ),
+        // The schema is schemars' own for the item as written; the model is what it means.
+        Data::IntOrString | Data::Opaque => {
+            let base = match cont.data {
+                Data::IntOrString => quote!(#p::k8s::INT_OR_STRING),
+                _ => quote!(#p::Schema::UNKNOWN),
+            };
+            (
+                opaque_shadow(cont.original),
+                quote! {
+                    #p::Schema {
+                        validations: #p::Rules::new(__CEL_CONTAINER.rules),
+                        ..__CEL_CONTAINER.apply(#base)
+                    }
+                },
+                quote! {
+                    #p::Costs {
+                        rules: #p::CostList::new(&[#(#container_costs),*]),
+                        ..#p::Costs::NONE
+                    }
+                },
+                quote!(),
+                quote!(),
+            )
+        }
     };
 
     let shadow_ty = if generics.params.is_empty() {
@@ -711,8 +701,13 @@ pub fn emit(cont: &Container) -> TokenStream {
 
     let tests = generated_tests(cont, &krate);
     let shadow_default = shadow_default(cont);
-    let int_or_string =
-        matches!(cont.data, Data::IntOrString).then(|| quote!(#p::int_or_string(&mut schema);));
+    let post_process = match cont.data {
+        Data::IntOrString => Some(quote!(#p::int_or_string(&mut schema);)),
+        Data::Opaque if matches!(cont.original.data, syn::Data::Enum(_)) => {
+            Some(quote!(#p::structural_variants(&mut schema);))
+        }
+        _ => None,
+    };
 
     quote! {
         #tests
@@ -746,7 +741,7 @@ pub fn emit(cont: &Container) -> TokenStream {
                     #shadow_def
                     #shadow_default
                     let mut schema = <#shadow_ty as #p::schemars::JsonSchema>::json_schema(generator);
-                    #int_or_string
+                    #post_process
                     #p::finish_schema(&mut schema, &__CEL_CONTAINER);
                     schema
                 }

@@ -1,6 +1,7 @@
 #![doc = include_str!("../../README.md")]
 
 pub mod crd;
+mod derived_schema;
 pub mod eval;
 pub mod gojson;
 pub mod schema;

@@ -1,6 +1,9 @@
 //! The only items generated code touches. Not a public API: names and signatures change
 //! between any two releases.
 
+pub use crate::derived_schema::{
+    Decorate, decorate, finish_schema, int_or_string, structural_variants,
+};
 pub use crate::model::k8s;
 pub use crate::model::{
     CelSchema, CostList, Costs, Decoration, ExprCosts, ListType, MapType, Property, Reason, Rule,
@@ -13,8 +16,6 @@ pub use schemars;
 pub use serde::Serialize;
 pub use std::borrow::Cow;
 
-use schemars::transform::Transform;
-use serde_json::Value;
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
@@ -49,94 +50,6 @@ pub trait Fallback {
 }
 
 impl<T: ?Sized> Fallback for Probe<T> {}
-
-/// `#[schemars(transform = Decorate(&DECORATION))]` on a field of the derive's shadow struct:
-/// writes what `#[cel(..)]` says into the field's schema node.
-pub struct Decorate(pub &'static Decoration<'static>);
-
-impl Transform for Decorate {
-    fn transform(&mut self, schema: &mut schemars::Schema) {
-        decorate(schema, self.0);
-    }
-}
-
-/// Applies a decoration to a generated schema node: rules are appended after the rules the
-/// node's type already carries, the other keys are set.
-pub fn decorate(schema: &mut schemars::Schema, d: &Decoration<'static>) {
-    let Some(obj) = schema.as_object_mut() else {
-        return;
-    };
-    if !d.rules.is_empty() {
-        let entry = obj
-            .entry("x-kubernetes-validations")
-            .or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(rules) = entry {
-            rules.extend(d.rules.iter().map(crate::schema::rule_to_json));
-        }
-    }
-    if let Some(lt) = d.list_type {
-        obj.insert("x-kubernetes-list-type".into(), lt.as_str().into());
-    }
-    if !d.list_map_keys.is_empty() {
-        obj.insert(
-            "x-kubernetes-list-map-keys".into(),
-            d.list_map_keys.iter().map(|k| Value::from(*k)).collect(),
-        );
-    }
-    if let Some(mt) = d.map_type {
-        obj.insert("x-kubernetes-map-type".into(), mt.as_str().into());
-    }
-    for (key, v) in [
-        ("maxItems", d.max_items),
-        ("minItems", d.min_items),
-        ("maxProperties", d.max_properties),
-        ("minProperties", d.min_properties),
-    ] {
-        if let Some(v) = v {
-            obj.insert(key.into(), v.into());
-        }
-    }
-}
-
-/// An untagged enum of an integer and a string (`anyOf` of the two, not structural) as what it
-/// means to the apiserver: `x-kubernetes-int-or-string: true`, as k8s-openapi's `IntOrString`.
-pub fn int_or_string(schema: &mut schemars::Schema) {
-    if let Some(obj) = schema.as_object_mut() {
-        obj.remove("anyOf");
-        obj.insert("x-kubernetes-int-or-string".into(), true.into());
-    }
-}
-
-/// The last step of every derived `json_schema`: the container's own decoration, then sets.
-///
-/// schemars renders `BTreeSet`/`HashSet` with `uniqueItems: true`, which the apiserver rejects
-/// (`uniqueItems cannot be set to true since the runtime complexity becomes quadratic`); the
-/// Kubernetes way to say the same is `x-kubernetes-list-type: set`.
-pub fn finish_schema(schema: &mut schemars::Schema, container: &Decoration<'static>) {
-    decorate(schema, container);
-    if let Some(obj) = schema.as_object_mut() {
-        sets_to_list_type(obj);
-    }
-}
-
-fn sets_to_list_type(obj: &mut serde_json::Map<String, Value>) {
-    if obj.get("uniqueItems") == Some(&Value::Bool(true)) {
-        obj.remove("uniqueItems");
-        obj.entry("x-kubernetes-list-type")
-            .or_insert_with(|| "set".into());
-    }
-    for (_, child) in obj.iter_mut() {
-        match child {
-            Value::Object(o) => sets_to_list_type(o),
-            Value::Array(items) => items.iter_mut().for_each(|i| {
-                if let Value::Object(o) = i {
-                    sets_to_list_type(o);
-                }
-            }),
-            _ => {}
-        }
-    }
-}
 
 /// The compiled validator of a type, built on first use and kept for the life of the process:
 /// from the model when it is complete (its rules were checked at `cargo build`), from the

@@ -65,5 +65,9 @@ impl Default for Spec {
 }
 
 fn main() {
+    // The derive and `crd-cel check` agree: the generated schema passes the apiserver's
+    // CRD-creation checks.
+    let report = crd_cel::crd::check_type::<Spec>(&Default::default()).unwrap();
+    assert!(report.accepted(), "{}", report.text());
     let _ = Pair(1, String::new());
 }

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Build cost of rules that read into k8s-openapi types (issue 14, item 5).
+
+Generates a crate whose spec embeds a `PodTemplateSpec`, a `ResourceRequirements` and a
+`Vec<EnvVar>`, with 20 rules reading into them, and builds it in three variants, RUNS times each
+(median): `JsonSchema` (the plain kube CRD, no crd-cel), `CelValidate` without rules, and
+`CelValidate` with the 20 rules. Prints the medians, crd-cel's cost over plain JsonSchema and the
+cost per rule. Dependencies (k8s-openapi, kube) are built once first and not counted.
+
+usage: python3 tests/build-overhead/measure_k8s.py [WORKDIR]
+"""
+import os, statistics, subprocess, sys, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WORK = sys.argv[1] if len(sys.argv) > 1 else "/tmp/crd-cel-build-overhead-k8s"
+RUNS = int(os.environ.get("RUNS", "3"))
+
+# Every rule reads into a k8s-openapi type; each stays under the per-expression cost limit.
+RULES = [
+    ("template", "!has(self.spec) || self.spec.containers.size() <= 8"),
+    ("template", "!has(self.spec) || self.spec.containers.all(c, c.name.size() <= 63)"),
+    ("template", "!has(self.spec) || !has(self.spec.hostNetwork) || !self.spec.hostNetwork"),
+    ("template", "!has(self.metadata) || !has(self.metadata.labels) || 'app' in self.metadata.labels"),
+    ("template", "!has(self.spec) || self.spec.containers.exists(c, c.name == 'main')"),
+    ("template", "!has(self.spec) || !has(self.spec.restartPolicy) || self.spec.restartPolicy != 'Never'"),
+    ("template", "!has(self.spec) || !has(self.spec.initContainers) || self.spec.initContainers.size() <= 2"),
+    ("template", "!has(self.spec) || !has(self.spec.serviceAccountName) || self.spec.serviceAccountName != 'default'"),
+    ("resources", "!has(self.limits) || !('cpu' in self.limits) || quantity(self.limits['cpu']).compareTo(quantity('8')) <= 0"),
+    ("resources", "!has(self.requests) || !('memory' in self.requests) || quantity(self.requests['memory']).isGreaterThan(quantity('1Mi'))"),
+    ("resources", "!has(self.limits) || self.limits.size() <= 4"),
+    ("resources", "!has(self.requests) || self.requests.all(k, k.size() <= 63)"),
+    ("resources", "!has(self.claims) || self.claims.size() <= 2"),
+    ("env", "self.all(e, !e.name.startsWith('KUBERNETES_'))"),
+    ("env", "self.all(e, !has(e.valueFrom) || !has(e.valueFrom.secretKeyRef) || e.valueFrom.secretKeyRef.name != '')"),
+    ("env", "self.exists(e, e.name == 'LOG_LEVEL') || self.size() == 0"),
+    ("env", "self.all(e, !has(e.value) || e.value.size() <= 1024)"),
+    ("env", "self.size() <= 32"),
+    ("env", "self.all(e, e.name.matches('^[A-Z_][A-Z0-9_]*$'))"),
+    ("env", "self.filter(e, has(e.valueFrom)).size() <= 8"),
+]
+
+def generate(mode: str) -> str:
+    derive = "JsonSchema" if mode == "jsonschema" else "CelValidate"
+    out = [
+        "use k8s_openapi::api::core::v1::{EnvVar, PodTemplateSpec, ResourceRequirements};",
+        "use kube::CustomResource;",
+        "use serde::{Deserialize, Serialize};",
+        "use crd_cel::CelValidate;" if derive == "CelValidate" else "use schemars::JsonSchema;",
+        "",
+        f"#[derive(CustomResource, {derive}, Serialize, Deserialize, Clone, Debug)]",
+        '#[kube(group = "measure.example.com", version = "v1", kind = "Job", namespaced)]',
+        '#[serde(rename_all = "camelCase")]',
+        "pub struct JobSpec {",
+    ]
+    fields = {
+        "template": "PodTemplateSpec",
+        "resources": "ResourceRequirements",
+        "env": "Vec<EnvVar>",
+    }
+    for name, ty in fields.items():
+        if mode == "rules":
+            for field, rule in RULES:
+                if field == name:
+                    out.append(f'    #[cel(rule = "{rule}")]')
+        if name == "env" and derive == "CelValidate":
+            out.append("    #[cel(max_items = 64)]")
+        elif name == "env":
+            out.append("    #[schemars(length(max = 64))]")
+        out.append(f"    pub {name}: {ty},")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+def write_crate():
+    os.makedirs(os.path.join(WORK, "src"), exist_ok=True)
+    with open(os.path.join(WORK, "Cargo.toml"), "w") as f:
+        f.write(f"""[package]
+name = "crd-cel-build-overhead-k8s"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+crd-cel = {{ path = "{ROOT}/runtime" }}
+k8s-openapi = {{ version = "0.29", features = ["latest", "schemars"] }}
+kube = {{ version = "5", default-features = false, features = ["derive"] }}
+schemars = "1"
+serde = {{ version = "1", features = ["derive"] }}
+""")
+
+def build(source: str) -> float:
+    with open(os.path.join(WORK, "src", "lib.rs"), "w") as f:
+        f.write(source)
+    start = time.monotonic()
+    subprocess.run(["cargo", "build", "-q", "--offline"], cwd=WORK, check=True)
+    return time.monotonic() - start
+
+def main():
+    write_crate()
+    variants = {m: generate(m) for m in ("jsonschema", "norules", "rules")}
+    print("building dependencies once ...", flush=True)
+    for src in variants.values():
+        build(src)
+    times = {m: [] for m in variants}
+    for i in range(RUNS):
+        for m, src in variants.items():
+            times[m].append(build(src + f"\n// {m} {i}\n"))
+    med = {m: statistics.median(t) for m, t in times.items()}
+    for m, t in times.items():
+        print(f"{m:>10}: {[round(x, 2) for x in t]} s, median {med[m]:.2f} s")
+    print(f"crd-cel without rules over JsonSchema: {med['norules'] - med['jsonschema']:+.2f} s")
+    print(f"rules: {len(RULES)}, {(med['rules'] - med['norules']) * 1000 / len(RULES):.1f} ms per rule")
+
+if __name__ == "__main__":
+    main()
