@@ -262,8 +262,16 @@ fn scalar(name: &str) -> Option<&'static Schema<'static>> {
         "Condition" => Some(&k8s::CONDITION),
         "LabelSelector" => Some(&k8s::LABEL_SELECTOR),
         "LabelSelectorRequirement" => Some(&k8s::LABEL_SELECTOR_REQUIREMENT),
+        "NonZeroU8" => Some(&<std::num::NonZeroU8 as CelSchema>::MODEL),
+        "NonZeroU16" => Some(&<std::num::NonZeroU16 as CelSchema>::MODEL),
+        "NonZeroU32" => Some(&<std::num::NonZeroU32 as CelSchema>::MODEL),
+        "NonZeroU64" => Some(&<std::num::NonZeroU64 as CelSchema>::MODEL),
+        "NonZeroUsize" => Some(&<std::num::NonZeroUsize as CelSchema>::MODEL),
+        "PathBuf" => Some(&<std::path::PathBuf as CelSchema>::MODEL),
+        "SocketAddr" => Some(&<std::net::SocketAddr as CelSchema>::MODEL),
         _ => table!(
-            bool, String, f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
+            bool, String, f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, u128, i128,
+            char
         ),
     }
 }

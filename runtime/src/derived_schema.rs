@@ -63,22 +63,35 @@ pub fn decorate(schema: &mut schemars::Schema, d: &Decoration<'static>) {
 pub fn finish_schema(schema: &mut schemars::Schema, container: &Decoration<'static>) {
     decorate(schema, container);
     if let Some(obj) = schema.as_object_mut() {
-        sets_to_list_type(obj);
+        structural_keywords(obj);
     }
 }
 
-fn sets_to_list_type(obj: &mut serde_json::Map<String, Value>) {
+/// Keywords schemars writes that the apiserver does not take, as what they mean to it, in the
+/// whole subtree: `uniqueItems: true` (sets) as `x-kubernetes-list-type: set`, and a map with
+/// non-string keys (`patternProperties` of the keys' pattern, `additionalProperties: false`)
+/// as a map of its values (the keys serialize as strings; Kubernetes schemas cannot constrain
+/// them).
+fn structural_keywords(obj: &mut serde_json::Map<String, Value>) {
     if obj.get("uniqueItems") == Some(&Value::Bool(true)) {
         obj.remove("uniqueItems");
         obj.entry("x-kubernetes-list-type")
             .or_insert_with(|| "set".into());
     }
+    if obj.get("additionalProperties") == Some(&Value::Bool(false))
+        && let Some(Value::Object(patterns)) = obj.get("patternProperties")
+        && patterns.len() == 1
+        && let Some(values) = patterns.values().next().cloned()
+    {
+        obj.remove("patternProperties");
+        obj.insert("additionalProperties".into(), values);
+    }
     for (_, child) in obj.iter_mut() {
         match child {
-            Value::Object(o) => sets_to_list_type(o),
+            Value::Object(o) => structural_keywords(o),
             Value::Array(items) => items.iter_mut().for_each(|i| {
                 if let Value::Object(o) = i {
-                    sets_to_list_type(o);
+                    structural_keywords(o);
                 }
             }),
             _ => {}

@@ -45,12 +45,52 @@ scalar! {
     u32 => int("uint32", Some(0.0), None);
     u64 => int("uint64", Some(0.0), None);
     usize => int("uint", Some(0.0), None);
+    u128 => int("uint128", Some(0.0), None);
+    i128 => int("int128", None, None);
+    // Unsigned non-zero integers are `minimum: 1` (signed ones have `not: {enum: [0]}`, which the
+    // model cannot say: they are read from the generated schema).
+    std::num::NonZeroU8 => int("uint8", Some(1.0), Some(u8::MAX as f64));
+    std::num::NonZeroU16 => int("uint16", Some(1.0), Some(u16::MAX as f64));
+    std::num::NonZeroU32 => int("uint32", Some(1.0), None);
+    std::num::NonZeroU64 => int("uint64", Some(1.0), None);
+    std::num::NonZeroUsize => int("uint", Some(1.0), None);
+    char => Schema {
+        min_length: Some(1),
+        max_length: Some(1),
+        ..Schema::of(Type::String)
+    };
+    std::path::PathBuf => Schema::of(Type::String);
+    std::path::Path => Schema::of(Type::String);
+    std::net::SocketAddr => Schema::of(Type::String);
+    std::net::SocketAddrV4 => Schema::of(Type::String);
+    std::net::SocketAddrV6 => Schema::of(Type::String);
     std::net::IpAddr => Schema::string_format("ip");
     std::net::Ipv4Addr => Schema::string_format("ipv4");
     std::net::Ipv6Addr => Schema::string_format("ipv6");
     // schemars renders `serde_json::Value` as the empty schema: any value, invisible to CEL
     // unless the user adds `x-kubernetes-preserve-unknown-fields` and a type.
     serde_json::Value => Schema::of(Type::Any);
+}
+
+/// `std::time::Duration` as serde writes it: `{secs, nanos}`.
+const STD_DURATION: Schema<'static> = Schema {
+    properties: &[
+        super::Property {
+            name: "nanos",
+            required: true,
+            schema: &int("uint32", Some(0.0), None),
+        },
+        super::Property {
+            name: "secs",
+            required: true,
+            schema: &int("uint64", Some(0.0), None),
+        },
+    ],
+    ..Schema::of(Type::Object)
+};
+
+impl CelSchema for std::time::Duration {
+    const MODEL: Schema<'static> = STD_DURATION;
 }
 
 impl<T: CelSchema> CelSchema for Option<T> {
@@ -138,6 +178,15 @@ impl<T: CelSchema, S> CelSchema for HashSet<T, S> {
 pub trait MapKey {}
 impl MapKey for String {}
 impl MapKey for &str {}
+// Integer keys serialize as strings; the derive writes such a map as a map of its values.
+impl MapKey for i8 {}
+impl MapKey for i16 {}
+impl MapKey for i32 {}
+impl MapKey for i64 {}
+impl MapKey for u8 {}
+impl MapKey for u16 {}
+impl MapKey for u32 {}
+impl MapKey for u64 {}
 
 impl<K: MapKey, V: CelSchema> CelSchema for BTreeMap<K, V> {
     const MODEL: Schema<'static> = Schema {
