@@ -298,3 +298,47 @@ pub mod k8s {
         }
     }
 }
+
+/// Models of other crates' types, as schemars renders them (its `chrono04`, `uuid1`, `url2` and
+/// `semver1` features), each behind crd-cel's feature of the crate's name.
+mod third_party {
+    #[allow(unused_imports)]
+    use super::super::{CelSchema, Schema, Type};
+
+    #[cfg(feature = "chrono")]
+    mod chrono_impls {
+        use super::*;
+        use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Weekday};
+
+        impl<Tz: TimeZone> CelSchema for DateTime<Tz> {
+            const MODEL: Schema<'static> = Schema::string_format("date-time");
+        }
+        scalar! {
+            NaiveDate => Schema::string_format("date");
+            NaiveDateTime => Schema::string_format("partial-date-time");
+            NaiveTime => Schema::string_format("partial-time");
+            Weekday => Schema {
+                enum_values: &["\"Mon\"", "\"Tue\"", "\"Wed\"", "\"Thu\"", "\"Fri\"", "\"Sat\"", "\"Sun\""],
+                ..Schema::of(Type::String)
+            };
+        }
+    }
+
+    #[cfg(feature = "uuid")]
+    scalar! {
+        uuid::Uuid => Schema::string_format("uuid");
+    }
+
+    #[cfg(feature = "url")]
+    scalar! {
+        url::Url => Schema::string_format("uri");
+    }
+
+    #[cfg(feature = "semver")]
+    scalar! {
+        semver::Version => Schema {
+            pattern: Some(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"),
+            ..Schema::of(Type::String)
+        };
+    }
+}

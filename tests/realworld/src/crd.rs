@@ -50,6 +50,10 @@ pub struct WorkloadSpec {
     pub tolerations: Vec<Toleration>,
     /// chrono.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cel(
+        rule = "self > timestamp('2000-01-01T00:00:00Z')",
+        message = "too early"
+    )]
     pub not_before: Option<DateTime<Utc>>,
     /// uuid.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -82,7 +82,7 @@ fn crd_passes_the_apiservers_crd_checks() {
     let report = crd_cel::crd::check_crd(&crd, &crd_cel::crd::Options::default()).unwrap();
     assert!(report.accepted(), "{}", report.text());
     // Every rule was compiled there, including those the build left to the generated schema.
-    assert_eq!(report.rules.len(), 9, "{:#?}", report.rules);
+    assert_eq!(report.rules.len(), 10, "{:#?}", report.rules);
 }
 
 fn object(spec: Value) -> crd::Workload {
@@ -160,6 +160,12 @@ fn rules_over_modeled_fields_and_schema_bounds_are_enforced() {
     // The hand-written schema's pattern.
     let e = errors_of(json!({"timeout": "5x"}));
     assert!(e.contains("spec.timeout: Invalid value: \"5x\""), "{e}");
+    // A chrono field, typed as a timestamp at build time (crd-cel's `chrono` feature).
+    let e = errors_of(json!({"notBefore": "1999-01-01T00:00:00Z"}));
+    assert!(
+        e.contains("spec.notBefore: Invalid value: \"1999-01-01T00:00:00Z\": too early"),
+        "{e}"
+    );
     let e = errors_of(json!({"port": -1}));
     assert!(e.contains("port must be positive"), "{e}");
     assert_eq!(errors_of(json!({"port": 8080})), "");
