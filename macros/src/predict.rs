@@ -272,7 +272,10 @@ fn scalar(name: &str) -> Option<&'static Schema<'static>> {
         _ => table!(
             bool, String, f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, u128, i128,
             char
-        ),
+        )
+        // Every other k8s-openapi type by its name (the newest version's model), when only one
+        // API group has a type of that name.
+        .or_else(|| k8s::by_name(name)),
     }
 }
 

@@ -130,8 +130,8 @@ fn errors_of(patch: Value) -> String {
 }
 
 #[test]
-fn rules_through_json_schema_only_types_are_enforced() {
-    // A rule reading into k8s-openapi's EnvVar (no model at build time).
+fn rules_reading_into_k8s_enum_and_hand_written_types_are_enforced() {
+    // A rule reading into k8s-openapi's EnvVar.
     let e = errors_of(json!({"env": [{"name": "FORBIDDEN_X"}]}));
     assert!(e.contains("spec.env: Invalid value: reserved name"), "{e}");
     // A root-level rule reading into the pod template.
