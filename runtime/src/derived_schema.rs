@@ -68,10 +68,10 @@ pub fn finish_schema(schema: &mut schemars::Schema, container: &Decoration<'stat
 }
 
 /// Keywords schemars writes that the apiserver does not take, as what they mean to it, in the
-/// whole subtree: `uniqueItems: true` (sets) as `x-kubernetes-list-type: set`, and a map with
+/// whole subtree: `uniqueItems: true` (sets) as `x-kubernetes-list-type: set`, a map with
 /// non-string keys (`patternProperties` of the keys' pattern, `additionalProperties: false`)
 /// as a map of its values (the keys serialize as strings; Kubernetes schemas cannot constrain
-/// them).
+/// them), and a tuple's list of item schemas as one item schema (a structural schema has one).
 fn structural_keywords(obj: &mut serde_json::Map<String, Value>) {
     if obj.get("uniqueItems") == Some(&Value::Bool(true)) {
         obj.remove("uniqueItems");
@@ -85,6 +85,25 @@ fn structural_keywords(obj: &mut serde_json::Map<String, Value>) {
     {
         obj.remove("patternProperties");
         obj.insert("additionalProperties".into(), values);
+    }
+    // A tuple (`items` as a list of schemas): one schema when every position has the same,
+    // otherwise any value at each position.
+    // schemars writes `prefixItems` (and `items: false`); its OpenAPI 3 transform, which runs
+    // later, would make that `items: [..]`.
+    let positions = match obj.get("prefixItems") {
+        Some(Value::Array(p)) => Some(p.clone()),
+        _ => match obj.get("items") {
+            Some(Value::Array(p)) => Some(p.clone()),
+            _ => None,
+        },
+    };
+    if let Some(positions) = positions {
+        let items = match positions.split_first() {
+            Some((first, rest)) if rest.iter().all(|p| p == first) => first.clone(),
+            _ => serde_json::json!({"x-kubernetes-preserve-unknown-fields": true}),
+        };
+        obj.remove("prefixItems");
+        obj.insert("items".into(), items);
     }
     for (_, child) in obj.iter_mut() {
         match child {

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# `crd-cel validate --output json` against `oracle validate` on the example objects, create and
-# update: the verdict, every error and the whole text must be the same. Needs the oracle built
+# `crd-cel validate --output json` against `oracle validate` on the example objects (or those of
+# a directory: `compare-validate.sh CRD DIR STORED`), create and update: the verdict, every error and the whole text must be the same. Needs the oracle built
 # (tests/oracle/ci.sh builds it) and the crd-cel binary; run from the repository root.
 set -euo pipefail
 crd=${1:-target/webapp-crd.yaml}
+# The objects, and the stored object each is also validated as an update of.
+objects=${2:-examples/objects}
+stored=${3:-examples/objects/shop.yaml}
 crd_cel=${CRD_CEL:-target/debug/crd-cel}
 fail=0
 if [ ! -x tests/oracle/oracle ]; then
   (cd tests/oracle && go build -mod=readonly -o oracle .)
 fi
-for f in examples/objects/*.yaml; do
-  for old in "" examples/objects/shop.yaml; do
+for f in "$objects"/*.yaml; do
+  for old in "" "$stored"; do
     args=(--crd "$crd")
     [ -n "$old" ] && args+=(--old "$old")
     ours=$("$crd_cel" validate "${args[@]}" -o json "$f" | python3 -c 'import json,sys; d=json.load(sys.stdin); [d.pop(k) for k in ("file","doc")]; print(json.dumps(d, sort_keys=True))') || true

@@ -60,6 +60,9 @@ pub struct WorkloadSpec {
     pub limits: Option<Limits<Quantity>>,
     /// Newtype.
     pub owner: Owner,
+    /// Tuple struct.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
     /// validator attributes, as schemars reads them.
     #[validate(length(min = 1, max = 63))]
     pub team: String,
@@ -136,9 +139,9 @@ pub struct Limits<T> {
 #[derive(JsonSchema, Serialize, Deserialize, Clone, Debug)]
 pub struct Owner(pub String);
 
-/// A tuple struct: start and end hour. It compiles, but schemars renders it as `items: [..]`,
-/// which no structural schema allows (the apiserver rejects such a CRD, with or without
-/// crd-cel), so the spec does not use it.
+/// A tuple struct: start and end hour. schemars renders it as `items: [..]`, which no
+/// structural schema allows (kube's CRD is rejected by the apiserver); crd-cel writes the one
+/// item schema both positions share.
 #[derive(JsonSchema, Serialize, Deserialize, Clone, Debug)]
 pub struct Window(pub u8, pub u8);
 

@@ -71,6 +71,17 @@ fn crd_is_the_plain_jsonschema_crd_plus_the_rules() {
         .unwrap()
         .remove("port");
     assert!(port.unwrap().get("anyOf").is_some());
+    // A tuple struct: kube's `items: [..]` is not structural; crd-cel's one item schema is.
+    let window = |v: &mut Value| {
+        v.pointer_mut(&format!("{props}/window/items"))
+            .unwrap()
+            .take()
+    };
+    assert_eq!(
+        window(&mut ours),
+        json!({"format": "uint8", "maximum": 255, "minimum": 0, "type": "integer"})
+    );
+    assert!(window(&mut theirs).is_array());
     without_rules(&mut ours);
     without_cel_bounds(&mut ours);
     assert_eq!(ours, theirs);
@@ -99,6 +110,7 @@ fn valid_spec() -> Value {
     json!({
         "replicas": 3,
         "port": "http",
+        "window": [9, 17],
         "template": {"spec": {"containers": [{"name": "app", "image": "nginx"}]}},
         "env": [{"name": "LOG", "value": "debug"}],
         "version": "1.2.3",
