@@ -121,6 +121,16 @@ pub const fn check(model: &Schema<'static>, costs: &Costs<'static>) -> Report {
     report
 }
 
+/// Whether `costs` has no rule anywhere (the costs of types without rules, `Costs::NONE`).
+const fn costs_nothing(costs: &Costs<'static>) -> bool {
+    costs.rules.before.is_none()
+        && costs.rules.own.is_empty()
+        && costs.properties.is_empty()
+        && costs.flatten.is_empty()
+        && costs.items.is_none()
+        && costs.additional_properties.is_none()
+}
+
 /// `bounded`: the product of the ancestors' factors, `None` once one is unbounded.
 const fn walk(
     model: &Schema<'static>,
@@ -130,7 +140,9 @@ const fn walk(
     report: &mut Report,
     depth: u32,
 ) {
-    if depth > MAX_DEPTH {
+    // Nothing below has a rule with a cost (a k8s-openapi type, whose model is thousands of
+    // nodes): walking it in const evaluation would cost build time and add nothing.
+    if depth > MAX_DEPTH || costs_nothing(costs) {
         return;
     }
     let card = cardinality(bounded, model);

@@ -623,7 +623,9 @@ const fn cost_panic(
         i += 1;
     }
     if !found {
-        m.push("\nhelp: no unbounded field is in reach of the rule: simplify it (nested loops multiply)");
+        // Only the node and its own fields are sized here: what is unbounded may sit deeper
+        // (a list's items' fields, a type of another crate, such as k8s-openapi's).
+        m.push("\nhelp: the node and its own fields are bounded: the unbounded strings or lists the rule reads are deeper (list items' fields, other crates' types): read less of them (`size()` rather than a scan of each string), bound them where they are declared, or bound the enclosing list; nested loops multiply");
     }
     m.panic()
 }
