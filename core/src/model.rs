@@ -685,4 +685,5 @@ pub trait CelSchema {
     const COSTS: Costs<'static> = Costs::NONE;
 }
 mod impls;
-pub use impls::{MapKey, k8s};
+pub mod k8s;
+pub use impls::MapKey;

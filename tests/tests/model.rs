@@ -300,6 +300,16 @@ fn k8s_openapi_types() {
     assert_agrees::<K8sFields>();
 }
 
+/// k8s-openapi gives `ByteString` no `JsonSchema`: its model is what its fields are written as
+/// (a `Secret`'s `data` values).
+#[test]
+fn k8s_openapi_byte_string() {
+    let secret = kube_schema::<k8s_openapi::api::core::v1::Secret>();
+    let data = &secret["properties"]["data"]["additionalProperties"];
+    let diffs = compare(&<k8s_openapi::ByteString as CelSchema>::MODEL, data).unwrap();
+    assert!(diffs.is_empty(), "{diffs:#?}\n{data:#}");
+}
+
 #[test]
 fn example_types() {
     assert_agrees::<WebAppSpec>();
