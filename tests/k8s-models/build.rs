@@ -17,12 +17,20 @@ fn main() {
     let mut types = Vec::new();
     scan(&src, &src, &mut types);
     types.sort();
-    let mut out = format!("/// The enabled Kubernetes minor version.\npub const MINOR: u32 = {minor};\n\ntypes! {{\n");
+    let mut out = format!(
+        "/// The enabled Kubernetes minor version.\npub const MINOR: u32 = {minor};\n\ntypes! {{\n"
+    );
     for (module, name, generic) in &types {
-        let path = if module.is_empty() { name.clone() } else { format!("{module}::{name}") };
+        let path = if module.is_empty() {
+            name.clone()
+        } else {
+            format!("{module}::{name}")
+        };
         if *generic {
             // A generic type's schema does not depend on its parameter (WatchEvent<T>).
-            out.push_str(&format!("    generic \"{path}\" => k8s_openapi::{path}<serde_json::Value>,\n"));
+            out.push_str(&format!(
+                "    generic \"{path}\" => k8s_openapi::{path}<serde_json::Value>,\n"
+            ));
         } else {
             out.push_str(&format!("    plain \"{path}\" => k8s_openapi::{path},\n"));
         }
@@ -34,7 +42,10 @@ fn main() {
 
 /// `(module path, type name, generic)` of every `impl crate::schemars::JsonSchema for X` below `dir`.
 fn scan(root: &Path, dir: &Path, out: &mut Vec<(String, String, bool)>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
@@ -55,14 +66,19 @@ fn scan(root: &Path, dir: &Path, out: &mut Vec<(String, String, bool)>) {
             .collect();
         for line in text.lines() {
             let line = line.trim();
-            let (generic, rest) = if let Some(r) = line.strip_prefix("impl crate::schemars::JsonSchema for ") {
+            let (generic, rest) = if let Some(r) =
+                line.strip_prefix("impl crate::schemars::JsonSchema for ")
+            {
                 (false, r)
             } else if let Some(r) = line.strip_prefix("impl<T> crate::schemars::JsonSchema for ") {
                 (true, r)
             } else {
                 continue;
             };
-            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
             out.push((module.join("::"), name, generic));
         }
     }
@@ -70,16 +86,27 @@ fn scan(root: &Path, dir: &Path, out: &mut Vec<(String, String, bool)>) {
 
 /// The `src` directory of the k8s-openapi package this build uses, from `cargo metadata`.
 fn k8s_openapi_src() -> PathBuf {
-    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap()).join("Cargo.toml");
+    let manifest =
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap()).join("Cargo.toml");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = std::process::Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline", "--filter-platform"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--offline",
+            "--filter-platform",
+        ])
         .arg(std::env::var("TARGET").unwrap())
         .arg("--manifest-path")
         .arg(&manifest)
         .output()
         .expect("cargo metadata runs");
-    assert!(output.status.success(), "cargo metadata: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let meta: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let pkg = meta["packages"]
         .as_array()
@@ -87,5 +114,8 @@ fn k8s_openapi_src() -> PathBuf {
         .iter()
         .find(|p| p["name"] == "k8s-openapi")
         .expect("k8s-openapi is a dependency");
-    PathBuf::from(pkg["manifest_path"].as_str().unwrap()).parent().unwrap().join("src")
+    PathBuf::from(pkg["manifest_path"].as_str().unwrap())
+        .parent()
+        .unwrap()
+        .join("src")
 }

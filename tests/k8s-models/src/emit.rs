@@ -54,7 +54,7 @@ struct RuleNode {
 /// A node below another: written out, or the model of a k8s-openapi type (by its path).
 #[derive(Debug, Clone, PartialEq)]
 enum Child {
-    Inline(Node),
+    Inline(Box<Node>),
     Ref(String),
 }
 
@@ -67,7 +67,8 @@ fn b(v: &Value, k: &str) -> bool {
 }
 
 fn u(v: &Value, k: &str) -> Option<u64> {
-    v.get(k).map(|x| x.as_u64().expect("a non-negative integer"))
+    v.get(k)
+        .map(|x| x.as_u64().expect("a non-negative integer"))
 }
 
 /// The scalar slots of a node and its children, each child made by `child(inline, key)` where
@@ -126,7 +127,11 @@ fn read(v: &Value, child: &mut dyn FnMut(&Value, &str) -> Child) -> Node {
         enum_values: v
             .get("enum")
             .and_then(Value::as_array)
-            .map(|a| a.iter().map(|x| serde_json::to_string(x).unwrap()).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|x| serde_json::to_string(x).unwrap())
+                    .collect()
+            })
             .unwrap_or_default(),
         max_length: u(v, "maxLength"),
         min_length: u(v, "minLength"),
@@ -156,7 +161,7 @@ fn read(v: &Value, child: &mut dyn FnMut(&Value, &str) -> Child) -> Node {
 
 /// The whole model of an inlined schema, children written out.
 fn content(v: &Value) -> Node {
-    read(v, &mut |c, _| Child::Inline(content(c)))
+    read(v, &mut |c, _| Child::Inline(Box::new(content(c))))
 }
 
 /// The k8s-openapi schema name a node of the schema with `$ref`s stands for, if it is one
@@ -198,16 +203,16 @@ fn structure(inline: &Value, refs: &Value, defs: &Value, root: &Value, dump: &Du
         let target = ref_target(r);
         let mut below = r;
         if let Some(name) = target {
-            if let Some(path) = dump.by_name.get(name) {
-                if content(c) == dump.roots[path] {
-                    return Child::Ref((*path).to_owned());
-                }
+            if let Some(path) = dump.by_name.get(name)
+                && content(c) == dump.roots[path]
+            {
+                return Child::Ref((*path).to_owned());
             }
             below = defs.get(name).unwrap_or(&Value::Null);
         } else if r.get("$ref").and_then(Value::as_str) == Some("#") {
             below = root;
         }
-        Child::Inline(structure(c, below, defs, root, dump))
+        Child::Inline(Box::new(structure(c, below, defs, root, dump)))
     })
 }
 
@@ -238,9 +243,7 @@ fn load(file: &Path) -> Version {
     for e in entries {
         let path = e["path"].as_str().unwrap();
         let refs = &e["refs"];
-        let defs = refs
-            .pointer("/components/schemas")
-            .unwrap_or(&Value::Null);
+        let defs = refs.pointer("/components/schemas").unwrap_or(&Value::Null);
         let node = structure(&e["inline"], refs, defs, refs, &dump);
         types.insert(path.to_owned(), node);
     }
@@ -373,7 +376,12 @@ impl Emitter<'_> {
             write!(o, "items: Some(&{}),", self.child(c, refs, uses)).unwrap();
         }
         if let Some(c) = &n.additional_properties {
-            write!(o, "additional_properties: Some(&{}),", self.child(c, refs, uses)).unwrap();
+            write!(
+                o,
+                "additional_properties: Some(&{}),",
+                self.child(c, refs, uses)
+            )
+            .unwrap();
         }
         if let Some(l) = &n.list_type {
             uses.items.insert("ListType".into());
@@ -454,7 +462,7 @@ impl Emitter<'_> {
         match c {
             Child::Ref(path) => refs(path),
             Child::Inline(n) => {
-                if let Some((name, ..)) = self.leaves.iter().find(|(_, _, l)| l == n) {
+                if let Some((name, ..)) = self.leaves.iter().find(|(_, _, l)| l == n.as_ref()) {
                     uses.items.insert((*name).to_owned());
                     (*name).to_owned()
                 } else {
@@ -473,8 +481,7 @@ fn const_name(ty: &str) -> String {
         if i > 0 && ch.is_uppercase() {
             let prev = c[i - 1];
             let next_lower = c.get(i + 1).is_some_and(|n| n.is_lowercase());
-            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower)
-            {
+            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower) {
                 o.push('_');
             }
         }
@@ -556,7 +563,6 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
     files.sort();
     let versions: Vec<Version> = files.iter().map(|f| load(f)).collect();
     let all: Vec<u32> = versions.iter().map(|v| v.minor).collect();
-    let newest = *all.last().unwrap();
     eprintln!("versions: {all:?}");
     let leaves = leaves();
     let em = Emitter { leaves: &leaves };
@@ -622,11 +628,7 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
         }
         let (_, ty) = split_path(path);
         let base = const_name(ty);
-        let last = *groups
-            .iter()
-            .flat_map(|(_, vs)| vs.iter())
-            .max()
-            .unwrap();
+        let last = *groups.iter().flat_map(|(_, vs)| vs.iter()).max().unwrap();
         let mut vs_out = Vec::new();
         for (_, vs) in groups {
             let name = if vs.contains(&last) {
@@ -649,14 +651,17 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
                 rep,
             });
         }
-        vs_out.sort_by(|a, b| b.rep.cmp(&a.rep));
+        vs_out.sort_by_key(|v| std::cmp::Reverse(v.rep));
         variants.insert(path.clone(), vs_out);
     }
 
     // Files: one per module.
     let mut modules: BTreeMap<String, Vec<&String>> = BTreeMap::new();
     for path in &paths {
-        modules.entry(split_path(path).0.to_owned()).or_default().push(path);
+        modules
+            .entry(split_path(path).0.to_owned())
+            .or_default()
+            .push(path);
     }
     let core_dir = Path::new(core_dir);
     if core_dir.exists() {
@@ -679,7 +684,6 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
         let mut body = String::new();
         let mut impls = String::new();
         for path in paths {
-            let (_, ty) = split_path(path);
             for var in &variants[*path] {
                 constants += 1;
                 let mut refs = |p: &str| {
@@ -688,7 +692,8 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
                     if m == module {
                         name.clone()
                     } else {
-                        uses.items.insert(format!("@{}", m.split("::").next().unwrap()));
+                        uses.items
+                            .insert(format!("@{}", m.split("::").next().unwrap()));
                         format!("{m}::{name}")
                     }
                 };
@@ -726,7 +731,6 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
                 };
                 impls.push_str(&gated(&gates(&var.versions, &all), &imp));
             }
-            let _ = ty;
         }
         used_leaves.extend(uses.items.iter().cloned());
         let mut o = String::new();
@@ -737,8 +741,10 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
         for u in &uses.items {
             if let Some(t) = u.strip_prefix('@') {
                 top_uses.push(t);
-            } else if ["Schema", "Type", "ListType", "MapType", "Rules", "Rule", "Reason"]
-                .contains(&u.as_str())
+            } else if [
+                "Schema", "Type", "ListType", "MapType", "Rules", "Rule", "Reason",
+            ]
+            .contains(&u.as_str())
             {
                 model_uses.push(u);
             } else {
@@ -749,7 +755,12 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
             writeln!(o, "use crate::model::{{{}}};", model_uses.join(", ")).unwrap();
         }
         if !common_uses.is_empty() {
-            writeln!(o, "use crate::model::k8s::common::{{{}}};", common_uses.join(", ")).unwrap();
+            writeln!(
+                o,
+                "use crate::model::k8s::common::{{{}}};",
+                common_uses.join(", ")
+            )
+            .unwrap();
         }
         if !top_uses.is_empty() {
             writeln!(o, "use crate::model::k8s::{{{}}};", top_uses.join(", ")).unwrap();
@@ -784,12 +795,20 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
     // common.rs: the named leaves and the property helper.
     {
         let mut o = String::new();
-        writeln!(o, "{header}\n//! Nodes the generated models share, and their property helper.\n").unwrap();
+        writeln!(
+            o,
+            "{header}\n//! Nodes the generated models share, and their property helper.\n"
+        )
+        .unwrap();
         writeln!(o, "use crate::model::{{Property, Schema, Type}};\n").unwrap();
         writeln!(o, "/// A property of an object node.\npub(crate) const fn prop(name: &'static str, required: bool, schema: &'static Schema<'static>) -> Property<'static> {{ Property {{ name, required, schema }} }}\n").unwrap();
         for (name, doc, node) in leaves.iter().filter(|l| used_leaves.contains(l.0)) {
             let expr = em.node(node, &mut |_| unreachable!(), &mut Uses::default());
-            writeln!(o, "/// {doc}\npub(crate) const {name}: Schema<'static> = {expr};\n").unwrap();
+            writeln!(
+                o,
+                "/// {doc}\npub(crate) const {name}: Schema<'static> = {expr};\n"
+            )
+            .unwrap();
         }
         let file = core_dir.join("common.rs");
         std::fs::write(&file, o).unwrap();
@@ -851,5 +870,4 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
         paths.len(),
         written.len()
     );
-    let _ = newest;
 }

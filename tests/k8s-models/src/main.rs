@@ -53,7 +53,12 @@ include!(concat!(env!("OUT_DIR"), "/types.rs"));
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["dump", file] => {
             let types = all();
             let out = json!({ "minor": MINOR, "types": types });
