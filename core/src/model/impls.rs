@@ -209,6 +209,7 @@ impl<K: MapKey, V: CelSchema, S> CelSchema for HashMap<K, V, S> {
         ..Costs::NONE
     };
 }
+
 /// Models of other crates' types, as schemars renders them (its `chrono04`, `uuid1`, `url2` and
 /// `semver1` features), each behind crd-cel's feature of the crate's name.
 mod third_party {

@@ -14,16 +14,20 @@
 //! `k8s_if_*` macros to the versions its model describes, so that the crate builds with whichever
 //! version feature the final binary enables.
 //!
-//! Recursive types cannot be const-recursive: where schemars cuts a cycle with a `$ref` (and
-//! where it leaves a `oneOf`), the model has a node without type ([`Type::Any`](super::Type::Any)), which is what
-//! the generated schema reads as.
+//! Recursive types cannot be const-recursive: where schemars cuts a cycle with a `$ref`
+//! (`JSONSchemaProps`, `CompositePodGroupTemplate`), the model has a [`Type::Unknown`] node (the
+//! schema there is only known when generated). A `oneOf` node (`JSONSchemaPropsOrBool` as a
+//! property) has no type in the generated schema, and [`Type::Any`] in the model.
+//!
+//! [`Type::Unknown`]: super::Type::Unknown
+//! [`Type::Any`]: super::Type::Any
 
 pub mod api;
 pub mod apiextensions_apiserver;
 pub mod apimachinery;
 mod common;
-pub mod kube_aggregator;
 mod names;
+pub mod kube_aggregator;
 
 use super::Schema;
 pub use names::by_name;

@@ -119,8 +119,15 @@ fn read(v: &Value, child: &mut dyn FnMut(&Value, &str) -> Child) -> Node {
                 .collect()
         })
         .unwrap_or_default();
+    // Where schemars cut a cycle the node is a bare `$ref`: its schema is only known when
+    // generated (`Type::Unknown`), spelled here as a type no schema has.
+    let ty = if v.get("$ref").is_some() {
+        Some(UNKNOWN.to_owned())
+    } else {
+        s(v, "type")
+    };
     Node {
-        ty: s(v, "type"),
+        ty,
         format: s(v, "format"),
         nullable: b(v, "nullable"),
         has_default: v.get("default").is_some(),
@@ -158,6 +165,9 @@ fn read(v: &Value, child: &mut dyn FnMut(&Value, &str) -> Child) -> Node {
         validations,
     }
 }
+
+/// The `type` of a cut `$ref` node.
+const UNKNOWN: &str = "<unknown>";
 
 /// The whole model of an inlined schema, children written out.
 fn content(v: &Value) -> Node {
@@ -307,8 +317,13 @@ fn leaves() -> Vec<(&'static str, &'static str, Node)> {
         ),
         (
             "ANY",
-            "No type: any value. A cut `$ref` (a recursive type) or a `oneOf` reads as this.",
+            "No type: any value (a `oneOf` node, which a model does not hold, reads as this).",
             j(r#"{}"#),
+        ),
+        (
+            "UNKNOWN",
+            "Where schemars cuts a recursive type with a `$ref`: known only when generated.",
+            j(r##"{"$ref":"#"}"##),
         ),
     ]
 }
@@ -452,6 +467,7 @@ impl Emitter<'_> {
             Some("string") => "String",
             Some("array") => "Array",
             Some("object") => "Object",
+            Some(UNKNOWN) => "Unknown",
             Some(other) => panic!("type {other}"),
         };
         write!(o, "..Schema::of(Type::{ty})}}").unwrap();

@@ -71,7 +71,12 @@ pub(crate) const NULLABLE_INT_OR_STRING: Schema<'static> = Schema {
     ..Schema::of(Type::Any)
 };
 
-/// No type: any value. A cut `$ref` (a recursive type) or a `oneOf` reads as this.
+/// No type: any value (a `oneOf` node, which a model does not hold, reads as this).
 pub(crate) const ANY: Schema<'static> = Schema {
     ..Schema::of(Type::Any)
+};
+
+/// Where schemars cuts a recursive type with a `$ref`: known only when generated.
+pub(crate) const UNKNOWN: Schema<'static> = Schema {
+    ..Schema::of(Type::Unknown)
 };

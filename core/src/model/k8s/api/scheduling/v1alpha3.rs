@@ -4,7 +4,7 @@
 //! The models of `k8s_openapi::api::scheduling::v1alpha3`.
 
 use crate::model::k8s::apimachinery;
-use crate::model::k8s::common::{ANY, INT32, STRING, prop};
+use crate::model::k8s::common::{INT32, STRING, UNKNOWN, prop};
 use crate::model::{Schema, Type};
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::AllCompositeDisruptionMode` (Kubernetes 1.37).
@@ -123,7 +123,7 @@ pub const COMPOSITE_POD_GROUP_TEMPLATE: Schema<'static> = Schema {
             "compositePodGroupTemplates",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),

@@ -5,7 +5,7 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{
-    ANY, BOOLEAN, BYTE, DOUBLE, INT32, INT64, STRING, STRING_LIST, prop,
+    ANY, BOOLEAN, BYTE, DOUBLE, INT32, INT64, STRING, STRING_LIST, UNKNOWN, prop,
 };
 use crate::model::{Schema, Type};
 
@@ -253,7 +253,7 @@ pub const JSON_SCHEMA_PROPS: Schema<'static> = Schema {
             "allOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -261,7 +261,7 @@ pub const JSON_SCHEMA_PROPS: Schema<'static> = Schema {
             "anyOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -270,7 +270,7 @@ pub const JSON_SCHEMA_PROPS: Schema<'static> = Schema {
             "definitions",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -307,13 +307,13 @@ pub const JSON_SCHEMA_PROPS: Schema<'static> = Schema {
         prop("minProperties", false, &INT64),
         prop("minimum", false, &DOUBLE),
         prop("multipleOf", false, &DOUBLE),
-        prop("not", false, &ANY),
+        prop("not", false, &UNKNOWN),
         prop("nullable", false, &BOOLEAN),
         prop(
             "oneOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -322,7 +322,7 @@ pub const JSON_SCHEMA_PROPS: Schema<'static> = Schema {
             "patternProperties",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -330,7 +330,7 @@ pub const JSON_SCHEMA_PROPS: Schema<'static> = Schema {
             "properties",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -367,7 +367,7 @@ pub const JSON_SCHEMA_PROPS_OR_ARRAY: Schema<'static> = Schema {
             "allOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -375,7 +375,7 @@ pub const JSON_SCHEMA_PROPS_OR_ARRAY: Schema<'static> = Schema {
             "anyOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -390,7 +390,7 @@ pub const JSON_SCHEMA_PROPS_OR_ARRAY: Schema<'static> = Schema {
             "definitions",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -435,7 +435,7 @@ pub const JSON_SCHEMA_PROPS_OR_ARRAY: Schema<'static> = Schema {
         ),
         prop("format", false, &STRING),
         prop("id", false, &STRING),
-        prop("items", false, &ANY),
+        prop("items", false, &UNKNOWN),
         prop("maxItems", false, &INT64),
         prop("maxLength", false, &INT64),
         prop("maxProperties", false, &INT64),
@@ -445,13 +445,13 @@ pub const JSON_SCHEMA_PROPS_OR_ARRAY: Schema<'static> = Schema {
         prop("minProperties", false, &INT64),
         prop("minimum", false, &DOUBLE),
         prop("multipleOf", false, &DOUBLE),
-        prop("not", false, &ANY),
+        prop("not", false, &UNKNOWN),
         prop("nullable", false, &BOOLEAN),
         prop(
             "oneOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -460,7 +460,7 @@ pub const JSON_SCHEMA_PROPS_OR_ARRAY: Schema<'static> = Schema {
             "patternProperties",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -468,7 +468,7 @@ pub const JSON_SCHEMA_PROPS_OR_ARRAY: Schema<'static> = Schema {
             "properties",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -509,13 +509,13 @@ pub const JSON_SCHEMA_PROPS_OR_BOOL: Schema<'static> = Schema {
     properties: &[
         prop("$ref", false, &STRING),
         prop("$schema", false, &STRING),
-        prop("additionalItems", false, &ANY),
-        prop("additionalProperties", false, &ANY),
+        prop("additionalItems", false, &UNKNOWN),
+        prop("additionalProperties", false, &UNKNOWN),
         prop(
             "allOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -523,7 +523,7 @@ pub const JSON_SCHEMA_PROPS_OR_BOOL: Schema<'static> = Schema {
             "anyOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -538,7 +538,7 @@ pub const JSON_SCHEMA_PROPS_OR_BOOL: Schema<'static> = Schema {
             "definitions",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -593,13 +593,13 @@ pub const JSON_SCHEMA_PROPS_OR_BOOL: Schema<'static> = Schema {
         prop("minProperties", false, &INT64),
         prop("minimum", false, &DOUBLE),
         prop("multipleOf", false, &DOUBLE),
-        prop("not", false, &ANY),
+        prop("not", false, &UNKNOWN),
         prop("nullable", false, &BOOLEAN),
         prop(
             "oneOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -608,7 +608,7 @@ pub const JSON_SCHEMA_PROPS_OR_BOOL: Schema<'static> = Schema {
             "patternProperties",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -616,7 +616,7 @@ pub const JSON_SCHEMA_PROPS_OR_BOOL: Schema<'static> = Schema {
             "properties",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -663,7 +663,7 @@ pub const JSON_SCHEMA_PROPS_OR_STRING_ARRAY: Schema<'static> = Schema {
             "allOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -671,7 +671,7 @@ pub const JSON_SCHEMA_PROPS_OR_STRING_ARRAY: Schema<'static> = Schema {
             "anyOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -686,7 +686,7 @@ pub const JSON_SCHEMA_PROPS_OR_STRING_ARRAY: Schema<'static> = Schema {
             "definitions",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -694,7 +694,7 @@ pub const JSON_SCHEMA_PROPS_OR_STRING_ARRAY: Schema<'static> = Schema {
             "dependencies",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -741,13 +741,13 @@ pub const JSON_SCHEMA_PROPS_OR_STRING_ARRAY: Schema<'static> = Schema {
         prop("minProperties", false, &INT64),
         prop("minimum", false, &DOUBLE),
         prop("multipleOf", false, &DOUBLE),
-        prop("not", false, &ANY),
+        prop("not", false, &UNKNOWN),
         prop("nullable", false, &BOOLEAN),
         prop(
             "oneOf",
             false,
             &Schema {
-                items: Some(&ANY),
+                items: Some(&UNKNOWN),
                 ..Schema::of(Type::Array)
             },
         ),
@@ -756,7 +756,7 @@ pub const JSON_SCHEMA_PROPS_OR_STRING_ARRAY: Schema<'static> = Schema {
             "patternProperties",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
@@ -764,7 +764,7 @@ pub const JSON_SCHEMA_PROPS_OR_STRING_ARRAY: Schema<'static> = Schema {
             "properties",
             false,
             &Schema {
-                additional_properties: Some(&ANY),
+                additional_properties: Some(&UNKNOWN),
                 ..Schema::of(Type::Object)
             },
         ),
