@@ -499,6 +499,13 @@ pub fn emit(cont: &Container) -> TokenStream {
         )
     };
 
+    // The costs of a node whose only rules are the container's (enums, opaque types).
+    let leaf_costs = quote! {
+        #p::Costs {
+            rules: #p::CostList::new(&[#(#container_costs),*]),
+            ..#p::Costs::NONE
+        }
+    };
     let (shadow_def, model, model_costs, items, checks) = match &cont.data {
         Data::Struct(fields) => {
             let mut properties = 0;
@@ -624,12 +631,7 @@ pub fn emit(cont: &Container) -> TokenStream {
                         ..__CEL_CONTAINER.apply(#p::Schema::of(#p::Type::String))
                     }
                 },
-                quote! {
-                    #p::Costs {
-                        rules: #p::CostList::new(&[#(#container_costs),*]),
-                        ..#p::Costs::NONE
-                    }
-                },
+                leaf_costs.clone(),
                 quote!(),
                 quote!(),
             )
@@ -648,12 +650,7 @@ pub fn emit(cont: &Container) -> TokenStream {
                         ..__CEL_CONTAINER.apply(#base)
                     }
                 },
-                quote! {
-                    #p::Costs {
-                        rules: #p::CostList::new(&[#(#container_costs),*]),
-                        ..#p::Costs::NONE
-                    }
-                },
+                leaf_costs,
                 quote!(),
                 quote!(),
             )

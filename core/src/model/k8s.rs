@@ -26,8 +26,8 @@ pub mod api;
 pub mod apiextensions_apiserver;
 pub mod apimachinery;
 mod common;
-mod names;
 pub mod kube_aggregator;
+mod names;
 
 use super::Schema;
 pub use names::by_name;
