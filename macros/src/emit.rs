@@ -752,10 +752,15 @@ pub fn emit(cont: &Container) -> TokenStream {
 
             #[automatically_derived]
             impl #bounded_impl #p::CelValidate for #ident #ty_generics #validate_where {
+                // Inline: the serialization and validation code behind it is generated where it is
+                // called, not in every crate that defines CRD types (measured: +2 s of codegen for a
+                // spec embedding a pod template, in a crate that never validates).
+                #[inline]
                 fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
                     #p::validate(self, #name)
                 }
 
+                #[inline]
                 fn validate_update(&self, old: &Self) -> #p::Result<(), #p::ValidationErrors> {
                     #p::validate_update(self, old, #name)
                 }
@@ -947,10 +952,15 @@ fn emit_root(cont: &Container, k: &crate::attr::KubeRoot, p: &TokenStream) -> To
 
         #[automatically_derived]
         impl #p::CelValidate for #root {
+            // Inline: the serialization and validation code behind it is generated where it is
+            // called, not in every crate that defines CRD types (measured: +2 s of codegen for a
+            // spec embedding a pod template, in a crate that never validates).
+            #[inline]
             fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
                 #p::validate_resource(self, #root_name)
             }
 
+            #[inline]
             fn validate_update(&self, old: &Self) -> #p::Result<(), #p::ValidationErrors> {
                 #p::validate_resource_update(self, old, #root_name)
             }
