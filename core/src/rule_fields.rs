@@ -253,6 +253,9 @@ pub fn check_rule_fields<'a>(
     out
 }
 
+/// The apiserver's detail for `optionalOldSelf` on a rule that does not use `oldSelf`.
+pub const OPTIONAL_OLD_SELF_UNUSED: &str = "may not be set if oldSelf is not used in rule";
+
 /// The check after compilation (CEL-SEMANTICS.md 3.5): `optionalOldSelf` may be set only on a
 /// rule that uses `oldSelf`. A rule that failed to compile counts as not using it.
 pub fn check_optional_old_self<'a>(
@@ -264,7 +267,7 @@ pub fn check_optional_old_self<'a>(
             field: RuleField::OptionalOldSelf,
             kind: ErrorKind::Invalid,
             value: BadValue::Bool(b),
-            detail: "may not be set if oldSelf is not used in rule",
+            detail: OPTIONAL_OLD_SELF_UNUSED,
         }),
         _ => None,
     }

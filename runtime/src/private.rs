@@ -831,7 +831,8 @@ pub const fn check_optional_old_self(rule: &str, value: bool, place: &str, index
     m.push(place);
     m.push("` is rejected by the apiserver: optionalOldSelf: Invalid value: ");
     m.push(if value { "true" } else { "false" });
-    m.push(": may not be set if oldSelf is not used in rule");
+    m.push(": ");
+    m.push(crd_cel_core::rule_fields::OPTIONAL_OLD_SELF_UNUSED);
     m.push("\nhelp: remove `optional_old_self`, or use `oldSelf` in the rule");
     m.panic()
 }

@@ -616,12 +616,7 @@ fn generate_unchecked<T: schemars::JsonSchema + ?Sized>() -> Value {
         .with_transform(kube_core::schema::OptionalEnum)
         .with_transform(kube_core::schema::OptionalIntOrString)
         .into_generator();
-    let mut schema = generator.into_root_schema_for::<T>().to_value();
-    // Nothing the apiserver reads; schemars puts the type's name at the root.
-    if let Some(obj) = schema.as_object_mut() {
-        obj.remove("title");
-    }
-    schema
+    generator.into_root_schema_for::<T>().to_value()
 }
 
 /// Compares a model constant with a JSON schema, returning every difference.
