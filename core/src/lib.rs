@@ -10,12 +10,15 @@ pub mod decl;
 pub mod env;
 pub mod field_path;
 pub mod fingerprint;
+pub mod go;
 pub mod literals;
 pub mod model;
 pub mod msg;
+pub mod names;
 pub mod rule_fields;
 pub mod size;
 pub mod syntax;
+pub(crate) mod typed;
 pub mod types;
 
 pub use model::{

@@ -30,9 +30,10 @@ pub enum Type {
     Object,
     /// A node whose schema is known only when schemars generates it: a type that implements
     /// `JsonSchema` but not [`CelSchema`] (another crate's type, a hand-written impl,
-    /// `#[schemars(schema_with)]`, a data-carrying enum). Rules that read into it are checked
-    /// against the generated schema instead (`crd_cel::check_rules`, and the test the derive
-    /// generates); the runtime validates such types with their generated schema.
+    /// `#[schemars(schema_with)]`, a data-carrying enum its variants do not describe). Rules
+    /// that read into it are checked against the generated schema instead
+    /// (`crd_cel::crd::check_type`, run by the test the derive generates); the runtime
+    /// validates such types with their generated schema.
     Unknown,
 }
 

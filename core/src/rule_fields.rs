@@ -274,75 +274,8 @@ pub fn check_optional_old_self<'a>(
 }
 
 /// A string quoted as Go's `%q` (`strconv.Quote`) prints it, which is how the apiserver shows
-/// string values in field errors: `"` and `\` get a backslash, `\a \b \f \n \r \t \v` their
-/// short escapes, other control characters `\x..`, other non-printable characters `\u....` or
-/// `\U........`; printable non-ASCII characters stay as they are.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if go_is_print(c) => out.push(c),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Go's `strconv.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space.
-/// Outside ASCII this rejects the characters that matter in practice (C1 controls, spaces
-/// other than U+0020, format characters such as zero-width and bidi marks, private use,
-/// non-characters); unassigned code points are taken as printable.
-fn go_is_print(c: char) -> bool {
-    let u = c as u32;
-    if u < 0x80 {
-        return (0x20..0x7f).contains(&u);
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    !matches!(
-        u,
-        0xad | 0x600..=0x605
-            | 0x61c
-            | 0x6dd
-            | 0x70f
-            | 0x890..=0x891
-            | 0x8e2
-            | 0x180e
-            | 0x200b..=0x200f
-            | 0x202a..=0x202e
-            | 0x2060..=0x2064
-            | 0x2066..=0x206f
-            | 0xd800..=0xdfff
-            | 0xe000..=0xf8ff
-            | 0xfdd0..=0xfdef
-            | 0xfeff
-            | 0xfff9..=0xfffb
-            | 0xfffe..=0xffff
-            | 0x110bd
-            | 0x110cd
-            | 0x1bca0..=0x1bca3
-            | 0x1d173..=0x1d17a
-            | 0xe0001
-            | 0xe0020..=0xe007f
-            | 0xf0000..
-    )
-}
+/// string values in field errors ([`crate::go::quote`]).
+pub use crate::go::quote as go_quote;
 
 #[cfg(test)]
 mod tests {
@@ -550,19 +483,5 @@ mod tests {
         );
         assert_eq!(check_optional_old_self(&r, true), None);
         assert_eq!(check_optional_old_self(&rule("true"), false), None);
-    }
-
-    #[test]
-    fn go_quoting() {
-        assert_eq!(go_quote("a\"b\\c"), r#""a\"b\\c""#);
-        assert_eq!(
-            go_quote("\u{7}\u{8}\u{c}\n\r\t\u{b}"),
-            r#""\a\b\f\n\r\t\v""#
-        );
-        assert_eq!(go_quote("\u{1}\u{7f}"), r#""\x01\x7f""#);
-        assert_eq!(go_quote("é 👑 日本"), "\"é 👑 日本\"");
-        assert_eq!(go_quote("\u{a0}\u{200b}\u{85}"), r#""\u00a0\u200b\u0085""#);
-        assert_eq!(go_quote("\u{e0001}"), r#""\U000e0001""#);
-        assert_eq!(go_quote("<&>"), "\"<&>\"");
     }
 }

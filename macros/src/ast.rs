@@ -27,12 +27,46 @@ pub enum Data<'a> {
     /// renders it as `anyOf` without a `type`, which no structural schema allows; crd-cel writes
     /// what it means, `x-kubernetes-int-or-string: true` (k8s-openapi's `IntOrString`).
     IntOrString,
-    /// A type whose schema crd-cel reads from what schemars generates: data-carrying enums (every
-    /// representation), tuple structs, `from`/`try_from` containers, containers whose schema a
+    /// A type whose schema crd-cel reads from what schemars generates: data-carrying enums whose
+    /// variants do not say what the schema is (see `variants`), tuple structs, `from`/`try_from` containers, containers whose schema a
     /// `transform` or model-changing `extend` changes. Its model is unknown at compile time
     /// (rules on it are checked against the generated schema), its fields keep their own
     /// types' rules.
     Opaque,
+    /// A data-carrying enum whose schema the derive can follow from its variants: its model
+    /// is built at compile time (the schema itself is still schemars', rewritten as kube does).
+    Enum(Variants<'a>),
+}
+
+/// How serde writes the variant (`#[serde(tag, content, untagged)]`).
+pub enum Repr {
+    /// `{"variant": payload}`.
+    External,
+    /// `{"tag": "variant", ..fields}`.
+    Internal { tag: String },
+    /// `{"tag": "variant", "content": payload}`.
+    Adjacent { tag: String, content: String },
+    /// The payload alone.
+    Untagged,
+}
+
+pub struct Variants<'a> {
+    pub repr: Repr,
+    pub variants: Vec<Variant<'a>>,
+}
+
+pub struct Variant<'a> {
+    /// The serialized name.
+    pub name: String,
+    pub payload: Payload<'a>,
+}
+
+pub enum Payload<'a> {
+    Unit,
+    Newtype(Box<Field<'a>>),
+    Struct(Vec<Field<'a>>),
+    /// Several unnamed fields: a JSON array.
+    Tuple,
 }
 
 pub struct Field<'a> {
@@ -51,9 +85,9 @@ impl<'a> Container<'a> {
         let mut cel = attr::parse_cel_attrs(cx, &input.attrs, false);
         cel.rules.extend(attr::parse_x_kube(cx, &input.attrs));
         let serde = attr::parse_serde_container(cx, &input.attrs);
-        let unmodeled = attr::schemars_container_unmodeled(cx, &input.attrs)
-            || serde.from
-            || serde.tag.is_some();
+        let container_unmodeled =
+            attr::schemars_container_unmodeled(cx, &input.attrs) || serde.from;
+        let unmodeled = container_unmodeled || serde.tag.is_some();
         let kube = attr::parse_kube(cx, &input.attrs);
         let rename_all = serde.rename_all.as_ref().and_then(|r| {
             let rule = RenameRule::from_str(&r.value);
@@ -148,8 +182,10 @@ impl<'a> Container<'a> {
                         names.push(name);
                     }
                     Data::UnitEnum(names)
-                } else {
+                } else if container_unmodeled {
                     Data::Opaque
+                } else {
+                    Variants::from_ast(cx, e, &serde, rename_all).map_or(Data::Opaque, Data::Enum)
                 }
             }
             syn::Data::Union(_) => {
@@ -178,8 +214,64 @@ impl<'a> Container<'a> {
         match &self.data {
             Data::Struct(fields) => fields,
             Data::Newtype(f) => std::slice::from_ref(f),
-            Data::UnitEnum(_) | Data::Opaque | Data::IntOrString => &[],
+            Data::UnitEnum(_) | Data::Opaque | Data::IntOrString | Data::Enum(_) => &[],
         }
+    }
+}
+
+impl<'a> Variants<'a> {
+    /// `None` when a variant uses something whose schema the derive does not follow.
+    fn from_ast(
+        cx: &Ctxt,
+        e: &'a syn::DataEnum,
+        serde: &attr::SerdeContainer,
+        rename_all: Option<RenameRule>,
+    ) -> Option<Variants<'a>> {
+        let repr = match (&serde.tag_name, &serde.content) {
+            _ if serde.untagged => Repr::Untagged,
+            (Some(tag), Some(content)) => Repr::Adjacent {
+                tag: tag.clone(),
+                content: content.clone(),
+            },
+            (Some(tag), None) => Repr::Internal { tag: tag.clone() },
+            (None, _) => Repr::External,
+        };
+        let rule =
+            |r: &Option<attr::Sp<String>>| r.as_ref().and_then(|r| RenameRule::from_str(&r.value));
+        let fields_rule = rule(&serde.rename_all_fields);
+        let mut variants = Vec::new();
+        for v in &e.variants {
+            let a = attr::parse_variant_attrs(cx, &v.attrs);
+            if a.skip {
+                continue;
+            }
+            if a.unmodeled {
+                return None;
+            }
+            let name = a.rename.unwrap_or_else(|| {
+                let raw = v.ident.to_string();
+                rename_all.map_or(raw.clone(), |r| r.apply_to_variant(&raw))
+            });
+            let payload = match &v.fields {
+                syn::Fields::Unit => Payload::Unit,
+                syn::Fields::Unnamed(f) if f.unnamed.len() == 1 => {
+                    Payload::Newtype(Box::new(Field::from_ast(cx, &f.unnamed[0], None)?))
+                }
+                syn::Fields::Unnamed(_) => Payload::Tuple,
+                syn::Fields::Named(named) => {
+                    let rename = rule(&a.rename_all).or(fields_rule);
+                    Payload::Struct(
+                        named
+                            .named
+                            .iter()
+                            .filter_map(|f| Field::from_ast(cx, f, rename))
+                            .collect(),
+                    )
+                }
+            };
+            variants.push(Variant { name, payload });
+        }
+        Some(Variants { repr, variants })
     }
 }
 

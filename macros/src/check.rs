@@ -6,6 +6,7 @@ use crate::ast::{Container, Field};
 use crate::attr::{RuleAttr, SchemaAttrs, sym};
 use crate::ctxt::Ctxt;
 use crd_cel_core::ast::AstBuf;
+use crd_cel_core::model::ListType;
 use crd_cel_core::rule_fields::{
     ErrorKind, RuleField, RuleFieldError, RuleInput, check_rule_fields,
 };
@@ -123,9 +124,6 @@ fn hint(e: &RuleFieldError<'_>) -> Option<&'static str> {
     })
 }
 
-const LIST_TYPES: &[&str] = &["atomic", "set", "map"];
-const MAP_TYPES: &[&str] = &["atomic", "granular"];
-
 fn check_container_schema(cx: &Ctxt, s: &SchemaAttrs) {
     if let Some(lt) = &s.list_type {
         cx.push(syn::Error::new(
@@ -151,38 +149,14 @@ fn check_container_schema(cx: &Ctxt, s: &SchemaAttrs) {
             "`min_items` describes a list field; put it on the field",
         ));
     }
-    check_map_type(cx, s);
-}
-
-fn check_map_type(cx: &Ctxt, s: &SchemaAttrs) {
-    if let Some(mt) = &s.map_type
-        && !MAP_TYPES.contains(&mt.value.as_str())
-    {
-        cx.push(syn::Error::new(
-            mt.span,
-            format!(
-                "Unsupported value: \"{}\": supported values: \"atomic\", \"granular\"",
-                mt.value
-            ),
-        ));
-    }
 }
 
 fn check_field_schema(cx: &Ctxt, f: &Field) {
     let s = &f.cel.schema;
-    if let Some(lt) = &s.list_type
-        && !LIST_TYPES.contains(&lt.value.as_str())
-    {
-        cx.push(syn::Error::new(
-            lt.span,
-            format!(
-                "Unsupported value: \"{}\": supported values: \"atomic\", \"map\", \"set\"",
-                lt.value
-            ),
-        ));
-    }
-    check_map_type(cx, s);
-    let is_map_list = s.list_type.as_ref().is_some_and(|l| l.value == "map");
+    let is_map_list = s
+        .list_type
+        .as_ref()
+        .is_some_and(|l| l.value == ListType::Map);
     match (&s.list_map_keys, is_map_list) {
         (Some(keys), false) => cx.push(syn::Error::new(
             keys.span,

@@ -19,6 +19,7 @@ mod case;
 mod check;
 mod ctxt;
 mod emit;
+mod intern;
 mod predict;
 mod rules;
 

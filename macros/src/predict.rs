@@ -15,7 +15,8 @@
 
 use crate::ast::{Container, Data, Field};
 use crate::attr::{SchemaAttrs, SchemarsValidation};
-use crd_cel_core::model::{CelSchema, Decoration, ListType, MapType, Property, Schema, Type};
+use crate::intern;
+use crd_cel_core::model::{CelSchema, Decoration, ListType, Property, Schema, Type};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -45,12 +46,23 @@ const PLACEHOLDER: Predicted = Predicted {
 };
 
 thread_local! {
-    /// Types deriving `CelValidate`, by name: those derived earlier in this expansion process
-    /// and those [`scan_sources`] found. A name can be reused in another module; the fingerprint
-    /// catches that.
-    static DERIVED: RefCell<HashMap<String, Predicted>> = RefCell::default();
-    /// Source files [`scan_sources`] has read.
-    static SCANNED: RefCell<std::collections::HashSet<std::path::PathBuf>> = RefCell::default();
+    /// Types deriving `CelValidate`, by crate and name: those derived earlier in this
+    /// expansion process and those [`scan_sources`] found. A name can be reused in another
+    /// module; the fingerprint catches that.
+    static DERIVED: RefCell<HashMap<(String, String), Predicted>> = RefCell::default();
+    /// Source files [`scan_sources`] has read, with their modification time then: a
+    /// long-lived proc-macro server (rust-analyzer's) reads a file again once it changed.
+    static SCANNED: RefCell<HashMap<std::path::PathBuf, Option<std::time::SystemTime>>> =
+        RefCell::default();
+}
+
+/// The crate being expanded (one process may expand several).
+fn crate_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()
+}
+
+fn derived(name: &str) -> Option<Predicted> {
+    DERIVED.with(|d| d.borrow().get(&(crate_dir(), name.to_owned())).copied())
 }
 
 /// Predicts every type deriving `CelValidate` in the crate's `src/` and in the source file of
@@ -66,7 +78,8 @@ pub fn scan_sources() {
     files.extend(proc_macro::Span::call_site().local_file());
     let mut inputs = Vec::new();
     for path in files {
-        if !SCANNED.with(|s| s.borrow_mut().insert(path.clone())) {
+        let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        if SCANNED.with(|s| s.borrow_mut().insert(path.clone(), mtime)) == Some(mtime) {
             continue;
         }
         // Only files that mention the derive are parsed.
@@ -87,7 +100,7 @@ pub fn scan_sources() {
             let cx = crate::ctxt::Ctxt::new();
             let cont = Container::from_ast(&cx, input);
             let name = input.ident.to_string();
-            let before = DERIVED.with(|d| d.borrow().get(&name).map(|p| p.complete_props));
+            let before = derived(&name).map(|p| p.complete_props);
             // A type with bad attributes is left to its own derive to report.
             if let (Some(cont), Ok(())) = (cont, cx.check())
                 && let Some(p) = container(&cont)
@@ -151,10 +164,6 @@ fn collect(items: &[syn::Item], out: &mut Vec<syn::DeriveInput>) {
     }
 }
 
-fn leak<T>(v: T) -> &'static T {
-    Box::leak(Box::new(v))
-}
-
 fn known(schema: &'static Schema<'static>) -> Predicted {
     Predicted {
         schema,
@@ -192,7 +201,7 @@ fn of_type(ty: &syn::Type) -> Predicted {
         ("Option", [t]) => {
             let inner = of_type(t);
             Predicted {
-                schema: leak(Schema {
+                schema: intern::schema(Schema {
                     nullable: true,
                     ..*inner.schema
                 }),
@@ -206,7 +215,7 @@ fn of_type(ty: &syn::Type) -> Predicted {
         ("BTreeMap" | "HashMap", [k, v, ..]) if is_string(k) => {
             let values = of_type(v);
             Predicted {
-                schema: leak(Schema {
+                schema: intern::schema(Schema {
                     additional_properties: Some(values.schema),
                     ..Schema::of(Type::Object)
                 }),
@@ -218,7 +227,7 @@ fn of_type(ty: &syn::Type) -> Predicted {
         // A type of the crate first (a crate may derive a `Condition` of its own), by a bare
         // name only; then the std and k8s-openapi names.
         (_, []) => (path.segments.len() == 1)
-            .then(|| DERIVED.with(|d| d.borrow().get(&name).copied()))
+            .then(|| derived(&name))
             .flatten()
             .or_else(|| scalar(&name).map(known))
             .unwrap_or(PLACEHOLDER),
@@ -233,7 +242,7 @@ fn is_string(ty: &syn::Type) -> bool {
 
 fn list(items: Predicted, list_type: Option<ListType>) -> Predicted {
     Predicted {
-        schema: leak(Schema {
+        schema: intern::schema(Schema {
             items: Some(items.schema),
             list_type,
             ..Schema::of(Type::Array)
@@ -337,7 +346,7 @@ fn validated(base: Predicted, v: &SchemarsValidation) -> Option<Predicted> {
         ..
     })) = &v.pattern
     {
-        s = s.with_pattern(leak(pat.value()).as_str());
+        s = s.with_pattern(intern::str(&pat.value()));
     }
     if let Some(f) = v.format {
         s = s.with_format(f);
@@ -358,7 +367,7 @@ fn validated(base: Predicted, v: &SchemarsValidation) -> Option<Predicted> {
         complete &= items.complete;
     }
     Some(Predicted {
-        schema: leak(s),
+        schema: intern::schema(s),
         complete,
         ..base
     })
@@ -366,26 +375,16 @@ fn validated(base: Predicted, v: &SchemarsValidation) -> Option<Predicted> {
 
 /// `emit::decoration_tokens` natively (the rules left out: nothing predicted reads them).
 fn decoration(s: &SchemaAttrs) -> Decoration<'static> {
-    let keys: Vec<&'static str> = s
+    let keys: Vec<&String> = s
         .list_map_keys
         .iter()
         .flat_map(|k| k.value.iter())
-        .map(|k| leak(k.clone()).as_str())
         .collect();
     Decoration {
         rules: &[],
-        list_type: match s.list_type.as_ref().map(|l| l.value.as_str()) {
-            Some("atomic") => Some(ListType::Atomic),
-            Some("set") => Some(ListType::Set),
-            Some("map") => Some(ListType::Map),
-            _ => None,
-        },
-        list_map_keys: Box::leak(keys.into_boxed_slice()),
-        map_type: match s.map_type.as_ref().map(|l| l.value.as_str()) {
-            Some("atomic") => Some(MapType::Atomic),
-            Some("granular") => Some(MapType::Granular),
-            _ => None,
-        },
+        list_type: s.list_type.as_ref().map(|l| l.value),
+        list_map_keys: intern::strs(&keys),
+        map_type: s.map_type.as_ref().map(|l| l.value),
         max_items: s.max_items.as_ref().map(|v| v.value),
         min_items: s.min_items.as_ref().map(|v| v.value),
         max_properties: s.max_properties.as_ref().map(|v| v.value),
@@ -397,7 +396,8 @@ fn decoration(s: &SchemaAttrs) -> Decoration<'static> {
 fn field(f: &Field) -> (Predicted, bool) {
     let base = of_type(&f.ty);
     let has_default = f.serde.default && !f.serde.skip_serializing_if;
-    let required = f.schemars.required || !(has_default || base.optional);
+    // Any `#[serde(default)]` makes the field optional, whatever it writes as `default`.
+    let required = f.schemars.required || !(f.serde.default || base.optional);
     if f.schemars.unmodeled {
         return (PLACEHOLDER, required);
     }
@@ -412,7 +412,7 @@ fn field(f: &Field) -> (Predicted, bool) {
     if has_default {
         s.has_default = true;
     }
-    node.schema = leak(s);
+    node.schema = intern::schema(s);
     (node, required)
 }
 
@@ -439,15 +439,15 @@ pub fn container(cont: &Container) -> Option<PredictedType> {
                     complete_props |= 1 << k;
                 }
                 properties.push(Property {
-                    name: leak(f.name.clone()).as_str(),
+                    name: intern::str(&f.name),
                     required,
                     schema: node.schema,
                 });
                 field_nodes.push(node);
             }
             Predicted {
-                schema: leak(Schema {
-                    properties: Box::leak(properties.into_boxed_slice()),
+                schema: intern::schema(Schema {
+                    properties: intern::properties(properties),
                     ..deco.apply(Schema::of(Type::Object))
                 }),
                 optional: false,
@@ -458,26 +458,31 @@ pub fn container(cont: &Container) -> Option<PredictedType> {
         Data::Newtype(f) => {
             let inner = validated(of_type(&f.ty), &f.schemars.validation)?;
             Predicted {
-                schema: leak(deco.apply(*inner.schema)),
+                schema: intern::schema(deco.apply(*inner.schema)),
                 optional: false,
                 ..inner
             }
         }
         // Read from the generated schema: nothing to predict.
-        Data::Opaque => return None,
-        Data::IntOrString => known(leak(deco.apply(crd_cel_core::model::k8s::INT_OR_STRING))),
+        Data::Opaque | Data::Enum(_) => return None,
+        Data::IntOrString => known(intern::schema(
+            deco.apply(crd_cel_core::model::k8s::INT_OR_STRING),
+        )),
         Data::UnitEnum(names) => {
-            let values: Vec<&'static str> = names
+            let values: Vec<String> = names
                 .iter()
-                .map(|n| leak(serde_json::to_string(n).expect("BUG: a string serializes")).as_str())
+                .map(|n| serde_json::to_string(n).expect("BUG: a string serializes"))
                 .collect();
-            known(leak(Schema {
-                enum_values: Box::leak(values.into_boxed_slice()),
+            known(intern::schema(Schema {
+                enum_values: intern::strs(&values),
                 ..deco.apply(Schema::of(Type::String))
             }))
         }
     };
-    DERIVED.with(|d| d.borrow_mut().insert(cont.ident.to_string(), node));
+    DERIVED.with(|d| {
+        d.borrow_mut()
+            .insert((crate_dir(), cont.ident.to_string()), node)
+    });
     Some(PredictedType {
         node,
         fields: field_nodes,

@@ -74,6 +74,12 @@ impl NodeRef {
 /// One `const _` per rule and messageExpression of `rules`, checking them against `node`.
 /// `place` names the node in messages (`WebAppSpec`, `WebAppSpec.replicas`); `resource_root`
 /// is true for the kube root type.
+///
+/// `generic`: the container has type parameters, so the checks are associated constants of an
+/// inherent impl (`Checks::items`, evaluated for each instantiation when its `COSTS` is, which
+/// the kube root's CRD-wide cost check does), costs name them through `Self::`, and the
+/// `fieldPath` checks, which must be free constants, are left to the apiserver's CRD checks.
+#[allow(clippy::too_many_arguments)]
 pub fn checks(
     rules: &[RuleAttr],
     node: &NodeRef,
@@ -81,9 +87,11 @@ pub fn checks(
     p: &TokenStream,
     place: &str,
     resource_root: bool,
+    generic: bool,
     costs: &mut Vec<TokenStream>,
 ) -> Checks {
     let mut out = TokenStream::new();
+    let mut free = TokenStream::new();
     let mut expr_costs = Vec::new();
     let bind = node.bind(p);
     // Every expression's AST and native check first: the fingerprint the checked ones share
@@ -131,10 +139,7 @@ pub fn checks(
         .fold(0, |a, b| a | b);
     // The real node's fingerprint over those reads (one constant for all of them) and the
     // prediction's.
-    let shape = quote::format_ident!(
-        "__CEL_SHAPE_{}",
-        SHAPES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    );
+    let shape = quote::format_ident!("__CEL_SHAPE_{}", ident_part(place));
     let predicted_fingerprint = match predicted {
         Some(node) if exprs.iter().any(|e| e.native.is_some()) => {
             out.extend(quote! {
@@ -152,7 +157,7 @@ pub fn checks(
         // The names of the constants holding this rule's estimates (0 when not checked).
         let mut rule_cost = quote!(0);
         let mut message_cost = quote!(0);
-        if let Some(fp) = &r.field_path {
+        if let Some(fp) = r.field_path.as_ref().filter(|_| !generic) {
             out.extend(quote_spanned! {fp.span()=>
                 #[allow(long_running_const_eval)]
                 const _: () = {
@@ -166,7 +171,7 @@ pub fn checks(
         // `optionalOldSelf` (either value) is rejected on a rule that does not use `oldSelf`.
         if let Some(oos) = &r.optional_old_self {
             let (rule, value) = (&r.rule, oos.value);
-            out.extend(quote_spanned! {oos.span=>
+            free.extend(quote_spanned! {oos.span=>
                 #[allow(long_running_const_eval)]
                 const _: () = {
                     use #p::check_optional_old_self as __cel_check;
@@ -195,9 +200,17 @@ pub fn checks(
             };
             // A named constant (rustc evaluates every free constant, used or not): the check,
             // whose value is the estimated cost the type's `CEL_RULE_COSTS` lists.
+            // Named after the rule, so that rustc's "evaluation of `..` failed" says which.
             let name = quote::format_ident!(
-                "__CEL_COST_{}",
-                COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                "__CEL_{}RULE_{}_{}{}",
+                if resource_root { "ROOT_" } else { "" },
+                ident_part(place),
+                i,
+                if target == Target::MessageExpression {
+                    "_MESSAGE"
+                } else {
+                    ""
+                }
             );
             let call = match (native, parsed.packed_bytes()) {
                 (Some(Prediction { cost, .. }), Some(words)) => {
@@ -235,10 +248,18 @@ pub fn checks(
                 };
             });
             let is_message = target == Target::MessageExpression;
-            if is_message {
-                message_cost = quote!(#name);
+            let named = if generic {
+                quote!(Self::#name)
             } else {
-                rule_cost = quote!(#name);
+                quote!(#name)
+            };
+            if is_message {
+                message_cost = named;
+            } else {
+                rule_cost = named;
+            }
+            if generic {
+                continue;
             }
             costs.push(quote! {
                 #p::RuleCost {
@@ -256,12 +277,15 @@ pub fn checks(
     }
     Checks {
         items: out,
+        free,
         costs: expr_costs,
     }
 }
 
 /// What [`checks`] emits.
 pub struct Checks {
+    /// Items that need no node (free constants in either case).
+    pub free: TokenStream,
     /// The `const` items.
     pub items: TokenStream,
     /// An `ExprCosts` expression per rule, in order (the estimates the items compute).
@@ -276,11 +300,21 @@ pub fn unchecked_costs(rules: &[RuleAttr], p: &TokenStream) -> Vec<TokenStream> 
         .collect()
 }
 
-/// Names the cost constants apart within one expansion (and across, harmlessly).
-static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-/// Names the shape constants apart (a counter of their own, so that the cost constants keep
-/// the names error messages show).
-static SHAPES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// `place` (`WebAppSpec.replicas`, JSON names) as part of an identifier: one derive's constants
+/// are told apart by their place and index, so names depend on nothing but the type's source.
+/// `_` stands for `.`; any other character that cannot appear in an identifier is spelled by its
+/// code point, so distinct places stay distinct.
+fn ident_part(place: &str) -> String {
+    let mut out = String::with_capacity(place.len());
+    for c in place.chars() {
+        match c {
+            '.' => out.push('_'),
+            c if c.is_ascii_alphanumeric() || c == '_' => out.push(c),
+            c => out.push_str(&format!("_u{:x}_", c as u32)),
+        }
+    }
+    out
+}
 
 fn literal_message(
     source: &str,

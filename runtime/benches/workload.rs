@@ -355,10 +355,10 @@ fn check_verdicts() {
 /// The 48 evaluations of a create, outside the walk: each rule's program with the node value it
 /// binds to `self`, taken from the converted object.
 fn create_evaluations(
-    root: &crd_cel::eval::value::Value,
-) -> Vec<(crd_cel::eval::interp::Program, crd_cel::eval::value::Value)> {
-    use crd_cel::eval::interp::Program;
-    use crd_cel::eval::value::Value as Cel;
+    root: &crd_cel::eval::Value,
+) -> Vec<(crd_cel::eval::Program, crd_cel::eval::Value)> {
+    use crd_cel::eval::Program;
+    use crd_cel::eval::Value as Cel;
     fn field(v: &Cel, name: &str) -> Cel {
         match v {
             Cel::Map(m) => m.get_str(name).cloned().expect("field present"),
@@ -408,8 +408,8 @@ fn create_evaluations(
 /// object to CEL values (the walk converts only what rules read), and the 48 evaluations alone.
 fn bench_stages(c: &mut Criterion) {
     use crd_cel::CelSchema;
-    use crd_cel::eval::convert::to_value;
-    use crd_cel::eval::node::SchemaNode;
+    use crd_cel::eval::SchemaNode;
+    use crd_cel::eval::to_value;
     let o = objects();
     let tree = SchemaNode::from_model_with(
         &<crdcel::Workload as CelSchema>::MODEL,
@@ -422,7 +422,7 @@ fn bench_stages(c: &mut Criterion) {
     for (p, v) in &evaluations {
         let ev = p.eval(v, None, crd_cel::validate::PER_CALL_LIMIT);
         assert!(
-            matches!(ev.result, Ok(crd_cel::eval::value::Value::Bool(true))),
+            matches!(ev.result, Ok(crd_cel::eval::Value::Bool(true))),
             "{ev:?}"
         );
     }

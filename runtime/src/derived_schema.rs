@@ -195,8 +195,12 @@ pub fn structural_variants(schema: &mut schemars::Schema) {
     }
 }
 
-/// Two variants' schemas of one property as one: string enums merged, else any value.
+/// Two variants' schemas of one property as one: the first when they differ only in their
+/// documentation, string enums merged, else any value.
 fn merge_property(a: &Value, b: &Value) -> Value {
+    if undocumented(a) == undocumented(b) {
+        return a.clone();
+    }
     // A tag is `const` until schemars' OpenAPI 3 transforms make it a one-value `enum`.
     let string_enum = |v: &Value| {
         (v.get("type").and_then(Value::as_str) == Some("string"))
@@ -226,5 +230,19 @@ pub fn int_or_string(schema: &mut schemars::Schema) {
     if let Some(obj) = schema.as_object_mut() {
         obj.remove("anyOf");
         obj.insert("x-kubernetes-int-or-string".into(), true.into());
+    }
+}
+
+/// A schema without its `description`s and `title`s, at every level.
+fn undocumented(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(k, _)| *k != "description" && *k != "title")
+                .map(|(k, v)| (k.clone(), undocumented(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(undocumented).collect()),
+        other => other.clone(),
     }
 }

@@ -1,13 +1,38 @@
-//! Evaluating rules: CEL values, the schema-driven conversion of objects to them, and (in the
-//! runtime stage, issue 5) the interpreter with the apiserver's list semantics and cost.
+//! Evaluating rules: CEL values, the schema-driven conversion of objects to them, and the
+//! interpreter with cel-go's semantics, the apiserver's list semantics and its runtime cost.
+//!
+//! The public surface is what running a rule by hand needs: build a [`SchemaNode`] from a model,
+//! turn a JSON object into a [`Value`] with [`to_value`], [`Program::compile`] a rule and
+//! [`Program::eval`] it. Everything else (the function libraries, the planner, the Go ports) is
+//! internal.
+//!
+//! The modules, in the order the data flows:
+//! - `node` (the schema tree values are built against), `convert` (JSON to [`Value`]), `value`,
+//!   `time`, `lists` (the values and list/map semantics), `error`;
+//! - `interp` (planning, read analysis and evaluation of a program);
+//! - `functions` (the table the planner resolves calls in), assembled from `stdlib` and
+//!   `library` (one module per Kubernetes library), which declare their functions with the
+//!   types of the leaf `function`;
+//! - `go` (ports of Go's `net/netip`, `net/url`, RE2 and `%g`) and `names` (property-name
+//!   escaping), leaves shared with `validate`.
 
-pub mod convert;
-pub mod error;
-pub mod functions;
-pub mod interp;
-pub mod library;
-pub mod lists;
-pub mod node;
-pub mod stdlib;
-pub mod time;
-pub mod value;
+pub(crate) mod convert;
+pub(crate) mod error;
+mod function;
+mod functions;
+pub(crate) mod go;
+pub(crate) mod interp;
+mod library;
+pub(crate) mod lists;
+mod names;
+pub(crate) mod node;
+mod stdlib;
+pub(crate) mod time;
+pub(crate) mod value;
+
+pub use convert::to_value;
+pub use error::{ErrorKind, EvalError};
+pub use interp::{Evaluation, Need, PlanError, Program};
+pub use node::{SchemaNode, StringFormat};
+pub use time::{Duration, Timestamp};
+pub use value::{Key, List, ListKind, Map, Opaque, Value};

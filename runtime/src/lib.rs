@@ -3,6 +3,7 @@
 pub mod crd;
 mod derived_schema;
 pub mod eval;
+mod generated_test;
 pub mod gojson;
 pub mod schema;
 pub mod validate;

@@ -4,6 +4,7 @@
 pub use crate::derived_schema::{
     Decorate, decorate, finish_schema, int_or_string, structural_variants,
 };
+pub use crate::generated_test::assert_rules;
 pub use crate::model::k8s;
 pub use crate::model::{
     CelSchema, CostList, Costs, Decoration, ExprCosts, ListType, MapType, Property, Reason, Rule,
@@ -121,39 +122,6 @@ fn run<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
         Ok(())
     } else {
         Err(out.errors)
-    }
-}
-
-/// The body of the `#[test]` the derive generates for a type with rules (`resource`: the kube
-/// root type): every rule of the generated schema checked as the apiserver checks it at CRD
-/// creation. Rules the build checked pass again; rules that read into a type known only by its
-/// `JsonSchema` are checked here for the first time.
-pub fn assert_rules<T: schemars::JsonSchema + ?Sized>(resource: bool) {
-    let opts = crate::crd::Options {
-        kubernetes_minor: TARGET_COMPAT + 1,
-    };
-    let report = if resource {
-        crate::crd::check_resource::<T>(&opts)
-    } else {
-        crate::crd::check_type::<T>(&opts)
-    };
-    match report {
-        Ok(r) if r.accepted() => {}
-        Ok(r) => {
-            let causes: Vec<String> = r.errors.iter().map(|e| format!("  {e}")).collect();
-            panic!(
-                "the apiserver would reject the CEL rules of `{}` (Kubernetes 1.{}):\n{}\n\
-                 help: these rules read into types known only by their JsonSchema (or the build's \
-                 model disagrees with the generated schema); the paths are those of the generated schema",
-                T::schema_name(),
-                opts.kubernetes_minor,
-                causes.join("\n")
-            );
-        }
-        Err(e) => panic!(
-            "the generated schema of `{}` cannot be checked: {e}",
-            T::schema_name()
-        ),
     }
 }
 

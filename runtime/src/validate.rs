@@ -20,9 +20,26 @@ pub use validator::{
 /// `#[derive(CelValidate)]` implements it for the spec types it is derived on and, for a
 /// `CustomResource` spec, for the generated root type too.
 ///
-/// **Status:** the derive emits the schema, the model and the checks today; evaluation of the
-/// rules lands with the runtime stage. Until then both methods return an
-/// [`ErrorType::InternalError`] saying so, so that nothing is ever reported valid unchecked.
+/// Both methods run what the apiserver runs on the object's path through the custom-resource
+/// handler: the OpenAPI checks of the type's schema (bounds, patterns, enums, `required`), list
+/// set/map semantics, then every CEL rule with its message, `fieldPath`, `reason` and the
+/// runtime cost limits. The errors are the apiserver's, in its order and wording.
+///
+/// ```
+/// use crd_cel::CelValidate;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(CelValidate, Serialize, Deserialize)]
+/// #[cel(rule = "self.min <= self.max", message = "min must not exceed max")]
+/// struct Range {
+///     min: i32,
+///     max: i32,
+/// }
+///
+/// assert!(Range { min: 1, max: 2 }.validate().is_ok());
+/// let err = Range { min: 3, max: 2 }.validate().unwrap_err();
+/// assert_eq!(err.to_string(), "<nil>: Invalid value: min must not exceed max");
+/// ```
 pub trait CelValidate: crate::CelSchema {
     /// Validates a value as the apiserver validates an object on create.
     fn validate(&self) -> Result<(), ValidationErrors>;
@@ -126,27 +143,9 @@ fn write_value(f: &mut fmt::Formatter<'_>, v: &serde_json::Value) -> fmt::Result
     }
 }
 
-/// Go's `strconv.Quote`: printable characters as they are, `"` and `\` escaped, control
-/// characters as `\n`, `\t`, `\x..` or `\u....`.
+/// Go's `strconv.Quote`, as `%q` prints string values in field errors.
 pub(crate) fn write_go_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
-    f.write_str("\"")?;
-    for c in s.chars() {
-        match c {
-            '"' => f.write_str("\\\"")?,
-            '\\' => f.write_str("\\\\")?,
-            '\n' => f.write_str("\\n")?,
-            '\r' => f.write_str("\\r")?,
-            '\t' => f.write_str("\\t")?,
-            '\u{07}' => f.write_str("\\a")?,
-            '\u{08}' => f.write_str("\\b")?,
-            '\u{0c}' => f.write_str("\\f")?,
-            '\u{0b}' => f.write_str("\\v")?,
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => write!(f, "\\x{:02x}", c as u32)?,
-            c if c.is_control() => write!(f, "\\u{:04x}", c as u32)?,
-            c => write!(f, "{c}")?,
-        }
-    }
-    f.write_str("\"")
+    crd_cel_core::go::write_quoted(f, s)
 }
 
 impl fmt::Display for FieldError {
@@ -219,7 +218,7 @@ impl ValidationErrors {
         } else {
             format!("{kind}.{group}")
         };
-        let mut out = format!("{qualified} {} is invalid", GoQuoted(name));
+        let mut out = format!("{qualified} {} is invalid", go_quoted(name));
         if !self.errors.is_empty() {
             out.push_str(": ");
             out.push_str(&self.to_string());
@@ -229,17 +228,7 @@ impl ValidationErrors {
 }
 
 /// Go's `%q` of a string, as a `String`.
-pub(crate) fn go_quoted(s: &str) -> String {
-    GoQuoted(s).to_string()
-}
-
-struct GoQuoted<'a>(&'a str);
-
-impl fmt::Display for GoQuoted<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_go_quoted(f, self.0)
-    }
-}
+pub(crate) use crd_cel_core::go::quote as go_quoted;
 
 #[cfg(test)]
 mod tests {

@@ -90,7 +90,10 @@ def build(source: str) -> float:
     with open(lib, "w") as f:
         f.write(source)
     start = time.monotonic()
-    subprocess.run(["cargo", "build", "-q", "--offline"], cwd=WORK, check=True)
+    # crd-cel reads kube's schema settings (kube-core, hence k8s-openapi), whose build needs
+    # a Kubernetes version; a binary picks it, this crate has none of its own.
+    env = dict(os.environ, K8S_OPENAPI_ENABLED_VERSION=os.environ.get("K8S_OPENAPI_ENABLED_VERSION", "1.37"))
+    subprocess.run(["cargo", "build", "-q", "--offline"], cwd=WORK, check=True, env=env)
     return time.monotonic() - start
 
 def main():

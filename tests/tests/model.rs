@@ -209,6 +209,9 @@ struct Predictable {
     defaulted: i32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     opt_defaulted: Option<i32>,
+    // No `default` keyword (the predicate skips it), but optional all the same.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    skipped_when_empty: Vec<String>,
     #[schemars(required)]
     forced: Option<i32>,
     #[schemars(length(min = 1, max = 5))]
@@ -265,6 +268,28 @@ fn predictions_match_the_models() {
     assert_eq!(deep, (1u64 << (fields - 3)) - 1, "{deep:b}");
     // Flattening and generic types are not predicted.
     assert_eq!(StdTypes::__CEL_PREDICTION, None);
+}
+
+/// serde leaves the empty list out of the object, so the field must be optional in the model
+/// the runtime validates with (it once was required there: "Required value" on valid objects).
+#[derive(CelValidate, Serialize, Deserialize)]
+#[cel(rule = "!has(self.tags) || self.tags.all(t, t != '')")]
+struct Tagged {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tags: Vec<String>,
+}
+
+#[test]
+fn a_field_skipped_when_empty_is_optional() {
+    assert_agrees::<Tagged>();
+    assert!(!Tagged::MODEL.property("tags").unwrap().required);
+    Tagged { tags: vec![] }.validate().unwrap();
+    let e = Tagged {
+        tags: vec![String::new()],
+    }
+    .validate()
+    .unwrap_err();
+    assert!(e.to_string().contains("failed rule"), "{e}");
 }
 
 #[test]

@@ -14,7 +14,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value as Json};
 
 use super::{BadValue, ErrorType, FieldError};
-use crate::eval::stdlib::format_double;
+use crate::eval::go::float::go_g;
+use crate::eval::go::regex::compiled_regex;
 
 /// A node's place, as stack segments rendered only when an error is reported.
 #[derive(Clone, Copy)]
@@ -139,7 +140,7 @@ impl Check {
             nullable: flag("nullable"),
             // A pattern the regex engine cannot compile was rejected when the CRD was created.
             pattern: text("pattern").map(|p| {
-                let re = crate::eval::functions::compiled_regex(&p).ok();
+                let re = compiled_regex(&p).ok();
                 (p, re)
             }),
             limits: Limits {
@@ -384,11 +385,7 @@ fn node(
 /// `-` removed); `None` for formats the apiserver strips or crd-cel does not check.
 fn format_ok(format: &str, s: &str) -> Option<bool> {
     let f = format.replace('-', "");
-    let re = |p: &str| {
-        crate::eval::functions::compiled_regex(p)
-            .map(|r| r.is_match(s))
-            .ok()
-    };
+    let re = |p: &str| compiled_regex(p).map(|r| r.is_match(s)).ok();
     Some(match f.as_str() {
         "ipv4" => sloppy_ipv4(s) || (s.contains('.') && s.parse::<std::net::Ipv6Addr>().is_ok()),
         "ipv6" => s.contains(':') && (s.parse::<std::net::Ipv6Addr>().is_ok()),
@@ -407,11 +404,8 @@ fn format_ok(format: &str, s: &str) -> Option<bool> {
                 && s.split('.').all(|p| p.len() <= 63)
         }
         "uri" => {
-            let is_url = crate::eval::functions::lookup("isURL")?;
-            matches!(
-                (is_url.call)(&[crate::eval::value::Value::string(s)]),
-                Ok(crate::eval::value::Value::Bool(true))
-            )
+            // The CEL library's `isURL`: Go's `url.ParseRequestURI`.
+            crate::eval::go::url::GoUrl::parse_request_uri(s).is_ok()
         }
         "email" => {
             // net/mail.ParseAddress, for the plain `local@domain` form.
@@ -557,11 +551,7 @@ fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &At<'_>
             let e = invalid(
                 at,
                 value,
-                format!(
-                    "{} in body should be a multiple of {}",
-                    at.body(),
-                    format_double(m)
-                ),
+                format!("{} in body should be a multiple of {}", at.body(), go_g(m)),
             );
             w.push(pair, e);
         }
@@ -577,11 +567,7 @@ fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &At<'_>
         let e = invalid(
             at,
             value,
-            format!(
-                "{} in body should be {how} {}",
-                at.body(),
-                format_double(max)
-            ),
+            format!("{} in body should be {how} {}", at.body(), go_g(max)),
         );
         w.push(pair, e);
     }
@@ -596,11 +582,7 @@ fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &At<'_>
         let e = invalid(
             at,
             value,
-            format!(
-                "{} in body should be {how} {}",
-                at.body(),
-                format_double(min)
-            ),
+            format!("{} in body should be {how} {}", at.body(), go_g(min)),
         );
         w.push(pair, e);
     }

@@ -21,7 +21,7 @@ pub const PER_CALL_LIMIT: u64 = 1_000_000;
 
 /// The compatibility version of the apiserver's stored-expressions environment, which runtime
 /// validation uses (CEL-SEMANTICS 6.3): every library at its newest version.
-const STORED_COMPAT: u8 = 37;
+const STORED_COMPAT: u8 = crate::check::NEWEST_KUBERNETES_MINOR;
 
 /// One `x-kubernetes-validations` entry, compiled.
 #[derive(Debug)]

@@ -1,9 +1,12 @@
 //! Data-carrying enums in every serde representation: each compiles with `CelValidate`, its
 //! schema is structural (where kube's own rewriting panics, kube-rs issue 1279, crd-cel merges
-//! the variants itself), the apiserver's CRD checks accept it, and rules on it are enforced.
+//! the variants itself), the apiserver's CRD checks accept it, its model is built at compile
+//! time where the variants say what the schema is (so rules on it are checked by the build),
+//! and rules on it are enforced.
 
-use crd_cel::CelValidate;
 use crd_cel::crd::{Options, check_type};
+use crd_cel::schema::{compare, generate};
+use crd_cel::{CelSchema, CelValidate};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -43,12 +46,76 @@ enum Target {
     Ip { ip: String },
 }
 
+/// Externally tagged, every variant carrying data: kube hoists each variant into an optional
+/// property.
+#[derive(CelValidate, Serialize, Deserialize, Debug)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[cel(rule = "!has(self.bucket) || self.bucket.bucketName != ''")]
+enum Store {
+    Volume(Volume),
+    Bucket {
+        bucket_name: String,
+        #[serde(default)]
+        region: Option<String>,
+    },
+    Paths(Vec<String>),
+    #[serde(rename_all = "UPPERCASE")]
+    Legacy {
+        the_path: String,
+    },
+}
+
+#[derive(CelValidate, Serialize, Deserialize, Debug)]
+struct Volume {
+    size: i64,
+}
+
+/// Adjacently tagged with one payload type: the content keeps it.
+#[derive(CelValidate, Serialize, Deserialize, Debug)]
+#[serde(tag = "type", content = "value")]
+#[cel(rule = "self.value.size() > 0")]
+enum Label {
+    Team(String),
+    Owner(String),
+}
+
+/// Adjacently tagged struct variants whose fields have the same types but different names:
+/// the contents differ, and only the generated schema merges them.
+#[derive(CelValidate, Serialize, Deserialize, Debug)]
+#[serde(tag = "type", content = "value")]
+enum Change {
+    Rename { to: String },
+    Move { path: String },
+}
+
+/// Untagged objects sharing a field that only their documentation tells apart: kube's rewriting
+/// panics on the two descriptions; crd-cel keeps the field's type.
+#[derive(CelValidate, Serialize, Deserialize, Debug)]
+#[serde(untagged)]
+#[cel(rule = "self.port > 0")]
+enum Endpoint {
+    Host {
+        /// The host's port.
+        port: i32,
+        host: String,
+    },
+    Ip {
+        /// The address' port.
+        port: i32,
+        ip: String,
+    },
+}
+
 #[derive(CelValidate, Serialize, Deserialize, Debug)]
 struct Spec {
     source: Source,
     setting: Setting,
     mode: Mode,
     target: Target,
+    store: Store,
+    label: Label,
+    endpoint: Endpoint,
+    change: Change,
 }
 
 #[test]
@@ -94,4 +161,54 @@ fn rules_on_a_tagged_enum_are_enforced() {
     let local: Source =
         serde_json::from_value(json!({"kind": "local", "path": "/", "depth": 1})).unwrap();
     local.validate().unwrap();
+}
+
+/// The build's model of `T` is its generated schema; `known`: it has no node left to the
+/// generated schema.
+fn assert_model<T: CelSchema + schemars::JsonSchema>(known: bool) {
+    let name = T::schema_name();
+    let d = compare(&T::MODEL, &generate::<T>()).unwrap();
+    assert!(d.is_empty(), "{name}: {d:?}");
+    assert_eq!(!T::MODEL.contains_unknown(), known, "{name}");
+}
+
+#[test]
+fn every_representation_has_a_build_time_model() {
+    assert_model::<Source>(true);
+    assert_model::<Mode>(true);
+    assert_model::<Target>(true);
+    assert_model::<Store>(true);
+    assert_model::<Label>(true);
+    assert_model::<Endpoint>(true);
+    // Two payload types: merged into "any value", which only the generated schema spells.
+    assert_model::<Setting>(false);
+    assert_model::<Change>(false);
+    assert_model::<Spec>(false);
+}
+
+#[test]
+fn merged_variants_keep_what_they_agree_on() {
+    let tag = Source::MODEL.property("kind").unwrap();
+    assert!(tag.required);
+    assert_eq!(tag.schema.enum_values, ["\"git\"", "\"local\""]);
+    // A field only some variants have is optional.
+    assert!(!Source::MODEL.property("url").unwrap().required);
+    let port = Endpoint::MODEL.property("port").unwrap();
+    assert_eq!(port.schema.ty, crd_cel::model::Type::Integer);
+    assert!(port.required);
+    let legacy = Store::MODEL.property("legacy").unwrap().schema;
+    assert!(legacy.property("THE_PATH").is_some());
+    assert!(!Store::MODEL.property("bucket").unwrap().required);
+}
+
+#[test]
+fn rules_on_hoisted_variants_are_enforced() {
+    let bad: Store = serde_json::from_value(json!({"bucket": {"bucketName": ""}})).unwrap();
+    assert!(bad.validate().is_err());
+    let ok: Store = serde_json::from_value(json!({"volume": {"size": 1}})).unwrap();
+    ok.validate().unwrap();
+    let bad: Endpoint = serde_json::from_value(json!({"port": 0, "ip": "10.0.0.1"})).unwrap();
+    assert!(bad.validate().is_err());
+    let bad: Label = serde_json::from_value(json!({"type": "Team", "value": ""})).unwrap();
+    assert!(bad.validate().is_err());
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::super::error::EvalError;
-use super::super::functions::{STRING_TRAVERSAL_FACTOR, traversal_cost};
+use super::super::function::{STRING_TRAVERSAL_FACTOR, traversal_cost};
 use super::super::value::{Opaque, Value};
 
 /// The library value of type `T` inside `v`, if `v` is one.

@@ -1,30 +1,17 @@
 //! Function implementations, one module per library of the CRD environment (CEL-SEMANTICS 6).
-
-use super::functions::Function;
+//! Each declares its [`FUNCTIONS`](strings::FUNCTIONS) table with the types of
+//! [`super::function`]; [`super::functions`] assembles the tables.
 
 mod decimal;
 mod format;
 mod k8s_util;
+mod limits;
 pub(crate) mod lists;
-mod named_format;
-mod net;
-mod quantity;
-mod regex;
-mod semver;
-mod sets;
-mod strings;
-mod url;
-
-/// Every table [`super::functions::lookup`] searches.
-pub(crate) const TABLES: &[&[Function]] = &[
-    super::stdlib::FUNCTIONS,
-    strings::FUNCTIONS,
-    lists::FUNCTIONS,
-    sets::FUNCTIONS,
-    regex::FUNCTIONS,
-    url::FUNCTIONS,
-    net::FUNCTIONS,
-    quantity::FUNCTIONS,
-    semver::FUNCTIONS,
-    named_format::FUNCTIONS,
-];
+pub(crate) mod named_format;
+pub(crate) mod net;
+pub(crate) mod quantity;
+pub(crate) mod regex;
+pub(crate) mod semver;
+pub(crate) mod sets;
+pub(crate) mod strings;
+pub(crate) mod url;

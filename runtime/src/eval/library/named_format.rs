@@ -8,12 +8,13 @@
 use std::any::Any;
 
 use super::super::error::EvalError;
-use super::super::functions::{
-    Function, REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, compiled_regex, traversal_cost,
+use super::super::function::{
+    Function, REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, traversal_cost,
 };
+use super::super::go::regex::compiled_regex;
+use super::super::go::url::GoUrl;
 use super::super::value::{Opaque, Value};
 use super::k8s_util::{downcast, opaque, same_type};
-use super::url::GoUrl;
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case \

@@ -2,9 +2,8 @@
 //! the shared compiled-regex cache.
 
 use crate::eval::error::EvalError;
-use crate::eval::functions::{
-    Function, REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, compiled_regex,
-};
+use crate::eval::function::{Function, REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR};
+use crate::eval::go::regex::compiled_regex;
 use crate::eval::value::Value;
 
 pub(crate) const FUNCTIONS: &[Function] = &[

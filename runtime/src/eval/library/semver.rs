@@ -7,7 +7,7 @@ use std::any::Any;
 use std::cmp::Ordering;
 
 use super::super::error::EvalError;
-use super::super::functions::Function;
+use super::super::function::Function;
 use super::super::value::{Opaque, Value};
 use super::k8s_util::{downcast, first_arg_traversal, opaque, quote, same_type};
 

@@ -3,7 +3,7 @@
 
 use super::lists::contains;
 use crate::eval::error::EvalError;
-use crate::eval::functions::Function;
+use crate::eval::function::Function;
 use crate::eval::value::{List, Value};
 
 pub(crate) const FUNCTIONS: &[Function] = &[

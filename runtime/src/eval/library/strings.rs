@@ -7,9 +7,10 @@
 //! costs are the Kubernetes `CallCost` (by function name) or cel-go's defaults.
 
 use super::format::format;
+use super::limits::{MAX_RESULT_BYTES, too_large};
 use super::lists::{first_element_guard, index_of, plain, receiver_traversal_cost};
 use crate::eval::error::EvalError;
-use crate::eval::functions::{Function, STRING_TRAVERSAL_FACTOR};
+use crate::eval::function::{Function, STRING_TRAVERSAL_FACTOR};
 use crate::eval::value::Value;
 
 pub(crate) const FUNCTIONS: &[Function] = &[
@@ -74,18 +75,6 @@ pub(crate) const FUNCTIONS: &[Function] = &[
         cost: Some(receiver_scan_cost),
     },
 ];
-
-/// Results above this many bytes are refused rather than built: `replace` and `join` can
-/// multiply their inputs' sizes while their cost only counts the inputs, and the apiserver would
-/// try to allocate such a string (gigabytes from a few megabytes of data).
-pub(super) const MAX_RESULT_BYTES: usize = 64 << 20;
-
-/// The error for a result beyond [`MAX_RESULT_BYTES`].
-pub(super) fn too_large(function: &str) -> EvalError {
-    EvalError::new(format!(
-        "{function}: result larger than {MAX_RESULT_BYTES} bytes (refused by crd-cel)"
-    ))
-}
 
 /// `ceil(size * 0.1)` of the first argument: the Kubernetes cost of `lowerAscii`, `upperAscii`,
 /// `substring` and `trim`, and cel-go's of `strings.quote` and `format` (the format string).
@@ -360,7 +349,7 @@ fn go_value(v: &Value) -> String {
         Value::Error(e) => e.message.clone(),
         Value::Int(i) => i.to_string(),
         Value::Uint(u) => u.to_string(),
-        Value::Double(d) => super::format::go_g(*d),
+        Value::Double(d) => crate::eval::go::float::go_g(*d),
         Value::Bool(b) => b.to_string(),
         Value::String(s) => s.to_string(),
         Value::Null => "NULL_VALUE".into(),
@@ -392,38 +381,6 @@ fn quote(args: &[Value]) -> Result<Value, EvalError> {
     }
     out.push('"');
     Ok(Value::string(out))
-}
-
-use crd_cel_core::check::RESERVED;
-
-/// A property name as the apiserver presents it to CEL (CEL-SEMANTICS 2), `None` when it cannot
-/// be escaped. Objects iterate (and `format` prints) their keys this way.
-pub(super) fn escape_property(name: &str) -> Option<String> {
-    let first = name.bytes().next()?;
-    if first.is_ascii_digit() {
-        return None;
-    }
-    if RESERVED.contains(&name) {
-        return Some(format!("__{name}__"));
-    }
-    let mut out = String::with_capacity(name.len());
-    let mut rest = name;
-    while let Some(c) = rest.chars().next() {
-        if let Some(tail) = rest.strip_prefix("__") {
-            out.push_str("__underscores__");
-            rest = tail;
-            continue;
-        }
-        match c {
-            '.' => out.push_str("__dot__"),
-            '-' => out.push_str("__dash__"),
-            '/' => out.push_str("__slash__"),
-            c if c.is_ascii_alphanumeric() || c == '_' => out.push(c),
-            _ => return None,
-        }
-        rest = &rest[c.len_utf8()..];
-    }
-    Some(out)
 }
 
 #[cfg(test)]
@@ -684,22 +641,5 @@ mod tests {
             show(&s("\"a\\\"b\\\\c\\n\\t\u{0}é\u{200b}\\a\\b\\f\\v\\r\""))
         );
         assert_eq!(cost("strings.quote", &[s("abcdefghijklmnopqrstuvwxyz")]), 3);
-    }
-
-    #[test]
-    fn property_names_escape_as_the_apiserver_does() {
-        let e = |n| escape_property(n);
-        assert_eq!(e("a.a").as_deref(), Some("a__dot__a"));
-        assert_eq!(e("a-a").as_deref(), Some("a__dash__a"));
-        assert_eq!(
-            e("a.-/__a").as_deref(),
-            Some("a__dot____dash____slash____underscores__a")
-        );
-        assert_eq!(e("a___a").as_deref(), Some("a__underscores___a"));
-        assert_eq!(e("if").as_deref(), Some("__if__"));
-        assert_eq!(e("_if").as_deref(), Some("_if"));
-        assert_eq!(e("1up"), None);
-        assert_eq!(e("👑"), None);
-        assert_eq!(e(""), None);
     }
 }

@@ -1,6 +1,9 @@
 //! Parsing CEL source with the `cel` crate's parser, with the apiserver's parser limits, and
 //! rendering parse errors the way cel-go does (`ERROR: <input>:L:C: msg`, source line, caret).
 
+mod expand;
+mod lower;
+
 use std::fmt;
 
 /// Nesting depth above which the apiserver's parser reports `max recursion depth exceeded`.
@@ -54,9 +57,7 @@ pub fn parse(source: &str) -> Result<cel::IdedExpr, SyntaxError> {
 
 /// Parses `source` like [`parse`] and lowers it to the checker's [`AstBuf`](crate::ast::AstBuf).
 pub fn parse_ast(source: &str) -> Result<crate::ast::AstBuf, SyntaxError> {
-    parse_with(source, |expr, info| {
-        crate::ast::AstBuf::lower(source, &expr, &info)
-    })
+    parse_with(source, |expr, info| lower::lower(source, &expr, &info))
 }
 
 /// Parses with room for the parser's recursion ([`on_parser_stack`]) and hands the tree to

@@ -1,0 +1,432 @@
+//! Reading the packed form: node decoding in `const fn`, text and child ranges.
+
+use super::{Ast, Expr, NODE_WORDS, Node, QUALIFIED_MAX, Refs, SPARE_WORD, Str, Var};
+
+/// A stored declaration id: index + 1, 0 for none.
+const fn decl_at(id: u32) -> Option<usize> {
+    if id == 0 { None } else { Some(id as usize - 1) }
+}
+
+const fn append(out: &mut [u8; QUALIFIED_MAX], len: &mut usize, s: &[u8]) -> bool {
+    if *len + s.len() > out.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < s.len() {
+        out[*len] = s[i];
+        *len += 1;
+        i += 1;
+    }
+    true
+}
+
+/// `&b[start..start + len]` (panics when out of bounds) by slice patterns, which const
+/// evaluation runs without calls: `split_at` and range indexing cost some thirty calls each,
+/// most of them debug-assertion checks.
+pub const fn subslice<T>(b: &[T], start: usize, len: usize) -> &[T] {
+    let total = b.len();
+    assert!(
+        start <= total && len <= total - start,
+        "range out of bounds"
+    );
+    let mut t = b;
+    let mut k = start;
+    while k >= 32 {
+        if let [
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            rest @ ..,
+        ] = t
+        {
+            t = rest;
+        }
+        k -= 32;
+    }
+    if k >= 16 {
+        if let [_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, rest @ ..] = t {
+            t = rest;
+        }
+        k -= 16;
+    }
+    if k >= 8 {
+        if let [_, _, _, _, _, _, _, _, rest @ ..] = t {
+            t = rest;
+        }
+        k -= 8;
+    }
+    if k >= 4 {
+        if let [_, _, _, _, rest @ ..] = t {
+            t = rest;
+        }
+        k -= 4;
+    }
+    if k >= 2 {
+        if let [_, _, rest @ ..] = t {
+            t = rest;
+        }
+        k -= 2;
+    }
+    if k >= 1
+        && let [_, rest @ ..] = t
+    {
+        t = rest;
+    }
+    // Then drop what follows the range from the end, the same way.
+    let mut d = total - start - len;
+    while d >= 32 {
+        if let [
+            rest @ ..,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+            _,
+        ] = t
+        {
+            t = rest;
+        }
+        d -= 32;
+    }
+    if d >= 16 {
+        if let [rest @ .., _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _] = t {
+            t = rest;
+        }
+        d -= 16;
+    }
+    if d >= 8 {
+        if let [rest @ .., _, _, _, _, _, _, _, _] = t {
+            t = rest;
+        }
+        d -= 8;
+    }
+    if d >= 4 {
+        if let [rest @ .., _, _, _, _] = t {
+            t = rest;
+        }
+        d -= 4;
+    }
+    if d >= 2 {
+        if let [rest @ .., _, _] = t {
+            t = rest;
+        }
+        d -= 2;
+    }
+    if d >= 1
+        && let [rest @ .., _] = t
+    {
+        t = rest;
+    }
+    t
+}
+
+// Packed-field reads as macros, not functions: in const evaluation a call costs more than
+// the read it would wrap, and node decoding is a large part of a check's fixed cost.
+macro_rules! str_at {
+    ($b:expr, $i:expr) => {{
+        let i: usize = $i;
+        Str {
+            start: $b[i],
+            len: $b[i + 1],
+        }
+    }};
+}
+
+macro_rules! refs_at {
+    ($b:expr, $i:expr) => {{
+        let i: usize = $i;
+        Refs {
+            start: $b[i],
+            len: $b[i + 1],
+        }
+    }};
+}
+
+macro_rules! wide {
+    ($b:expr, $i:expr) => {{
+        let i: usize = $i;
+        ($b[i] as u64) | (($b[i + 1] as u64) << 32)
+    }};
+}
+
+impl<'a> Ast<'a> {
+    /// The bytes of a text range.
+    pub const fn str(&self, s: Str) -> &'a [u8] {
+        subslice(self.text, s.start as usize, s.len as usize)
+    }
+
+    /// The text range as `&str` (ranges always hold whole UTF-8 strings, except bytes literals).
+    pub const fn text_str(&self, s: Str) -> &'a str {
+        match core::str::from_utf8(self.str(s)) {
+            Ok(s) => s,
+            Err(_) => "",
+        }
+    }
+
+    /// The `i`th entry of a refs range.
+    pub const fn r(&self, refs: Refs, i: u32) -> u32 {
+        self.refs[(refs.start + i) as usize]
+    }
+
+    /// Number of nodes.
+    pub const fn len(&self) -> usize {
+        self.nodes.len() / NODE_WORDS
+    }
+
+    /// Whether there are no nodes.
+    pub const fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Index of the root node.
+    pub const fn root(&self) -> u32 {
+        (self.len() - 1) as u32
+    }
+
+    /// The function declarations ([`crate::env::FUNCTIONS`] indices) call node `i` names:
+    /// by its own name, and as the qualified name its target spells (`optional.of`), each
+    /// `None` when no declaration has that name at any version.
+    pub const fn call_decls(&self, i: u32) -> (Option<usize>, Option<usize>) {
+        let w = self.nodes[i as usize * NODE_WORDS + SPARE_WORD];
+        (decl_at(w & 0xffff), decl_at(w >> 16))
+    }
+
+    /// The qualified type select node `i` spells with its operands
+    /// ([`QUALIFIED_DURATION`](super::QUALIFIED_DURATION),
+    /// [`QUALIFIED_TIMESTAMP`](super::QUALIFIED_TIMESTAMP); 0: none).
+    pub const fn qualified_type(&self, i: u32) -> u32 {
+        self.nodes[i as usize * NODE_WORDS + SPARE_WORD]
+    }
+
+    /// `a.b` + `.f` as `a.b.f` in `out` when `target` is a select chain ending in an
+    /// identifier (cel-go resolves such chains as one qualified name); its length.
+    pub const fn qualified_name(
+        &self,
+        target: u32,
+        function: Str,
+        out: &mut [u8; QUALIFIED_MAX],
+    ) -> Option<usize> {
+        // Collect segments from the outermost select down to the identifier.
+        let mut segs = [Str { start: 0, len: 0 }; 8];
+        let mut count = 0;
+        let mut n = target;
+        loop {
+            if count >= 8 {
+                return None;
+            }
+            match self.node(n).expr {
+                Expr::Ident(name) => {
+                    segs[count] = name;
+                    count += 1;
+                    break;
+                }
+                Expr::Select {
+                    operand,
+                    field,
+                    test: false,
+                } => {
+                    segs[count] = field;
+                    count += 1;
+                    n = operand;
+                }
+                _ => return None,
+            }
+        }
+        let mut len = 0;
+        let mut k = count;
+        while k > 0 {
+            k -= 1;
+            if !append(out, &mut len, self.str(segs[k])) || !append(out, &mut len, b".") {
+                return None;
+            }
+        }
+        if !append(out, &mut len, self.str(function)) {
+            return None;
+        }
+        Some(len)
+    }
+
+    /// Where node `i` is in the source (code points).
+    pub const fn offset(&self, i: u32) -> u32 {
+        self.nodes[i as usize * NODE_WORDS]
+    }
+
+    /// Node `i`, decoded.
+    pub const fn node(&self, i: u32) -> Node {
+        let b = self.nodes;
+        let base = i as usize * NODE_WORDS;
+        let tag = b[base + 1];
+        let flag = (tag >> 8) & 0xff;
+        let expr = match tag & 0xff {
+            0 => Expr::Null,
+            1 => Expr::Bool(flag != 0),
+            2 => Expr::Int(wide!(b, base + 2) as i64),
+            3 => Expr::Uint(wide!(b, base + 2)),
+            4 => Expr::Double(f64::from_bits(wide!(b, base + 2))),
+            5 => Expr::String(str_at!(b, base + 2)),
+            6 => Expr::Bytes(str_at!(b, base + 2)),
+            7 => Expr::Ident(str_at!(b, base + 2)),
+            8 => Expr::Local {
+                name: str_at!(b, base + 2),
+                var: match flag & 3 {
+                    0 => Var::Iter,
+                    1 => Var::Iter2,
+                    _ => Var::Accu,
+                },
+                range: b[base + 2 + 2],
+                init: b[base + 2 + 3],
+                two_vars: flag & 4 != 0,
+            },
+            9 => Expr::Select {
+                operand: b[base + 2],
+                field: str_at!(b, base + 2 + 1),
+                test: flag != 0,
+            },
+            10 => Expr::Call {
+                function: str_at!(b, base + 2),
+                target: if flag != 0 {
+                    Some(b[base + 2 + 2])
+                } else {
+                    None
+                },
+                args: refs_at!(b, base + 2 + 3),
+            },
+            11 => Expr::List {
+                elements: refs_at!(b, base + 2),
+                optional: refs_at!(b, base + 2 + 2),
+            },
+            12 => Expr::Map {
+                entries: refs_at!(b, base + 2),
+            },
+            13 => Expr::Struct {
+                name: str_at!(b, base + 2),
+            },
+            14 => Expr::Macro {
+                name: str_at!(b, base + 2),
+                since: flag as u8,
+            },
+            _ => Expr::Comprehension {
+                range: b[base + 2],
+                init: b[base + 2 + 1],
+                cond: b[base + 2 + 2],
+                step: b[base + 2 + 3],
+                result: b[base + 2 + 4],
+                two_vars: flag != 0,
+            },
+        };
+        Node {
+            offset: b[base],
+            expr,
+        }
+    }
+}
+
+impl Ast<'_> {
+    /// Each node's parent (`None` for the root). A macro marker's expansion has no parent:
+    /// the marker does not link it.
+    pub fn parents(&self) -> Vec<Option<u32>> {
+        let n = self.len();
+        let mut parent: Vec<Option<u32>> = vec![None; n];
+        let mut link = |child: u32, p: u32| {
+            if let Some(slot) = parent.get_mut(child as usize) {
+                *slot = Some(p);
+            }
+        };
+        for i in 0..n as u32 {
+            match self.node(i).expr {
+                Expr::Select { operand, .. } => link(operand, i),
+                Expr::Call { target, args, .. } => {
+                    if let Some(t) = target {
+                        link(t, i);
+                    }
+                    for k in 0..args.len {
+                        link(self.r(args, k), i);
+                    }
+                }
+                Expr::List { elements, .. } => {
+                    for k in 0..elements.len {
+                        link(self.r(elements, k), i);
+                    }
+                }
+                Expr::Map { entries } => {
+                    let mut k = 0;
+                    while k + 1 < entries.len {
+                        link(self.r(entries, k), i);
+                        link(self.r(entries, k + 1), i);
+                        k += 3;
+                    }
+                }
+                Expr::Comprehension {
+                    range,
+                    init,
+                    cond,
+                    step,
+                    result,
+                    ..
+                } => {
+                    for c in [range, init, cond, step, result] {
+                        link(c, i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        parent
+    }
+}

@@ -1,0 +1,216 @@
+//! The CEL type checker (CEL-SEMANTICS.md sections 1 to 3): one implementation, written as
+//! `const fn`, run by the derive in `const` items at `cargo build` and at runtime on schemas read
+//! from CRD manifests.
+
+mod calls;
+mod checker;
+mod report;
+mod suggest;
+#[cfg(test)]
+mod tests;
+mod validators;
+
+pub use crate::ast::MAX_NODES;
+pub use crate::names::{RESERVED, escaped_is, selected_property};
+pub use checker::check;
+pub use report::{Issue, Report, render_issue};
+
+use crate::model::Schema;
+
+/// What an expression is checked as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A `rule`: must be `bool`.
+    Rule,
+    /// A `messageExpression`: must be `string`.
+    MessageExpression,
+}
+
+/// The schema node a rule is attached to, and the environment it is compiled in.
+#[derive(Debug, Clone, Copy)]
+pub struct Node<'a> {
+    /// The node's schema (`self`).
+    pub schema: &'a Schema<'a>,
+    /// Whether the node is a resource root (the CRD root or `x-kubernetes-embedded-resource`):
+    /// `apiVersion`, `kind` and `metadata.name`/`generateName` are then implicit (1.2).
+    pub resource_root: bool,
+    /// `optionalOldSelf: true`: `oldSelf` is `optional_type(T)`.
+    pub optional_old_self: bool,
+    /// The Kubernetes compatibility minor version the expression compiles against (6.3): new
+    /// rules on apiserver 1.N compile at 1.(N-1).
+    pub compat: u8,
+    /// The name of the node's object type in messages (the apiserver's `selfType<N>` and path).
+    pub type_name: &'a str,
+}
+
+impl<'a> Node<'a> {
+    /// A node that is not a resource root, compiled at the newest compatibility version.
+    pub const fn new(schema: &'a Schema<'a>) -> Self {
+        Node {
+            schema,
+            resource_root: false,
+            optional_old_self: false,
+            compat: DEFAULT_COMPAT,
+            type_name: "selfType<N>",
+        }
+    }
+}
+
+/// The compatibility version new rules compile at on the newest supported apiserver (1.37).
+pub const DEFAULT_COMPAT: u8 = NEWEST_KUBERNETES_MINOR - 1;
+
+/// The newest Kubernetes release crd-cel emulates (`1.<minor>`): its apiserver compiles new
+/// rules at compatibility `1.<minor - 1>` ([`DEFAULT_COMPAT`]) and stored rules at `1.<minor>`.
+pub const NEWEST_KUBERNETES_MINOR: u8 = 37;
+
+/// The oldest release crd-cel emulates (CRD validation rules are GA in 1.25).
+pub const OLDEST_KUBERNETES_MINOR: u8 = 25;
+
+/// The compatibility version targeted by the invoking crate's `k8s-1-NN` features (crd-cel's,
+/// which it forwards to the derive): [`compat_for`] of which are enabled there.
+#[macro_export]
+macro_rules! target_compat {
+    () => {
+        $crate::check::compat_for([
+            cfg!(feature = "k8s-1-30"),
+            cfg!(feature = "k8s-1-31"),
+            cfg!(feature = "k8s-1-32"),
+            cfg!(feature = "k8s-1-33"),
+            cfg!(feature = "k8s-1-34"),
+            cfg!(feature = "k8s-1-35"),
+            cfg!(feature = "k8s-1-36"),
+        ])
+    };
+}
+
+/// The compatibility version new rules compile at for the oldest Kubernetes enabled among
+/// `[1.30, 1.31, ..., 1.36]` (crd-cel's `k8s-1-NN` features), [`DEFAULT_COMPAT`] for none.
+pub const fn compat_for(enabled: [bool; 7]) -> u8 {
+    let mut i = 0;
+    while i < enabled.len() {
+        if enabled[i] {
+            return 29 + i as u8;
+        }
+        i += 1;
+    }
+    DEFAULT_COMPAT
+}
+
+/// What a successful check learned about the expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checked {
+    /// The checked expression references `oldSelf` (a transition rule, 3.5).
+    pub uses_old_self: bool,
+    /// The apiserver's estimated cost of one evaluation (`CompilationResult.MaxCost`).
+    pub max_cost: u64,
+}
+
+/// Why an expression was rejected, with the apiserver's detail text as `Display`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckError {
+    /// Parse or type-check issues, rendered as cel-go does (`ERROR: <input>:1:6: ...`).
+    Compilation {
+        /// Rule or messageExpression.
+        target: Target,
+        /// The rendered issues.
+        issues: String,
+    },
+    /// The expression type-checks but has the wrong result type.
+    WrongType {
+        /// Rule (must be bool) or messageExpression (must be string).
+        target: Target,
+    },
+    /// The node has no CEL type, so no rule can be compiled on it.
+    UntypedNode,
+    /// Program planning failed on a constant (`program instantiation failed: ...`).
+    Program {
+        /// Rule or messageExpression.
+        target: Target,
+        /// The planner's error.
+        detail: String,
+    },
+    /// A construct crd-cel cannot check yet: failing closed rather than passing unchecked.
+    Unsupported {
+        /// Rule or messageExpression.
+        target: Target,
+        /// What is not supported.
+        what: String,
+    },
+}
+
+impl core::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            CheckError::Compilation {
+                target: Target::Rule,
+                issues,
+            } => write!(f, "compilation failed: {issues}"),
+            CheckError::Compilation {
+                target: Target::MessageExpression,
+                issues,
+            } => write!(f, "messageExpression compilation failed: {issues}"),
+            CheckError::WrongType {
+                target: Target::Rule,
+            } => f.write_str("cel expression must evaluate to a bool"),
+            CheckError::WrongType {
+                target: Target::MessageExpression,
+            } => f.write_str("messageExpression must evaluate to a string"),
+            CheckError::Program {
+                target: Target::Rule,
+                detail,
+            } => write!(f, "program instantiation failed: {detail}"),
+            CheckError::Program {
+                target: Target::MessageExpression,
+                detail,
+            } => write!(f, "messageExpression instantiation failed: {detail}"),
+            CheckError::UntypedNode => f.write_str(UNTYPED_NODE),
+            CheckError::Unsupported { what, .. } => {
+                write!(f, "not supported by crd-cel yet: {what}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// Parses and type-checks `source` as the apiserver does at CRD creation, against `node`.
+pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Checked, CheckError> {
+    let ast = crate::syntax::parse_ast(source).map_err(|e| CheckError::Compilation {
+        target,
+        issues: e.to_string(),
+    })?;
+    let ast = ast.as_ast();
+    let report = check(&ast, target, node);
+    let checked = report.into_result(source, target)?;
+    // The literal validators run on expressions that type-checked (cel-go's order).
+    let mut issues = Vec::new();
+    for issue in crate::literals::check(&ast, node.compat) {
+        match issue {
+            crate::literals::LiteralIssue::Compile { offset, message } => {
+                let mut out = crate::msg::Buf::<{ 4 * 1024 + 512 }>::new();
+                render_issue(source, offset, &message, &mut out);
+                issues.push(out.as_str().to_owned());
+            }
+            crate::literals::LiteralIssue::Program(detail) => {
+                return Err(CheckError::Program { target, detail });
+            }
+        }
+    }
+    if !issues.is_empty() {
+        return Err(CheckError::Compilation {
+            target,
+            issues: issues.join("\n"),
+        });
+    }
+    Ok(checked)
+}
+
+/// The apiserver's detail for rules on a node without a CEL type.
+pub const UNTYPED_NODE: &str = "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations";
+
+/// Issues kept in full (cel-go lists up to 100; crd-cel keeps the first ones and counts the rest).
+pub const MAX_ISSUES: usize = 8;
+/// Capacity of one issue message.
+pub const ISSUE_LEN: usize = 256;
+/// Capacity of the help text.
+pub const HELP_LEN: usize = 512;

@@ -1,0 +1,283 @@
+//! The parts of `#[schemars(..)]` that change a schema, and the validation attributes schemars
+//! reads (`#[validate(..)]`, `#[garde(..)]`).
+
+use super::*;
+
+/// A `min`/`max` pair from `length(..)` or `range(..)`; the values are the user's expressions.
+#[derive(Default, Clone)]
+pub struct Bounds {
+    pub min: Option<Expr>,
+    pub max: Option<Expr>,
+}
+
+/// The validation keywords schemars applies to a node (`length`, `range`, `regex`, formats),
+/// and `inner(..)` for the items of a list.
+#[derive(Default, Clone)]
+pub struct SchemarsValidation {
+    pub length: Option<Bounds>,
+    pub range: Option<Bounds>,
+    pub pattern: Option<Expr>,
+    pub format: Option<&'static str>,
+    pub inner: Option<Box<SchemarsValidation>>,
+    /// `required` inside a validation attribute (as `#[schemars(required)]`).
+    pub required: bool,
+    /// A keyword the model cannot describe (a pattern given by an expression, `contains`):
+    /// the node is read from the generated schema.
+    pub unmodeled: bool,
+}
+
+impl SchemarsValidation {
+    /// Whether anything here or in `inner` cannot be modeled.
+    pub fn is_unmodeled(&self) -> bool {
+        self.unmodeled || self.inner.as_ref().is_some_and(|i| i.is_unmodeled())
+    }
+}
+
+/// The parts of `#[schemars(..)]` that change the schema of a field.
+#[derive(Default)]
+pub struct SchemarsField {
+    /// The node is read from the generated schema (`schema_with`, `transform`, an `extend` of
+    /// a key the model is built from, a validation keyword it cannot describe).
+    pub unmodeled: bool,
+    pub rename: Option<String>,
+    pub skip: bool,
+    pub required: bool,
+    pub with: Option<syn::Type>,
+    pub validation: SchemarsValidation,
+}
+
+fn parse_bounds(meta: &ParseNestedMeta) -> syn::Result<Bounds> {
+    let mut b = Bounds::default();
+    meta.parse_nested_meta(|inner| {
+        let e: Expr = inner.value()?.parse()?;
+        if inner.path.is_ident("min") {
+            b.min = Some(e);
+        } else if inner.path.is_ident("max") {
+            b.max = Some(e);
+        } else if inner.path.is_ident("equal") {
+            b.min = Some(e.clone());
+            b.max = Some(e);
+        }
+        Ok(())
+    })?;
+    Ok(b)
+}
+
+/// Keys the model is built from: setting them through `extend` would make the schema and the
+/// model disagree, so they must go through `#[cel(..)]` or schemars' own attributes.
+const MODEL_KEYS: &[&str] = &[
+    "type",
+    "format",
+    "nullable",
+    "enum",
+    "maxLength",
+    "minLength",
+    "maxItems",
+    "minItems",
+    "maxProperties",
+    "minProperties",
+    "minimum",
+    "maximum",
+    "pattern",
+    "properties",
+    "items",
+    "additionalProperties",
+    "required",
+];
+
+/// Which attribute validation keywords come from: schemars reads its own, validator's
+/// `#[validate(..)]` and garde's `#[garde(..)]`, each with its own spellings.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ValidationAttr {
+    Schemars,
+    Validate,
+    Garde,
+}
+
+fn literal_pattern(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(_),
+            ..
+        })
+    )
+}
+
+/// Reads one validation keyword the way schemars reads it from `attr` (its
+/// `attr/validation.rs`): `Ok(false)` when the keyword is not a validation keyword.
+fn parse_validation_meta(
+    meta: &ParseNestedMeta,
+    v: &mut SchemarsValidation,
+    attr: ValidationAttr,
+) -> syn::Result<bool> {
+    let format = ["email", "url", "ip", "ipv4", "ipv6"]
+        .into_iter()
+        .find(|f| meta.path.is_ident(f));
+    if let Some(f) = format {
+        v.format = Some(if f == "url" { "uri" } else { f });
+        // validator allows `email(message = ..)`.
+        skip_value(meta)?;
+    } else if meta.path.is_ident("length") {
+        v.length = Some(parse_bounds(meta)?);
+    } else if meta.path.is_ident("range") {
+        v.range = Some(parse_bounds(meta)?);
+    } else if meta.path.is_ident("required") {
+        v.required = true;
+        skip_value(meta)?;
+    } else if (meta.path.is_ident("regex") && attr != ValidationAttr::Garde)
+        || (meta.path.is_ident("pattern") && attr != ValidationAttr::Validate)
+    {
+        let mut pattern = None;
+        if meta.input.peek(Token![=]) {
+            pattern = Some(meta.value()?.parse::<Expr>()?);
+        } else if attr == ValidationAttr::Garde {
+            // `pattern(<expr>)`.
+            let content;
+            syn::parenthesized!(content in meta.input);
+            pattern = Some(content.parse::<Expr>()?);
+        } else {
+            meta.parse_nested_meta(|inner| {
+                if inner.path.is_ident("pattern") || inner.path.is_ident("path") {
+                    pattern = Some(inner.value()?.parse::<Expr>()?);
+                } else {
+                    skip_value(&inner)?;
+                }
+                Ok(())
+            })?;
+        }
+        match pattern {
+            // Only a literal is known at compile time; anything else is read from the
+            // generated schema.
+            Some(e) if literal_pattern(&e) => v.pattern = Some(e),
+            _ => v.unmodeled = true,
+        }
+    } else if meta.path.is_ident("contains") {
+        // schemars renders it as a pattern or an array keyword: read from the generated schema.
+        v.unmodeled = true;
+        skip_value(meta)?;
+    } else if meta.path.is_ident("inner") && attr != ValidationAttr::Validate {
+        let mut inner_v = SchemarsValidation::default();
+        meta.parse_nested_meta(|inner| {
+            if !parse_validation_meta(&inner, &mut inner_v, attr)? {
+                skip_value(&inner)?;
+            }
+            Ok(())
+        })?;
+        v.inner = Some(Box::new(inner_v));
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// The validation keywords of `#[validate(..)]` and `#[garde(..)]` on a field, which schemars
+/// applies like its own; other keys of those attributes are the validators' business.
+fn parse_validator_attrs(cx: &Ctxt, attrs: &[Attribute], v: &mut SchemarsValidation) {
+    for (kind, name) in [
+        (ValidationAttr::Validate, "validate"),
+        (ValidationAttr::Garde, "garde"),
+    ] {
+        for attr in attrs.iter().filter(|a| a.path().is_ident(name)) {
+            // garde allows a bare expression list (`#[garde(skip)]`, `#[garde(custom(f))]`).
+            let result = attr.parse_nested_meta(|meta| {
+                if !parse_validation_meta(&meta, v, kind)? {
+                    skip_value(&meta)?;
+                }
+                Ok(())
+            });
+            if let Err(e) = result {
+                cx.push(e);
+            }
+        }
+    }
+}
+
+pub fn parse_schemars_field(cx: &Ctxt, attrs: &[Attribute]) -> SchemarsField {
+    let mut out = SchemarsField::default();
+    parse_validator_attrs(cx, attrs, &mut out.validation);
+    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if parse_validation_meta(&meta, &mut out.validation, ValidationAttr::Schemars)? {
+                return Ok(());
+            }
+            if meta.path.is_ident("rename") {
+                if let Some(name) = parse_rename(&meta)? {
+                    out.rename = Some(name);
+                }
+            } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
+                out.skip = true;
+            } else if meta.path.is_ident("required") {
+                out.required = true;
+            } else if meta.path.is_ident("with") {
+                let s: LitStr = meta.value()?.parse()?;
+                match s.parse::<syn::Type>() {
+                    Ok(t) => out.with = Some(t),
+                    Err(e) => cx.push(e),
+                }
+            } else if meta.path.is_ident("schema_with") || meta.path.is_ident("transform") {
+                // A schema made by a function is known only when it is generated.
+                out.unmodeled = true;
+                skip_value(&meta)?;
+            } else if meta.path.is_ident("extend") {
+                if extends_model(&meta)? {
+                    out.unmodeled = true;
+                }
+            } else {
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+    out
+}
+
+/// Whether `extend("key" = value, ..)` sets a key the model is built from (a type, bound, or
+/// `x-kubernetes-*` extension, e.g. preserve-unknown-fields to hide a pod template): the node
+/// is then read from the generated schema. Documentation keys change nothing.
+pub fn extends_model(meta: &ParseNestedMeta) -> syn::Result<bool> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let mut model = false;
+    while !content.is_empty() {
+        let key: LitStr = content.parse()?;
+        content.parse::<Token![=]>()?;
+        let _: Expr = content.parse()?;
+        let k = key.value();
+        if MODEL_KEYS.contains(&k.as_str()) || k.starts_with("x-kubernetes-") {
+            model = true;
+        }
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    Ok(model)
+}
+
+/// Container-level `#[schemars(..)]`: whether it changes the schema in a way the model cannot
+/// describe (`extend` of a model key, `transform`, `schema_with`); the rest is schemars'
+/// business.
+pub fn schemars_container_unmodeled(cx: &Ctxt, attrs: &[Attribute]) -> bool {
+    let mut unmodeled = false;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("extend") {
+                unmodeled |= extends_model(&meta)?;
+            } else if meta.path.is_ident("transform") || meta.path.is_ident("schema_with") {
+                unmodeled = true;
+                skip_value(&meta)?;
+            } else {
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+    unmodeled
+}

@@ -1,0 +1,187 @@
+//! The parts of `#[serde(..)]` that change a schema: names, defaults, skips, flattening, the
+//! enum representation.
+
+use super::*;
+
+/// The parts of `#[serde(..)]` that change the schema of a container.
+#[derive(Default)]
+pub struct SerdeContainer {
+    pub rename_all: Option<Sp<String>>,
+    pub default: Option<Span>,
+    pub transparent: bool,
+    pub tag: Option<Span>,
+    /// `from`/`try_from`: the schema is the other type's.
+    pub from: bool,
+    /// `untagged`.
+    pub untagged: bool,
+    /// `tag = ".."` (internally or adjacently tagged).
+    pub tag_name: Option<String>,
+    /// `content = ".."` (adjacently tagged).
+    pub content: Option<String>,
+    /// `rename_all_fields = ".."`: the fields of every struct variant.
+    pub rename_all_fields: Option<Sp<String>>,
+    /// `default` without a path: schemars reads defaults from `Default::default()`.
+    pub default_is_trait: bool,
+}
+
+/// The parts of `#[serde(..)]` that change the schema of a field or variant.
+#[derive(Default)]
+pub struct SerdeField {
+    pub rename: Option<String>,
+    pub skip: bool,
+    pub default: bool,
+    pub flatten: bool,
+    pub skip_serializing_if: bool,
+}
+
+/// Reads `rename = "x"` or `rename(deserialize = "x", ..)`: schemars describes the
+/// deserialize side, so that name wins.
+pub(super) fn parse_rename(meta: &ParseNestedMeta) -> syn::Result<Option<String>> {
+    if meta.input.peek(Token![=]) {
+        let s: LitStr = meta.value()?.parse()?;
+        return Ok(Some(s.value()));
+    }
+    let mut name = None;
+    meta.parse_nested_meta(|inner| {
+        let s: LitStr = inner.value()?.parse()?;
+        if inner.path.is_ident("deserialize") {
+            name = Some(s.value());
+        }
+        Ok(())
+    })?;
+    Ok(name)
+}
+
+pub fn parse_serde_container(cx: &Ctxt, attrs: &[Attribute]) -> SerdeContainer {
+    let mut out = SerdeContainer::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename_all") {
+                let span = meta.path.span();
+                if let Some(rule) = parse_rename(&meta)? {
+                    out.rename_all = Some(Sp::new(rule, span));
+                }
+            } else if meta.path.is_ident("default") {
+                out.default = Some(meta.path.span());
+                // `default` (the type's `Default`) or `default = "path"`.
+                out.default_is_trait = !meta.input.peek(Token![=]);
+                skip_value(&meta)?;
+            } else if meta.path.is_ident("transparent") {
+                out.transparent = true;
+            } else if meta.path.is_ident("from") || meta.path.is_ident("try_from") {
+                out.from = true;
+                skip_value(&meta)?;
+            } else if meta.path.is_ident("rename_all_fields") {
+                let span = meta.path.span();
+                if let Some(rule) = parse_rename(&meta)? {
+                    out.rename_all_fields = Some(Sp::new(rule, span));
+                }
+            } else if meta.path.is_ident("tag") || meta.path.is_ident("content") {
+                out.tag = Some(meta.path.span());
+                let name = meta.value()?.parse::<LitStr>()?.value();
+                if meta.path.is_ident("tag") {
+                    out.tag_name = Some(name);
+                } else {
+                    out.content = Some(name);
+                }
+            } else if meta.path.is_ident("untagged") {
+                out.untagged = true;
+                out.tag = Some(meta.path.span());
+            } else {
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+    out
+}
+
+pub fn parse_serde_field(cx: &Ctxt, attrs: &[Attribute]) -> SerdeField {
+    let mut out = SerdeField::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") {
+                if let Some(name) = parse_rename(&meta)? {
+                    out.rename = Some(name);
+                }
+            } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
+                out.skip = true;
+            } else if meta.path.is_ident("default") {
+                out.default = true;
+                skip_value(&meta)?;
+            } else if meta.path.is_ident("flatten") {
+                out.flatten = true;
+            } else if meta.path.is_ident("skip_serializing_if") {
+                out.skip_serializing_if = true;
+                skip_value(&meta)?;
+            } else {
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+    out
+}
+
+/// What a data enum's variant says about its schema.
+#[derive(Default)]
+pub struct VariantAttrs {
+    pub rename: Option<String>,
+    pub skip: bool,
+    /// `#[serde(rename_all)]`: the variant's fields.
+    pub rename_all: Option<Sp<String>>,
+    /// An attribute whose effect on the schema the derive does not model (`with`, `untagged`,
+    /// a schemars `extend`, ...): the enum's model is read from the generated schema.
+    pub unmodeled: bool,
+}
+
+/// Reads a variant's `#[serde(..)]` and `#[schemars(..)]`. Keys that only change how values
+/// are read, or the documentation, are fine; anything else makes the variant unmodeled.
+pub fn parse_variant_attrs(cx: &Ctxt, attrs: &[Attribute]) -> VariantAttrs {
+    let mut out = VariantAttrs::default();
+    for attr in attrs {
+        let serde = attr.path().is_ident("serde");
+        if !serde && !attr.path().is_ident("schemars") {
+            // `validate`/`garde` keys on a variant are rare and not modeled.
+            out.unmodeled |= attr.path().is_ident("validate") || attr.path().is_ident("garde");
+            continue;
+        }
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") {
+                if let Some(name) = parse_rename(&meta)? {
+                    out.rename = Some(name);
+                }
+            } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
+                out.skip = true;
+            } else if serde && meta.path.is_ident("rename_all") {
+                let span = meta.path.span();
+                if let Some(rule) = parse_rename(&meta)? {
+                    out.rename_all = Some(Sp::new(rule, span));
+                }
+            } else {
+                const HARMLESS: [&str; 7] = [
+                    "alias",
+                    "borrow",
+                    "bound",
+                    "other",
+                    "title",
+                    "description",
+                    "deprecated",
+                ];
+                out.unmodeled |= !HARMLESS.iter().any(|k| meta.path.is_ident(k));
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+    out
+}

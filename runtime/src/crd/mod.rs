@@ -1,0 +1,362 @@
+//! What the apiserver says about the validation rules of a CRD at creation
+//! (CEL-SEMANTICS.md section 3): the schema walk, the rule field checks, compilation with the
+//! shared checker, the `oldSelf` placement checks, and the gating between them.
+//!
+//! Only the rule-related parts of CRD validation are reproduced: the structural checks that
+//! gate the rules (rules inside `allOf`/`anyOf`/`oneOf`/`not`, a constrained root `metadata`)
+//! and a few schema checks next to the rules (list and map types, `uniqueItems`). Names,
+//! versions and the rest of structural validation are not checked. The static cost of every rule
+//! is estimated as the apiserver does and its per-expression and per-schema limits are applied
+//! (CEL-SEMANTICS.md 4.5).
+
+use crate::check::{CheckError, Node, Target, check_source};
+use crate::cost;
+use crate::gojson;
+use crate::model::{Schema, Type};
+use crate::rule_fields::{
+    BadValue, ErrorKind, RuleInput, check_optional_old_self, check_rule_fields, go_quote,
+};
+use crate::schema::{OwnedSchema, SchemaArena};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::fmt;
+
+mod structural;
+#[cfg(test)]
+mod tests;
+mod walker;
+
+use structural::*;
+use walker::*;
+
+/// The Kubernetes release whose apiserver is emulated by default (the newest).
+pub const DEFAULT_KUBERNETES_MINOR: u8 = crate::check::NEWEST_KUBERNETES_MINOR;
+/// The oldest release accepted by `--kubernetes-version` (CRD validation rules are GA in 1.25).
+pub const MIN_KUBERNETES_MINOR: u8 = crate::check::OLDEST_KUBERNETES_MINOR;
+
+/// How to check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// The emulated apiserver is Kubernetes `1.<minor>`; new rules compile at compatibility
+    /// version `1.<minor - 1>` (CEL-SEMANTICS.md 6.3).
+    pub kubernetes_minor: u8,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            kubernetes_minor: DEFAULT_KUBERNETES_MINOR,
+        }
+    }
+}
+
+impl Options {
+    /// The compatibility version new expressions compile against.
+    pub fn compat(&self) -> u8 {
+        self.kubernetes_minor - 1
+    }
+}
+
+/// apimachinery's `field.ErrorType`, the kinds CRD rule checks report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `Required value`.
+    Required,
+    /// `Invalid value`.
+    Invalid,
+    /// `Unsupported value`.
+    Unsupported,
+    /// `Forbidden`.
+    Forbidden,
+    /// `Internal error`.
+    Internal,
+}
+
+impl Kind {
+    /// The words apimachinery prints.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Required => "Required value",
+            Kind::Invalid => "Invalid value",
+            Kind::Unsupported => "Unsupported value",
+            Kind::Forbidden => "Forbidden",
+            Kind::Internal => "Internal error",
+        }
+    }
+
+    /// The Status cause type (`FieldValueInvalid`, ...).
+    pub const fn reason(self) -> &'static str {
+        match self {
+            Kind::Required => "FieldValueRequired",
+            Kind::Invalid => "FieldValueInvalid",
+            Kind::Unsupported => "FieldValueNotSupported",
+            Kind::Forbidden => "FieldValueForbidden",
+            Kind::Internal => "InternalError",
+        }
+    }
+}
+
+impl From<ErrorKind> for Kind {
+    fn from(k: ErrorKind) -> Self {
+        match k {
+            ErrorKind::Required => Kind::Required,
+            ErrorKind::Invalid => Kind::Invalid,
+            ErrorKind::Unsupported => Kind::Unsupported,
+        }
+    }
+}
+
+/// One cause, as apimachinery's `field.Error`; `Display` is its `Error()`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrdError {
+    /// The field path (`spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule`).
+    pub field: String,
+    /// The error type.
+    pub kind: Kind,
+    /// The value as printed (`".nope"`, `true`, the rule struct JSON), if shown.
+    pub value: Option<String>,
+    /// The detail.
+    pub detail: String,
+}
+
+impl CrdError {
+    /// The part after `<field>: ` (`field.Error.ErrorBody`).
+    pub fn body(&self) -> String {
+        let mut s = self.kind.as_str().to_owned();
+        if let Some(v) = &self.value {
+            s.push_str(": ");
+            s.push_str(v);
+        }
+        if !self.detail.is_empty() {
+            s.push_str(": ");
+            s.push_str(&self.detail);
+        }
+        s
+    }
+
+    /// Whether this error is crd-cel's checker failing closed on a construct it cannot check
+    /// yet ([`CheckError::Unsupported`]), not a verdict of the apiserver's.
+    pub fn is_unsupported_construct(&self) -> bool {
+        self.detail.starts_with("not supported by crd-cel yet")
+    }
+}
+
+impl fmt::Display for CrdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.body())
+    }
+}
+
+/// One rule of the CRD, where it is and whether it compiled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuleReport {
+    /// The rule's error path, ending in `.rule`.
+    pub path: String,
+    /// The rule.
+    pub rule: String,
+    /// `maxCost × maxCardinality` (saturating): what the per-expression limit is compared with.
+    #[serde(rename = "estimatedCost")]
+    pub estimated_cost: u64,
+    /// The estimated cost of one evaluation (`CompilationResult.MaxCost`).
+    #[serde(rename = "maxCost")]
+    pub max_cost: u64,
+    /// The cardinality used: the product of the ancestors' `maxItems`/`maxProperties`, or when
+    /// one is unbounded the node's own bound (0 when the rule did not compile there).
+    #[serde(rename = "maxCardinality")]
+    pub max_cardinality: u64,
+    /// The estimated cost of the messageExpression (not multiplied), when it compiled.
+    #[serde(
+        rename = "messageExpressionMaxCost",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub message_expression_max_cost: Option<u64>,
+    /// The compile error details of the rule and its messageExpression, joined by a line
+    /// break (as the oracle reports them), if any.
+    #[serde(rename = "compileError", skip_serializing_if = "Option::is_none")]
+    pub compile_error: Option<String>,
+}
+
+/// The verdict on one CRD.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrdReport {
+    /// `metadata.name`.
+    pub name: String,
+    /// The causes, sorted by field (stable), as the oracle canonicalises them.
+    pub errors: Vec<CrdError>,
+    /// Every rule on the schema spine, in the oracle's walk order.
+    pub rules: Vec<RuleReport>,
+    /// How many expressions (rules and messageExpressions) were type-checked.
+    pub checked_expressions: usize,
+}
+
+impl CrdReport {
+    /// Whether the apiserver would accept the CRD (as far as its rules go).
+    pub fn accepted(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The Status message: `CustomResourceDefinition.apiextensions.k8s.io "<name>" is invalid: <causes>`,
+    /// one cause as it is, several as `[a, b]` (duplicates dropped, as apimachinery's aggregate
+    /// does); empty when accepted.
+    pub fn text(&self) -> String {
+        if self.errors.is_empty() {
+            return String::new();
+        }
+        let mut seen = std::collections::HashSet::new();
+        let msgs: Vec<String> = self
+            .errors
+            .iter()
+            .map(ToString::to_string)
+            .filter(|m| seen.insert(m.clone()))
+            .collect();
+        let causes = if msgs.len() == 1 {
+            msgs[0].clone()
+        } else {
+            format!("[{}]", msgs.join(", "))
+        };
+        format!(
+            "CustomResourceDefinition.apiextensions.k8s.io {} is invalid: {causes}",
+            go_quote(&self.name)
+        )
+    }
+}
+
+/// Whether a document is a CRD this tool checks, and if not, why.
+pub fn crd_kind_problem(doc: &Value) -> Option<String> {
+    let api_version = doc.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("");
+    match (api_version, kind) {
+        ("apiextensions.k8s.io/v1", "CustomResourceDefinition") => None,
+        ("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition") => Some(
+            "apiextensions.k8s.io/v1beta1 CustomResourceDefinitions are not served since Kubernetes 1.22: convert it to apiextensions.k8s.io/v1".to_owned(),
+        ),
+        _ => Some(format!(
+            "not an apiextensions.k8s.io/v1 CustomResourceDefinition (apiVersion {}, kind {})",
+            go_quote(api_version),
+            go_quote(kind)
+        )),
+    }
+}
+
+/// Checks one `apiextensions.k8s.io/v1` CRD document. `Err` is input that cannot be checked
+/// (not a CRD, no versions, a version without a schema, a schema that does not read).
+pub fn check_crd(doc: &Value, opts: &Options) -> Result<CrdReport, String> {
+    if let Some(problem) = crd_kind_problem(doc) {
+        return Err(problem);
+    }
+    let name = doc
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let versions = match doc.pointer("/spec/versions").and_then(Value::as_array) {
+        Some(v) if !v.is_empty() => v,
+        _ => return Err("spec.versions is missing or empty".to_owned()),
+    };
+    let mut schemas = Vec::with_capacity(versions.len());
+    for (i, v) in versions.iter().enumerate() {
+        match v.pointer("/schema/openAPIV3Schema") {
+            Some(s @ Value::Object(_)) => schemas.push(s),
+            Some(_) => {
+                return Err(format!(
+                    "spec.versions[{i}].schema.openAPIV3Schema is not an object"
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "spec.versions[{i}] has no schema.openAPIV3Schema (apiextensions.k8s.io/v1 requires one)"
+                ));
+            }
+        }
+    }
+    // The conversion to the internal version lifts a schema shared by all versions to
+    // `spec.validation` (CEL-SEMANTICS.md 3.3, "Error paths").
+    let shared = versions
+        .iter()
+        .all(|v| v.get("schema") == versions[0].get("schema"));
+    let roots: Vec<(String, &Value)> = if shared {
+        vec![("spec.validation.openAPIV3Schema".to_owned(), schemas[0])]
+    } else {
+        schemas
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (format!("spec.versions[{i}].schema.openAPIV3Schema"), *s))
+            .collect()
+    };
+    let (errors, rules, checked_expressions) = check_roots(&roots, true, opts)?;
+    Ok(CrdReport {
+        name,
+        errors,
+        rules,
+        checked_expressions,
+    })
+}
+
+/// Checks the rules of one `openAPIV3Schema`-like schema as the apiserver checks them at CRD
+/// creation, reporting errors under `path` (`spec.validation.openAPIV3Schema` for a CRD's);
+/// `resource_root` when the schema is a resource's root (implicit `apiVersion`, `kind`,
+/// `metadata`). `name` is what [`CrdReport::text`] names. `Err` is a schema that does not read.
+///
+/// ```
+/// use crd_cel::crd::{Options, check_schema};
+/// let schema = serde_json::json!({
+///     "type": "object",
+///     "properties": {"replicas": {"type": "integer"}},
+///     "x-kubernetes-validations": [{"rule": "self.replica > 0"}],
+/// });
+/// let report = check_schema(&schema, "spec", "example", false, &Options::default()).unwrap();
+/// assert!(!report.accepted());
+/// assert!(report.errors[0].detail.contains("undefined field 'replica'"));
+/// ```
+pub fn check_schema(
+    schema: &Value,
+    path: &str,
+    name: &str,
+    resource_root: bool,
+    opts: &Options,
+) -> Result<CrdReport, String> {
+    let (errors, rules, checked_expressions) =
+        check_roots(&[(path.to_owned(), schema)], resource_root, opts)?;
+    Ok(CrdReport {
+        name: name.to_owned(),
+        errors,
+        rules,
+        checked_expressions,
+    })
+}
+
+/// Checks every rule in the schema `T` generates (as kube's `CustomResource` generates it, see
+/// [`crate::schema::generate`]) as the apiserver checks them at CRD creation, with `T` as a
+/// resource's root: use it on the kube root type (`Foo` of `#[kube(kind = "Foo")]`), whose
+/// report has the paths `kubectl apply` prints (`spec.validation.openAPIV3Schema...`).
+///
+/// The derive runs it in a generated `#[test]` for every kube root type it sees, so rules the
+/// build could not check (they read into types known only by their `JsonSchema`) are checked
+/// by `cargo test`.
+pub fn check_resource<T: schemars::JsonSchema + ?Sized>(
+    opts: &Options,
+) -> Result<CrdReport, String> {
+    let schema = crate::schema::try_generate::<T>()?;
+    check_schema(
+        &schema,
+        "spec.validation.openAPIV3Schema",
+        &T::schema_name(),
+        true,
+        opts,
+    )
+}
+
+/// [`check_resource`] for a type that is not a resource's root (a spec, or a type fields
+/// use): its rules as they would be checked wherever it is embedded, errors reported under
+/// the type's name.
+///
+/// ```
+/// use crd_cel::crd::{Options, check_type};
+/// let report = check_type::<Vec<String>>(&Options::default()).unwrap();
+/// assert!(report.accepted());
+/// ```
+pub fn check_type<T: schemars::JsonSchema + ?Sized>(opts: &Options) -> Result<CrdReport, String> {
+    let schema = crate::schema::try_generate::<T>()?;
+    let name = T::schema_name();
+    check_schema(&schema, &name, &name, false, opts)
+}

@@ -1,0 +1,121 @@
+//! The planned form of a program: operations in a flat vector, each naming its operands by
+//! index, and the attributes (a base and qualifiers) cel-go's planner builds.
+
+use std::sync::Arc;
+
+use super::super::function::Function;
+use super::super::value::Value;
+
+/// The cost tracker ran over the per-call limit: evaluation stops at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct LimitExceeded;
+
+pub(super) type Step<T> = Result<T, LimitExceeded>;
+
+/// Slot of `self` in the variable frame.
+pub(super) const SELF: usize = 0;
+/// Slot of `oldSelf`.
+pub(super) const OLD_SELF: usize = 1;
+
+#[derive(Debug)]
+pub(super) enum Base {
+    /// A variable slot.
+    Var(usize),
+    /// Any other operand: a relative attribute over that op.
+    Op(usize),
+}
+
+#[derive(Debug)]
+pub(super) enum QualKind {
+    /// `.f` (or `.?f`): the raw name for maps, the unescaped property name for objects.
+    Field {
+        raw: Arc<str>,
+        property: Option<Arc<str>>,
+    },
+    /// `[c]` with a constant.
+    Const(Value),
+    /// `[a]` with an attribute op: costs its qualifiers and 1, not its base.
+    Attr(usize),
+    /// `[e]` with any other op.
+    Op(usize),
+}
+
+#[derive(Debug)]
+pub(super) struct Qual {
+    pub(super) kind: QualKind,
+    /// `.?f` / `[?k]`: an absent key gives `optional.none()`.
+    pub(super) optional: bool,
+}
+
+#[derive(Debug)]
+pub(super) enum Op {
+    Const(Value),
+    Attr {
+        base: Base,
+        quals: Vec<Qual>,
+        /// `has()`: the last qualifier is a presence test.
+        test: bool,
+    },
+    Call {
+        function: &'static Function,
+        args: Vec<usize>,
+    },
+    /// A call of one argument (`size`, `!_`, ...): as `Call`, without the shared stack.
+    Call1 {
+        function: &'static Function,
+        arg: usize,
+    },
+    /// A call of two arguments (`_<=_`, `contains`, ...): as `Call`, with the arguments held
+    /// in place instead of on the shared stack.
+    Call2 {
+        function: &'static Function,
+        args: [usize; 2],
+    },
+    /// `_<_`, `_<=_`, `_>_`, `_>=_`: `Call2`, with two ints compared in place. `accept` says
+    /// which orderings (less, equal, greater) make it true.
+    Compare {
+        function: &'static Function,
+        args: [usize; 2],
+        accept: [bool; 3],
+    },
+    Eq(usize, usize),
+    Ne(usize, usize),
+    And(usize, usize),
+    Or(usize, usize),
+    Cond(usize, usize, usize),
+    NotStrictlyFalse(usize),
+    OptOr(usize, usize),
+    OptOrValue(usize, usize),
+    List {
+        elements: Vec<usize>,
+        optional: Vec<bool>,
+    },
+    Map {
+        entries: Vec<(usize, usize, bool)>,
+    },
+    SetMembership {
+        arg: usize,
+        set: Vec<Value>,
+    },
+    /// `s.matches(re)` with a constant pattern, compiled when the program is planned.
+    Matches {
+        target: usize,
+        regex: Arc<::regex::Regex>,
+        /// The pattern's size, for the call's cost (`matches`' own cost function).
+        pattern_size: u64,
+    },
+    Fold(Fold),
+}
+
+/// A comprehension: its ops and its variable slots.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Fold {
+    pub(super) range: usize,
+    pub(super) init: usize,
+    pub(super) cond: usize,
+    pub(super) step: usize,
+    pub(super) result: usize,
+    pub(super) iter: usize,
+    pub(super) iter2: Option<usize>,
+    pub(super) accu: usize,
+}

@@ -1,0 +1,100 @@
+//! Read analysis: which parts of `self` an expression can read, so the typed fast path builds
+//! only those.
+
+use crd_cel_core::ast::{Ast, Expr, Var};
+
+/// What an expression reads of a value (`self`): all of it, some of its fields (each read in
+/// its own way), or its list items (as the range of a comprehension).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Need {
+    /// The whole value.
+    Whole,
+    /// These fields only (`self.a`, `self.b.c`); none when the value is not read.
+    Fields(Vec<(Box<str>, Need)>),
+    /// Its items only, each read as given (`self.all(x, x.a > 0)`).
+    Items(Box<Need>),
+}
+
+impl Need {
+    /// What two readers need together (no fields read is what reading nothing needs).
+    pub fn merge(self, other: Need) -> Need {
+        match (self, other) {
+            (Need::Fields(a), b) if a.is_empty() => b,
+            (a, Need::Fields(b)) if b.is_empty() => a,
+            (Need::Fields(mut a), Need::Fields(b)) => {
+                for (name, need) in b {
+                    match a.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, have)) => {
+                            let was = std::mem::replace(have, Need::Whole);
+                            *have = was.merge(need);
+                        }
+                        None => a.push((name, need)),
+                    }
+                }
+                Need::Fields(a)
+            }
+            (Need::Items(a), Need::Items(b)) => Need::Items(Box::new(a.merge(*b))),
+            _ => Need::Whole,
+        }
+    }
+}
+
+/// See [`Program::self_need`](super::Program::self_need). Every node of the expression counts, planned or folded away, so
+/// the answer can only over-approximate what evaluation reads; anything but a field selection
+/// (`has()` included) or a comprehension range reads the whole value.
+pub(super) fn self_need(ast: &Ast<'_>) -> Need {
+    let n = ast.len();
+    let parent = ast.parents();
+    fn usage(ast: &Ast<'_>, parent: &[Option<u32>], i: u32, depth: u32) -> Need {
+        let Some(p) = parent.get(i as usize).copied().flatten() else {
+            return Need::Whole;
+        };
+        if depth > 64 {
+            return Need::Whole;
+        }
+        match ast.node(p).expr {
+            // `has(self.f)` needs `f` present: built whole.
+            Expr::Select {
+                operand,
+                field,
+                test,
+            } if operand == i => Need::Fields(vec![(
+                ast.text_str(field).into(),
+                if test {
+                    Need::Whole
+                } else {
+                    usage(ast, parent, p, depth + 1)
+                },
+            )]),
+            Expr::Comprehension {
+                range,
+                init,
+                two_vars: false,
+                ..
+            } if range == i => {
+                let mut item = Need::Fields(Vec::new());
+                for l in 0..ast.len() as u32 {
+                    if let Expr::Local {
+                        var: Var::Iter,
+                        range: r,
+                        init: n,
+                        ..
+                    } = ast.node(l).expr
+                        && (r, n) == (range, init)
+                    {
+                        item = item.merge(usage(ast, parent, l, depth + 1));
+                    }
+                }
+                Need::Items(Box::new(item))
+            }
+            _ => Need::Whole,
+        }
+    }
+    let mut need = Need::Fields(Vec::new());
+    for i in 0..n as u32 {
+        if matches!(ast.node(i).expr, Expr::Ident(s) if ast.str(s) == b"self") {
+            need = need.merge(usage(ast, &parent, i, 0));
+        }
+    }
+    need
+}

@@ -1,0 +1,75 @@
+//! What the `#[test]` the derive generates for each type with rules runs: the build's model
+//! proved against the schema the type generates, and every rule of that schema checked as the
+//! apiserver checks it at CRD creation. This is where rules that read into types known only by
+//! their `JsonSchema` are checked, since no build step can see their schemas.
+
+use crate::model::CelSchema;
+use serde_json::Value;
+
+/// The body of the `#[test]` the derive generates for a type with rules (`resource`: the kube
+/// root type): the build's model proved against the generated schema (the build's verdicts
+/// are only as good as the model), then every rule of the generated schema checked as the
+/// apiserver checks it at CRD creation. Rules the build checked pass again; rules that read
+/// into a type known only by its `JsonSchema` are checked here for the first time.
+pub fn assert_rules<T: CelSchema + schemars::JsonSchema + ?Sized>(resource: bool) {
+    let name = T::schema_name();
+    // Generated once: both the model comparison and the rule checks read it.
+    let schema = crate::schema::try_generate::<T>()
+        .unwrap_or_else(|e| panic!("the schema of `{name}` cannot be generated: {e}"));
+    let differences = model_differences(&T::MODEL, &schema, resource)
+        .unwrap_or_else(|e| panic!("the generated schema of `{name}` cannot be read: {e}"));
+    if !differences.is_empty() {
+        let lines: Vec<String> = differences.iter().map(|d| format!("  {d}")).collect();
+        panic!(
+            "crd-cel's build-time model of `{name}` disagrees with the schema it generates:\n{}\n\
+             help: the build checked the rules against the model; this is a crd-cel bug, please \
+             report it with the type's definition",
+            lines.join("\n")
+        );
+    }
+    let opts = crate::crd::Options {
+        kubernetes_minor: crate::__private::TARGET_COMPAT + 1,
+    };
+    // The paths `check_resource` and `check_type` report under.
+    let path = if resource {
+        "spec.validation.openAPIV3Schema"
+    } else {
+        &name
+    };
+    match crate::crd::check_schema(&schema, path, &name, resource, &opts) {
+        Ok(r) if r.accepted() => {}
+        Ok(r) => {
+            let causes: Vec<String> = r.errors.iter().map(|e| format!("  {e}")).collect();
+            panic!(
+                "the apiserver would reject the CEL rules of `{name}` (Kubernetes 1.{}):\n{}\n\
+                 help: these rules read into types known only by their JsonSchema; the paths are \
+                 those of the generated schema",
+                opts.kubernetes_minor,
+                causes.join("\n")
+            );
+        }
+        Err(e) => panic!("the generated schema of `{name}` cannot be checked: {e}"),
+    }
+}
+
+/// Where a model and its generated schema disagree. A resource root's `apiVersion`, `kind` and
+/// `metadata` are kube's, not the model's, so only `spec` and `status` are compared there.
+fn model_differences(
+    model: &crate::model::Schema<'_>,
+    schema: &Value,
+    resource: bool,
+) -> Result<Vec<crate::schema::Difference>, String> {
+    let compare = |s: &Value| crate::schema::compare(model, s).map_err(|e| e.to_string());
+    let Some(obj) = schema.as_object().filter(|_| resource) else {
+        return compare(schema);
+    };
+    let own = |k: &str| k == "spec" || k == "status";
+    let mut obj = obj.clone();
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        props.retain(|k, _| own(k));
+    }
+    if let Some(Value::Array(req)) = obj.get_mut("required") {
+        req.retain(|k| k.as_str().is_some_and(own));
+    }
+    compare(&Value::Object(obj))
+}

@@ -1,0 +1,95 @@
+//! The derive's output names everything by absolute path and triggers no lint: it compiles with
+//! the prelude's names shadowed and with warnings denied (as serde's and thiserror's hygiene
+//! tests do).
+#![deny(warnings, missing_docs, unused_qualifications, unused_results, trivial_casts)]
+#![deny(trivial_numeric_casts, unreachable_pub, unused_import_braces, unsafe_code)]
+
+mod shadowed {
+    #![allow(dead_code)]
+    use serde::{Deserialize, Serialize};
+
+    // Every prelude name the expansion could reach for, shadowed (but `Some` and `None`:
+    // schemars' own derive, which the expansion runs on its shadow type, uses the prelude's).
+    type Result = ();
+    type Option = ();
+    struct Ok;
+    struct Err;
+    struct Box;
+    struct Vec;
+    struct Default;
+    struct Clone;
+    struct Send;
+    struct Sized;
+    struct Sync;
+    mod core {}
+    mod std {}
+    mod alloc {}
+    mod schemars {}
+    mod serde_json {}
+
+    /// A spec with every kind of rule and key (kube's `CustomResource` is not hygienic itself,
+    /// so the root is derived below, outside the shadows).
+    #[derive(crd_cel::CelValidate, Serialize, Deserialize, ::std::clone::Clone, Debug)]
+    #[cel(rule = "self.a <= 10", message = "at most 10", reason = "FieldValueForbidden", field_path = ".a")]
+    #[cel(rule = "self.a == oldSelf.a", message_expression = "self.a > 5 ? 'a is large' : 'a is small'")]
+    pub struct HygienicSpec {
+        /// A number.
+        #[cel(rule = "self >= 0")]
+        pub a: i32,
+        /// Items.
+        #[cel(list_type = "map", list_map_keys = ["name"], max_items = 4)]
+        pub items: ::std::vec::Vec<Item>,
+        /// A choice.
+        pub choice: Choice,
+        /// Optional.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub label: ::std::option::Option<::std::string::String>,
+    }
+
+    /// An item.
+    #[derive(crd_cel::CelValidate, Serialize, Deserialize, ::std::clone::Clone, Debug)]
+    pub struct Item {
+        /// The key.
+        #[cel(rule = "self.size() < 10")]
+        pub name: ::std::string::String,
+    }
+
+    /// A data-carrying enum.
+    #[derive(crd_cel::CelValidate, Serialize, Deserialize, ::std::clone::Clone, Debug)]
+    #[serde(tag = "kind")]
+    #[cel(rule = "self.kind != 'B' || self.n > 0")]
+    pub enum Choice {
+        /// A.
+        A,
+        /// B.
+        B {
+            /// n.
+            n: i64,
+        },
+    }
+
+    /// A generic type.
+    #[derive(crd_cel::CelValidate, Serialize, Deserialize, ::std::clone::Clone, Debug)]
+    #[cel(rule = "self.min <= self.max")]
+    pub struct Range<T> {
+        /// Lower.
+        pub min: T,
+        /// Upper.
+        pub max: T,
+    }
+}
+
+/// The kube root over the shadowed spec's parts.
+#[derive(kube::CustomResource, crd_cel::CelValidate, serde::Serialize, serde::Deserialize, Clone, Debug)]
+#[kube(group = "example.com", version = "v1", kind = "Hygienic", validation = "self.spec.inner.a >= 0")]
+pub struct HygienicRootSpec {
+    /// The shadowed spec.
+    pub inner: shadowed::HygienicSpec,
+    /// A generic type's instantiation.
+    pub range: shadowed::Range<i64>,
+}
+
+fn main() {
+    let report = crd_cel::crd::check_resource::<Hygienic>(&Default::default());
+    assert!(report.unwrap().accepted());
+}
