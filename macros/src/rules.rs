@@ -161,8 +161,8 @@ pub fn checks(
             out.extend(quote_spanned! {fp.span()=>
                 #[allow(long_running_const_eval)]
                 const _: () = {
-                    #bind
                     use #p::check_field_path as __cel_check;
+                    #bind
                     __cel_check(__cel_node, #fp)
                 };
             });
@@ -223,8 +223,8 @@ pub fn checks(
                         const AST: #p::ast::PackedAst<'static> = #p::ast::PackedAst {
                             source: #source, words: #words, node_words: #node_words, text: #text,
                         };
-                        #bind
                         use #p::check_predicted as __cel_check;
+                        #bind
                         __cel_check(&AST, __cel_node, #p::check::Target::#target_tokens, #place, #index, #optional_old_self,
                             #p::Prediction { compat: #COMPAT, node: #shape, predicted: #predicted_fingerprint, cost: #cost })
                     }
@@ -233,8 +233,8 @@ pub fn checks(
                     let ast = ast_tokens(&parsed, p);
                     quote_spanned! {span=>
                         const AST: #p::ast::Ast<'static> = #ast;
-                        #bind
                         use #p::check_expression as __cel_check;
+                        #bind
                         __cel_check(&AST, __cel_node, #p::check::Target::#target_tokens, #place, #index, #resource_root, #optional_old_self)
                     }
                 }

@@ -7,7 +7,7 @@
 //! internal.
 //!
 //! The modules, in the order the data flows:
-//! - `node` (the schema tree values are built against), `convert` (JSON to [`Value`]), `value`,
+//! - `convert` (JSON to [`Value`], against the schema tree of [`crate::tree`]), `value`,
 //!   `time`, `lists` (the values and list/map semantics), `error`;
 //! - `interp` (planning, read analysis and evaluation of a program);
 //! - `functions` (the table the planner resolves calls in), assembled from `stdlib` and
@@ -25,14 +25,13 @@ pub(crate) mod interp;
 mod library;
 pub(crate) mod lists;
 mod names;
-pub(crate) mod node;
 mod stdlib;
 pub(crate) mod time;
 pub(crate) mod value;
 
+pub use crate::tree::{SchemaNode, StringFormat};
 pub use convert::to_value;
 pub use error::{ErrorKind, EvalError};
 pub use interp::{Evaluation, Need, PlanError, Program};
-pub use node::{SchemaNode, StringFormat};
 pub use time::{Duration, Timestamp};
 pub use value::{Key, List, ListKind, Map, Opaque, Value};

@@ -6,6 +6,7 @@ pub mod eval;
 mod generated_test;
 pub mod gojson;
 pub mod schema;
+mod tree;
 pub mod validate;
 
 /// The CEL/OpenAPI type model of Rust types ([`CelSchema`], [`model::Schema`]).

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+mod bounds;
+mod compile;
 mod decode;
 mod fast;
 mod listtype;
@@ -9,10 +11,9 @@ mod openapi;
 mod validator;
 mod walk;
 
-pub(crate) use openapi::Bounds;
+pub use compile::CompiledRule;
 pub use validator::{
-    CompiledRule, ManifestError, Options, Outcome, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Validator,
-    blocks_cel,
+    ManifestError, Options, Outcome, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Validator, blocks_cel,
 };
 
 /// A type whose values can be validated against its CRD rules, as the apiserver would.

@@ -113,10 +113,10 @@ pub(super) fn emit_field(
         checks.extend(quote_spanned! {key_span=>
             #[allow(long_running_const_eval)]
             const _: () = {
-                #bind
                 // Called through a local name so the call, where rustc reports a failed
                 // const evaluation, carries this span rather than the derive's.
                 use #p::check_decoration as __cel_check;
+                #bind
                 __cel_check(#field_name, __cel_node, &#deco_ident)
             };
         });
@@ -125,8 +125,8 @@ pub(super) fn emit_field(
             checks.extend(quote_spanned! {span=>
                 #[allow(long_running_const_eval)]
                 const _: () = {
-                    #bind
                     use #p::check_list_map_keys as __cel_check;
+                    #bind
                     __cel_check(#field_name, __cel_node, &[#(#keys),*])
                 };
             });
@@ -137,8 +137,8 @@ pub(super) fn emit_field(
         checks.extend(quote_spanned! {f.original.ty.span()=>
             #[allow(long_running_const_eval)]
             const _: () = {
-                #bind
                 use #p::check_correlatable as __cel_check;
+                #bind
                 __cel_check(#place, __cel_node)
             };
         });

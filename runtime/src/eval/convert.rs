@@ -8,10 +8,10 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::error::EvalError;
-use super::node::{Reads, SchemaNode, StringFormat};
 use super::time::{parse_data_duration, parse_date, parse_date_time};
 use super::value::{Key, List, Map, Value};
 use crate::model::Type;
+use crate::tree::{Reads, SchemaNode, StringFormat};
 
 fn err(message: String) -> Value {
     Value::Error(Arc::new(EvalError::new(message)))

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use super::error::EvalError;
 use super::time::{Duration, Timestamp};
+pub use crate::tree::{ListKind, name_eq};
 
 /// A CEL value.
 #[derive(Clone, Debug)]
@@ -73,17 +74,6 @@ pub trait Opaque: fmt::Debug + Send + Sync + Any {
     }
 }
 
-/// The list type of a list value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ListKind {
-    /// An ordinary (or `atomic`) list.
-    Plain,
-    /// `x-kubernetes-list-type: set`.
-    Set,
-    /// `x-kubernetes-list-type: map` with these key fields.
-    Map(Arc<[Arc<str>]>),
-}
-
 /// A list value.
 #[derive(Clone, Debug)]
 pub struct List {
@@ -138,14 +128,6 @@ impl fmt::Display for Key {
             Key::String(s) => f.write_str(s),
         }
     }
-}
-
-/// String equality for names (property names, map keys): the length and first byte reject most
-/// mismatches without a `memcmp` call, which dominates lookups in small objects.
-#[inline]
-pub fn name_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    a.len() == b.len() && a.first() == b.first() && a == b
 }
 
 /// Above this many entries a map keeps a hash index (small objects are faster scanned).

@@ -4,8 +4,8 @@
 use serde_json::{Map, Value as Json};
 
 use super::{BadValue, ErrorType, FieldError};
-use crate::eval::node::SchemaNode;
 use crate::eval::value::ListKind;
+use crate::tree::SchemaNode;
 
 use super::openapi::At;
 

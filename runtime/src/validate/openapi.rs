@@ -69,27 +69,27 @@ impl At<'_> {
 }
 
 /// The value constraints of a schema node (enum, format, bounds), shared by [`Check`] and the
-/// fast path's [`Bounds`].
+/// fast path's [`Bounds`](super::bounds::Bounds).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Limits {
-    enum_values: Vec<Json>,
-    format: Option<String>,
-    max_length: Option<u64>,
-    min_length: Option<u64>,
-    maximum: Option<f64>,
-    exclusive_maximum: bool,
-    minimum: Option<f64>,
-    exclusive_minimum: bool,
-    multiple_of: Option<f64>,
-    max_items: Option<u64>,
-    min_items: Option<u64>,
-    max_properties: Option<u64>,
-    min_properties: Option<u64>,
+    pub(super) enum_values: Vec<Json>,
+    pub(super) format: Option<String>,
+    pub(super) max_length: Option<u64>,
+    pub(super) min_length: Option<u64>,
+    pub(super) maximum: Option<f64>,
+    pub(super) exclusive_maximum: bool,
+    pub(super) minimum: Option<f64>,
+    pub(super) exclusive_minimum: bool,
+    pub(super) multiple_of: Option<f64>,
+    pub(super) max_items: Option<u64>,
+    pub(super) min_items: Option<u64>,
+    pub(super) max_properties: Option<u64>,
+    pub(super) min_properties: Option<u64>,
 }
 
 impl Limits {
     /// Whether `v` is over `maximum` (or at it, when exclusive).
-    fn above_maximum(&self, v: f64) -> bool {
+    pub(super) fn above_maximum(&self, v: f64) -> bool {
         self.maximum.is_some_and(|max| {
             if self.exclusive_maximum {
                 v >= max
@@ -100,7 +100,7 @@ impl Limits {
     }
 
     /// Whether `v` is under `minimum` (or at it, when exclusive).
-    fn below_minimum(&self, v: f64) -> bool {
+    pub(super) fn below_minimum(&self, v: f64) -> bool {
         self.minimum.is_some_and(|min| {
             if self.exclusive_minimum {
                 v <= min
@@ -114,15 +114,15 @@ impl Limits {
 /// The OpenAPI constraints of one schema node, read once from its JSON.
 #[derive(Debug, Default)]
 pub(crate) struct Check {
-    ty: Option<String>,
-    int_or_string: bool,
-    nullable: bool,
-    pattern: Option<(String, Option<Arc<::regex::Regex>>)>,
-    limits: Limits,
-    required: Vec<String>,
-    properties: Vec<(String, Check)>,
-    additional: Option<Box<Check>>,
-    items: Option<Box<Check>>,
+    pub(super) ty: Option<String>,
+    pub(super) int_or_string: bool,
+    pub(super) nullable: bool,
+    pub(super) pattern: Option<(String, Option<Arc<::regex::Regex>>)>,
+    pub(super) limits: Limits,
+    pub(super) required: Vec<String>,
+    pub(super) properties: Vec<(String, Check)>,
+    pub(super) additional: Option<Box<Check>>,
+    pub(super) items: Option<Box<Check>>,
     /// `x-kubernetes-list-type: map` keys, for correlating old items on update.
     map_keys: Option<Vec<String>>,
 }
@@ -202,10 +202,10 @@ impl Check {
         }
     }
 
-    fn property(&self, name: &str) -> Option<&Check> {
+    pub(super) fn property(&self, name: &str) -> Option<&Check> {
         self.properties
             .iter()
-            .find(|(k, _)| crate::eval::value::name_eq(k, name))
+            .find(|(k, _)| crate::tree::name_eq(k, name))
             .map(|(_, c)| c)
     }
 }
@@ -383,7 +383,7 @@ fn node(
 
 /// Whether `s` is valid for the string format `format` (names normalized as go-openapi does:
 /// `-` removed); `None` for formats the apiserver strips or crd-cel does not check.
-fn format_ok(format: &str, s: &str) -> Option<bool> {
+pub(super) fn format_ok(format: &str, s: &str) -> Option<bool> {
     let f = format.replace('-', "");
     let re = |p: &str| compiled_regex(p).map(|r| r.is_match(s)).ok();
     Some(match f.as_str() {
@@ -695,185 +695,6 @@ pub(crate) fn is_blocking(kind: ErrorType) -> bool {
             | ErrorType::TooMany
             | ErrorType::TypeInvalid
     )
-}
-
-/// The constraints of one schema node as the typed fast path reads them (a copy of the node's
-/// [`Check`] without its children, attached to the [`SchemaNode`] of the same place). The fast
-/// path only answers "nothing to report": every predicate here is true only where [`validate`]
-/// reports nothing, and anything else sends the object down the JSON path for the exact errors.
-#[derive(Debug)]
-pub(crate) struct Bounds {
-    pub(crate) nullable: bool,
-    pattern: Option<Arc<::regex::Regex>>,
-    limits: Limits,
-    /// `required`, as indices into the node's properties.
-    pub(crate) required: Vec<usize>,
-    /// Each property's place among the properties in JSON key order (byte-wise).
-    pub(crate) rank: Vec<u32>,
-}
-
-/// Attaches [`Bounds`] to every node of `node` whose JSON schema `check` is read the same way
-/// (same type, every required name a declared property, map-list keys declared); nodes left
-/// without bounds make the fast path defer.
-pub(crate) fn attach(node: &mut crate::eval::node::SchemaNode, check: &Check) {
-    use crate::model::Type;
-    let ty_agrees = match (&check.ty, node.ty) {
-        (None, Type::Any) => true,
-        (Some(t), ty) => ty.as_openapi() == Some(t.as_str()),
-        _ => false,
-    };
-    let required: Option<Vec<usize>> = check
-        .required
-        .iter()
-        .map(|r| node.properties.iter().position(|(n, _)| **n == **r))
-        .collect();
-    let keys_declared = match &node.list_kind {
-        crate::eval::value::ListKind::Map(keys) => node
-            .items
-            .as_ref()
-            .is_some_and(|i| keys.iter().all(|k| i.property(k).is_some())),
-        _ => true,
-    };
-    let pattern = match &check.pattern {
-        // A pattern that does not compile is not checked by the JSON path either.
-        Some((_, re)) => re.clone(),
-        None => None,
-    };
-    let same_properties = node.properties.len() == check.properties.len();
-    if let (Some(required), true, true, true) =
-        (required, ty_agrees, keys_declared, same_properties)
-        && check.int_or_string == node.int_or_string
-        && check.nullable == node.nullable
-    {
-        node.bounds = Some(Box::new(Bounds {
-            nullable: check.nullable,
-            pattern,
-            limits: check.limits.clone(),
-            required,
-            rank: {
-                let mut order: Vec<usize> = (0..node.properties.len()).collect();
-                order.sort_by(|&a, &b| node.properties[a].0.cmp(&node.properties[b].0));
-                let mut rank = vec![0; order.len()];
-                for (r, i) in order.into_iter().enumerate() {
-                    rank[i] = r as u32;
-                }
-                rank
-            },
-        }));
-    }
-    for (name, child) in node.properties.iter_mut() {
-        if let Some(c) = check.property(name) {
-            attach(child, c);
-        }
-    }
-    if let (Some(items), Some(c)) = (node.items.as_deref_mut(), check.items.as_deref()) {
-        attach(items, c);
-    }
-    if let (Some(values), Some(c)) = (
-        node.additional_properties.as_deref_mut(),
-        check.additional.as_deref(),
-    ) {
-        attach(values, c);
-    }
-}
-
-impl Bounds {
-    /// Whether a string passes `enum`, `format`, lengths and `pattern`.
-    pub(crate) fn string_ok(&self, s: &str) -> bool {
-        if !self.limits.enum_values.is_empty()
-            && !self
-                .limits
-                .enum_values
-                .iter()
-                .any(|e| matches!(e, Json::String(x) if x == s))
-        {
-            return false;
-        }
-        if let Some(format) = &self.limits.format
-            && format_ok(format, s) == Some(false)
-        {
-            return false;
-        }
-        // A string has between len/4 and len code points: most lengths are settled without
-        // counting them.
-        let bytes = s.len() as u64;
-        let settled = self.limits.max_length.is_none_or(|m| bytes <= m)
-            && self
-                .limits
-                .min_length
-                .is_none_or(|m| bytes.div_ceil(4) >= m);
-        if !settled {
-            let runes = s.chars().count() as u64;
-            if self.limits.max_length.is_some_and(|m| runes > m)
-                || self.limits.min_length.is_some_and(|m| runes < m)
-            {
-                return false;
-            }
-        }
-        self.pattern.as_ref().is_none_or(|re| re.is_match(s))
-    }
-
-    /// Whether an integer (`int`) or a float (`float`, with `int: None`) passes `enum` and the
-    /// number bounds.
-    pub(crate) fn number_ok(&self, int: Option<i64>, v: f64) -> bool {
-        if !self.limits.enum_values.is_empty()
-            && !self
-                .limits
-                .enum_values
-                .iter()
-                .any(|e| matches!(e, Json::Number(n) if n.as_f64() == Some(v)))
-        {
-            return false;
-        }
-        if let Some(m) = self.limits.multiple_of
-            && m > 0.0
-        {
-            let ok = match int {
-                Some(i) => {
-                    let factor = m as i64;
-                    factor > 0 && i % factor == 0
-                }
-                None => (v / m).fract() == 0.0,
-            };
-            if !ok {
-                return false;
-            }
-        }
-        !self.limits.above_maximum(v) && !self.limits.below_minimum(v)
-    }
-
-    /// Whether a boolean passes `enum`.
-    pub(crate) fn bool_ok(&self, b: bool) -> bool {
-        self.limits.enum_values.is_empty()
-            || self
-                .limits
-                .enum_values
-                .iter()
-                .any(|e| matches!(e, Json::Bool(x) if *x == b))
-    }
-
-    /// Whether a list or object has no `enum` (the fast path does not compare compound values).
-    pub(crate) fn no_enum(&self) -> bool {
-        self.limits.enum_values.is_empty()
-    }
-
-    /// Whether a list of `n` items passes `maxItems`/`minItems`.
-    pub(crate) fn items_ok(&self, n: usize) -> bool {
-        let n = n as u64;
-        self.limits.max_items.is_none_or(|m| n <= m) && self.limits.min_items.is_none_or(|m| n >= m)
-    }
-
-    /// Whether an object or map of `n` entries passes `maxProperties`/`minProperties`.
-    pub(crate) fn properties_ok(&self, n: usize) -> bool {
-        let n = n as u64;
-        self.limits.max_properties.is_none_or(|m| n <= m)
-            && self.limits.min_properties.is_none_or(|m| n >= m)
-    }
-
-    /// Whether the entry count is checked (then duplicate keys must be ruled out exactly).
-    pub(crate) fn counts_properties(&self) -> bool {
-        self.limits.max_properties.is_some() || self.limits.min_properties.is_some()
-    }
 }
 
 #[cfg(test)]

@@ -5,54 +5,18 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use super::compile::Nodes;
 use super::walk::{Old, Path, Walk};
 use super::{FieldError, ValidationErrors};
-use crate::check::{Node, Target, check_source};
-use crate::eval::interp::Program;
-use crate::eval::node::SchemaNode;
-use crate::model::{Reason, Schema};
+use crate::model::Schema;
 use crate::schema::{OwnedSchema, SchemaArena, SchemaError};
+use crate::tree::SchemaNode;
 
 /// The runtime cost budget for validating one object (`RuntimeCELCostBudget`).
 pub const RUNTIME_COST_BUDGET: i64 = 10_000_000;
 
 /// The runtime cost limit of one evaluation of one expression (`PerCallLimit`).
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
-
-/// The compatibility version of the apiserver's stored-expressions environment, which runtime
-/// validation uses (CEL-SEMANTICS 6.3): every library at its newest version.
-const STORED_COMPAT: u8 = crate::check::NEWEST_KUBERNETES_MINOR;
-
-/// One `x-kubernetes-validations` entry, compiled.
-#[derive(Debug)]
-pub struct CompiledRule {
-    /// `rule`.
-    pub rule: Arc<str>,
-    /// `message`.
-    pub message: Option<Arc<str>>,
-    /// `messageExpression`.
-    pub message_expression: Option<Arc<str>>,
-    /// The normalized `fieldPath` (`a.b[k]`), appended to the node's path on failure.
-    pub field_path: Option<String>,
-    /// `reason`.
-    pub reason: Option<Reason>,
-    /// `optionalOldSelf: true`.
-    pub optional_old_self: bool,
-    /// The program, or the compile error the apiserver would report for it.
-    pub(crate) program: Result<Program, String>,
-    /// The messageExpression's program (a failed one falls back to `message`).
-    pub(crate) message_program: Option<Result<Program, String>>,
-}
-
-impl CompiledRule {
-    /// What error texts name the rule by: the trimmed message if set, else the trimmed rule.
-    pub(crate) fn shown(&self) -> &str {
-        match &self.message {
-            Some(m) => m.trim(),
-            None => self.rule.trim(),
-        }
-    }
-}
 
 /// How one validation runs.
 #[derive(Debug, Clone)]
@@ -127,6 +91,8 @@ pub enum ManifestError {
 #[derive(Debug)]
 pub struct Validator {
     pub(super) root: SchemaNode,
+    /// The compiled rules and OpenAPI bounds of each node of `root`.
+    pub(super) nodes: Nodes,
     resource_root: bool,
     /// The JSON schema, for the OpenAPI checks and [`Validator::decode`].
     json_schema: Option<Arc<Json>>,
@@ -144,7 +110,7 @@ impl Validator {
         let mut v = Validator::build(schema, resource_root, false);
         let json = OwnedSchema::from_model(schema).to_json();
         let checks = super::openapi::Check::compile(&json);
-        super::openapi::attach(&mut v.root, &checks);
+        v.nodes.attach_bounds(&v.root, &checks);
         v.checks = Some(checks);
         v.json_schema = Some(Arc::new(json));
         v
@@ -209,18 +175,10 @@ impl Validator {
     }
 
     fn build(schema: &Schema<'_>, resource_root: bool, check: bool) -> Validator {
-        let mut root =
-            SchemaNode::from_model_with(schema, resource_root, &mut |s, resource, node| {
-                node.rules = s
-                    .validations
-                    .to_vec()
-                    .into_iter()
-                    .map(|r| compile_rule(&r, s, resource, check))
-                    .collect();
-            });
-        root.plan_reads(resource_root);
+        let (root, nodes) = Nodes::build(schema, resource_root, check);
         Validator {
             root,
+            nodes,
             resource_root,
             json_schema: None,
             decodes: false,
@@ -282,6 +240,7 @@ impl Validator {
     pub fn validate(&self, object: &Json, old: Option<&Json>, opts: &Options) -> Outcome {
         let mut walk = Walk {
             opts,
+            nodes: &self.nodes,
             remaining: opts.budget,
             errors: Vec::new(),
             warnings: Vec::new(),
@@ -386,16 +345,26 @@ impl Validator {
         if self.decodes {
             return false;
         }
-        let Ok(new) = super::fast::serialize(value, &self.root, self.resource_root, true) else {
+        let Ok(new) =
+            super::fast::serialize(value, &self.root, &self.nodes, self.resource_root, true)
+        else {
             return false;
         };
-        let old =
-            match old.map(|o| super::fast::serialize(o, &self.root, self.resource_root, false)) {
-                Some(Ok(v)) => v,
-                Some(Err(_)) => return false,
-                None => None,
-            };
-        super::fast::rules(&self.root, new.as_ref(), old.as_ref(), &Options::default()).is_ok()
+        let old = match old
+            .map(|o| super::fast::serialize(o, &self.root, &self.nodes, self.resource_root, false))
+        {
+            Some(Ok(v)) => v,
+            Some(Err(_)) => return false,
+            None => None,
+        };
+        super::fast::rules(
+            &self.root,
+            &self.nodes,
+            new.as_ref(),
+            old.as_ref(),
+            &Options::default(),
+        )
+        .is_ok()
     }
 
     /// [`Validator::validate`] with the default options, as `Result`.
@@ -468,64 +437,4 @@ pub fn blocks_cel(errors: &[FieldError]) -> Option<FieldError> {
             value: super::BadValue::Value(Json::Null),
             detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation".into(),
         })
-}
-
-fn compile_expression(
-    source: &str,
-    target: Target,
-    schema: &Schema<'_>,
-    resource: bool,
-    optional_old_self: bool,
-    check: bool,
-) -> Result<Program, String> {
-    if check {
-        let node = Node {
-            schema,
-            resource_root: resource,
-            optional_old_self,
-            compat: STORED_COMPAT,
-            type_name: "selfType<N>",
-        };
-        check_source(source, target, &node).map_err(|e| e.to_string())?;
-    }
-    Program::compile(source).map_err(|e| e.to_string())
-}
-
-fn compile_rule(
-    r: &crate::model::Rule<'_>,
-    schema: &Schema<'_>,
-    resource: bool,
-    check: bool,
-) -> CompiledRule {
-    let optional_old_self = r.optional_old_self == Some(true);
-    let field_path = r.field_path.map(|fp| {
-        crate::field_path::normalize_field_path(schema, fp)
-            .unwrap_or_else(|_| fp.trim_start_matches('.').to_owned())
-    });
-    CompiledRule {
-        rule: r.rule.into(),
-        message: r.message.map(Arc::from),
-        message_expression: r.message_expression.map(Arc::from),
-        field_path,
-        reason: r.reason,
-        optional_old_self,
-        program: compile_expression(
-            r.rule,
-            Target::Rule,
-            schema,
-            resource,
-            optional_old_self,
-            check,
-        ),
-        message_program: r.message_expression.map(|m| {
-            compile_expression(
-                m,
-                Target::MessageExpression,
-                schema,
-                resource,
-                optional_old_self,
-                check,
-            )
-        }),
-    }
 }

@@ -7,12 +7,14 @@ use std::collections::HashMap;
 
 use serde_json::Value as Json;
 
+use super::compile::Nodes;
 use super::{BadValue, CompiledRule, ErrorType, FieldError, Options};
 use crate::eval::convert::{to_value, to_value_read};
 use crate::eval::error::ErrorKind;
-use crate::eval::node::SchemaNode;
-use crate::eval::value::{ListKind, Value};
+use crate::eval::value::Value;
 use crate::model::Reason;
+use crate::tree::ListKind;
+use crate::tree::SchemaNode;
 
 /// `MaxEvaluatedMessageExpressionSizeBytes`.
 const MAX_MESSAGE_BYTES: usize = 5 * 1024;
@@ -106,6 +108,8 @@ pub(super) struct Old<'o> {
 
 pub(super) struct Walk<'a> {
     pub opts: &'a Options,
+    /// The compiled rules of the tree's nodes.
+    pub nodes: &'a Nodes,
     pub remaining: i64,
     pub errors: Vec<FieldError>,
     pub warnings: Vec<String>,
@@ -144,7 +148,7 @@ impl Walk<'_> {
         let converted;
         let value = match value {
             Some(v) => Some(v),
-            None if !s.rules.is_empty() => {
+            None if s.has_rules => {
                 converted = to_value_read(raw, s, resource);
                 Some(&converted)
             }
@@ -171,7 +175,7 @@ impl Walk<'_> {
             memo: std::cell::Cell::new(None),
         };
         let unchanged = &ratchet;
-        if let (false, Some(value)) = (s.rules.is_empty(), value) {
+        if let (true, Some(value)) = (s.has_rules, value) {
             self.rules(s, path, raw, value, old, unchanged);
             if self.stopped {
                 return;
@@ -354,7 +358,8 @@ impl Walk<'_> {
             self.out_of_budget(path, s);
             return;
         }
-        for rule in &s.rules {
+        let nodes = self.nodes;
+        for rule in nodes.rules(s) {
             let program = match &rule.program {
                 Ok(p) => p,
                 Err(detail) => {

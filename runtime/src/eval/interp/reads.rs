@@ -3,41 +3,7 @@
 
 use crd_cel_core::ast::{Ast, Expr, Var};
 
-/// What an expression reads of a value (`self`): all of it, some of its fields (each read in
-/// its own way), or its list items (as the range of a comprehension).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Need {
-    /// The whole value.
-    Whole,
-    /// These fields only (`self.a`, `self.b.c`); none when the value is not read.
-    Fields(Vec<(Box<str>, Need)>),
-    /// Its items only, each read as given (`self.all(x, x.a > 0)`).
-    Items(Box<Need>),
-}
-
-impl Need {
-    /// What two readers need together (no fields read is what reading nothing needs).
-    pub fn merge(self, other: Need) -> Need {
-        match (self, other) {
-            (Need::Fields(a), b) if a.is_empty() => b,
-            (a, Need::Fields(b)) if b.is_empty() => a,
-            (Need::Fields(mut a), Need::Fields(b)) => {
-                for (name, need) in b {
-                    match a.iter_mut().find(|(n, _)| *n == name) {
-                        Some((_, have)) => {
-                            let was = std::mem::replace(have, Need::Whole);
-                            *have = was.merge(need);
-                        }
-                        None => a.push((name, need)),
-                    }
-                }
-                Need::Fields(a)
-            }
-            (Need::Items(a), Need::Items(b)) => Need::Items(Box::new(a.merge(*b))),
-            _ => Need::Whole,
-        }
-    }
-}
+pub use crate::tree::Need;
 
 /// See [`Program::self_need`](super::Program::self_need). Every node of the expression counts, planned or folded away, so
 /// the answer can only over-approximate what evaluation reads; anything but a field selection

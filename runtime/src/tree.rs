@@ -1,12 +1,70 @@
-//! The owned schema tree that conversion and validation walk: what a node's data means
-//! (type, format, list type, properties) and, once a validator is built, the node's compiled
-//! rules. Built once per type (typed path) or per CRD version (manifest path), from the model.
+//! The one schema tree that conversion, evaluation and validation walk: what a node's data
+//! means (type, format, list type, properties), where its rules are, and what they read.
+//! Built once per type (typed path) or per CRD version (manifest path), from the model.
+//!
+//! Each node has an [`id`](SchemaNode::id), its index in the tables a
+//! [`Validator`](crate::Validator) keeps beside the tree (compiled rules, OpenAPI bounds), so the
+//! tree depends on nothing but the model and every later stage (values, evaluation,
+//! validation) depends on it, never the other way round.
 
 use std::sync::Arc;
 
-use super::interp::Need;
-use super::value::{ListKind, name_eq};
 use crate::model::{ListType, MapType, Schema, Type};
+
+/// The list type of a list node and of its values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListKind {
+    /// An ordinary (or `atomic`) list.
+    Plain,
+    /// `x-kubernetes-list-type: set`.
+    Set,
+    /// `x-kubernetes-list-type: map` with these key fields.
+    Map(Arc<[Arc<str>]>),
+}
+
+/// String equality for names (property names, map keys): the length and first byte reject most
+/// mismatches without a `memcmp` call, which dominates lookups in small objects.
+#[inline]
+pub fn name_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len() && a.first() == b.first() && a == b
+}
+
+/// What an expression reads of a value (`self`): all of it, some of its fields (each read in
+/// its own way), or its list items (as the range of a comprehension).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Need {
+    /// The whole value.
+    Whole,
+    /// These fields only (`self.a`, `self.b.c`); none when the value is not read.
+    Fields(Vec<(Box<str>, Need)>),
+    /// Its items only, each read as given (`self.all(x, x.a > 0)`).
+    Items(Box<Need>),
+}
+
+impl Need {
+    /// What two readers need together (no fields read is what reading nothing needs).
+    pub fn merge(self, other: Need) -> Need {
+        match (self, other) {
+            (Need::Fields(a), b) if a.is_empty() => b,
+            (a, Need::Fields(b)) if b.is_empty() => a,
+            (Need::Fields(mut a), Need::Fields(b)) => {
+                for (name, need) in b {
+                    match a.iter_mut().find(|(n, _)| *n == name) {
+                        Some((_, have)) => {
+                            let was = std::mem::replace(have, Need::Whole);
+                            *have = was.merge(need);
+                        }
+                        None => a.push((name, need)),
+                    }
+                }
+                Need::Fields(a)
+            }
+            (Need::Items(a), Need::Items(b)) => Need::Items(Box::new(a.merge(*b))),
+            _ => Need::Whole,
+        }
+    }
+}
 
 /// How a string node's data is read (CEL-SEMANTICS 5.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,14 +106,15 @@ pub struct SchemaNode {
     pub list_kind: ListKind,
     /// `x-kubernetes-map-type`.
     pub map_type: Option<MapType>,
-    /// The compiled rules of this node (filled by the validator).
-    pub rules: Vec<crate::validate::CompiledRule>,
+    /// The node's index in the tree (after its children: the root's is the largest), which
+    /// the validator's side tables are indexed by.
+    pub id: usize,
+    /// Whether this node has rules (set by the builder's visitor).
+    pub has_rules: bool,
     /// Whether this node or a descendant has rules (the walker skips subtrees without).
     pub rules_below: bool,
-    /// The node's OpenAPI constraints for the typed fast path (`None`: not attached, or a
-    /// schema the fast path does not take, and it defers to the JSON path).
-    pub(crate) bounds: Option<Box<crate::validate::Bounds>>,
-    /// Whether a rule of this node reads `oldSelf` (set with the rules by the validator).
+    /// Whether a rule of this node reads `oldSelf` (set with the rules by the builder's
+    /// visitor; a messageExpression that reads it counts).
     pub(crate) transition: bool,
     /// Whether this node or a descendant has a rule that reads `oldSelf`: on update, only
     /// these parts of the old object are needed.
@@ -71,16 +130,29 @@ impl SchemaNode {
         SchemaNode::from_model_with(schema, false, &mut |_, _, _| {})
     }
 
-    /// The tree of a model; `visit` sees every node after its children, with its model and
-    /// whether it is a resource root (to attach rules), and `rules_below` is computed after.
+    /// The tree of a model; `visit` sees every node after its children (so in [`id`] order),
+    /// with its model and whether it is a resource root, and sets [`has_rules`] and
+    /// `transition` where it attaches rules; `rules_below` is computed after.
+    ///
+    /// [`id`]: SchemaNode::id
+    /// [`has_rules`]: SchemaNode::has_rules
     pub fn from_model_with(
         schema: &Schema<'_>,
         resource: bool,
         visit: &mut dyn FnMut(&Schema<'_>, bool, &mut SchemaNode),
     ) -> SchemaNode {
+        SchemaNode::build(schema, resource, &mut 0, visit)
+    }
+
+    fn build(
+        schema: &Schema<'_>,
+        resource: bool,
+        next: &mut usize,
+        visit: &mut dyn FnMut(&Schema<'_>, bool, &mut SchemaNode),
+    ) -> SchemaNode {
         let mut properties = Vec::new();
         schema.for_each_property(&mut |p| {
-            let child = SchemaNode::from_model_with(p.schema, p.schema.embedded_resource, visit);
+            let child = SchemaNode::build(p.schema, p.schema.embedded_resource, next, visit);
             properties.push((Arc::from(p.name), child));
         });
         let mut node = SchemaNode {
@@ -99,10 +171,10 @@ impl SchemaNode {
             properties,
             items: schema
                 .items
-                .map(|i| Box::new(SchemaNode::from_model_with(i, i.embedded_resource, visit))),
+                .map(|i| Box::new(SchemaNode::build(i, i.embedded_resource, next, visit))),
             additional_properties: schema
                 .additional_properties
-                .map(|a| Box::new(SchemaNode::from_model_with(a, a.embedded_resource, visit))),
+                .map(|a| Box::new(SchemaNode::build(a, a.embedded_resource, next, visit))),
             list_kind: match schema.list_type {
                 None | Some(ListType::Atomic) => ListKind::Plain,
                 Some(ListType::Set) => ListKind::Set,
@@ -111,22 +183,15 @@ impl SchemaNode {
                 }
             },
             map_type: schema.map_type,
-            rules: Vec::new(),
+            id: *next,
+            has_rules: false,
             rules_below: false,
-            bounds: None,
             transition: false,
             transition_below: false,
             reads: None,
         };
+        *next += 1;
         visit(schema, resource, &mut node);
-        // A messageExpression may read `oldSelf` too.
-        node.transition = node.rules.iter().any(|r| {
-            let reads = |p: &Result<crate::eval::interp::Program, String>| {
-                p.as_ref()
-                    .is_ok_and(crate::eval::interp::Program::uses_old_self)
-            };
-            reads(&r.program) || r.message_program.as_ref().is_some_and(reads)
-        });
         node.transition_below = node.transition
             || node.properties.iter().any(|(_, p)| p.transition_below)
             || node.items.as_ref().is_some_and(|i| i.transition_below)
@@ -134,7 +199,7 @@ impl SchemaNode {
                 .additional_properties
                 .as_ref()
                 .is_some_and(|a| a.transition_below);
-        node.rules_below = !node.rules.is_empty()
+        node.rules_below = node.has_rules
             || node.properties.iter().any(|(_, p)| p.rules_below)
             || node.items.as_ref().is_some_and(|i| i.rules_below)
             || node
@@ -145,10 +210,11 @@ impl SchemaNode {
     }
 
     /// Works out [`SchemaNode::reads`] for the node (a resource root when `resource`) and every
-    /// node below: what each node's own rules read of `self`, merged with what its ancestors'
-    /// rules read of it. Conversions (the typed fast path, the JSON walk) build only that.
-    pub(crate) fn plan_reads(&mut self, resource: bool) {
-        assign(self, None, resource);
+    /// node below: what each node's own rules read of `self` (`own`, `None` for a node without
+    /// rules), merged with what its ancestors' rules read of it. Conversions (the typed fast
+    /// path, the JSON walk) build only that.
+    pub(crate) fn plan_reads(&mut self, resource: bool, own: &dyn Fn(&SchemaNode) -> Option<Need>) {
+        assign(self, None, resource, own);
     }
 
     /// A node of a type and nothing else.
@@ -191,19 +257,13 @@ pub(crate) enum Reads {
 }
 
 /// [`SchemaNode::plan_reads`] of `node`, with what its ancestors' rules read of it.
-fn assign(node: &mut SchemaNode, above: Option<Need>, resource: bool) {
-    let own = (!node.rules.is_empty()).then(|| {
-        let mut need = Need::Fields(Vec::new());
-        for rule in &node.rules {
-            for program in std::iter::once(&rule.program).chain(rule.message_program.as_ref()) {
-                need = match program {
-                    Ok(p) => need.merge(p.self_need().clone()),
-                    Err(_) => Need::Whole,
-                };
-            }
-        }
-        need
-    });
+fn assign(
+    node: &mut SchemaNode,
+    above: Option<Need>,
+    resource: bool,
+    own_need: &dyn Fn(&SchemaNode) -> Option<Need>,
+) {
+    let own = own_need(node);
     let total = match (above, own) {
         (Some(a), Some(b)) => Some(a.merge(b)),
         (a, b) => a.or(b),
@@ -249,12 +309,12 @@ fn assign(node: &mut SchemaNode, above: Option<Need>, resource: bool) {
     };
     let whole = node.reads == Some(Reads::Whole);
     for ((_, child), need) in node.properties.iter_mut().zip(props) {
-        assign(child, need, false);
+        assign(child, need, false, own_need);
     }
     if let Some(child) = node.items.as_deref_mut() {
-        assign(child, items, false);
+        assign(child, items, false, own_need);
     }
     if let Some(child) = node.additional_properties.as_deref_mut() {
-        assign(child, whole.then_some(Need::Whole), false);
+        assign(child, whole.then_some(Need::Whole), false, own_need);
     }
 }

@@ -1,0 +1,176 @@
+//! The typed fast path's copy of the OpenAPI checks: the [`Check`] of each node, without its
+//! children, kept in the validator's side table beside the tree node of the same place.
+
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use super::openapi::{Check, Limits, format_ok};
+use crate::model::Type;
+use crate::tree::{ListKind, SchemaNode};
+
+/// The constraints of one schema node as the typed fast path reads them (a copy of the node's
+/// [`Check`] without its children, attached to the [`SchemaNode`] of the same place, in the side table). The fast
+/// path only answers "nothing to report": every predicate here is true only where [`validate`]
+/// reports nothing, and anything else sends the object down the JSON path for the exact errors.
+#[derive(Debug)]
+pub(crate) struct Bounds {
+    pub(crate) nullable: bool,
+    pattern: Option<Arc<::regex::Regex>>,
+    limits: Limits,
+    /// `required`, as indices into the node's properties.
+    pub(crate) required: Vec<usize>,
+    /// Each property's place among the properties in JSON key order (byte-wise).
+    pub(crate) rank: Vec<u32>,
+}
+
+impl Bounds {
+    /// The bounds of `node`, when its JSON schema `check` is read the same way (same type,
+    /// every required name a declared property, map-list keys declared); a node left without
+    /// bounds makes the fast path defer.
+    pub(super) fn of(node: &SchemaNode, check: &Check) -> Option<Bounds> {
+        let ty_agrees = match (&check.ty, node.ty) {
+            (None, Type::Any) => true,
+            (Some(t), ty) => ty.as_openapi() == Some(t.as_str()),
+            _ => false,
+        };
+        let required: Option<Vec<usize>> = check
+            .required
+            .iter()
+            .map(|r| node.properties.iter().position(|(n, _)| **n == **r))
+            .collect();
+        let keys_declared = match &node.list_kind {
+            ListKind::Map(keys) => node
+                .items
+                .as_ref()
+                .is_some_and(|i| keys.iter().all(|k| i.property(k).is_some())),
+            _ => true,
+        };
+        let pattern = match &check.pattern {
+            // A pattern that does not compile is not checked by the JSON path either.
+            Some((_, re)) => re.clone(),
+            None => None,
+        };
+        let same_properties = node.properties.len() == check.properties.len();
+        let (Some(required), true, true, true, true, true) = (
+            required,
+            ty_agrees,
+            keys_declared,
+            same_properties,
+            check.int_or_string == node.int_or_string,
+            check.nullable == node.nullable,
+        ) else {
+            return None;
+        };
+        let mut order: Vec<usize> = (0..node.properties.len()).collect();
+        order.sort_by(|&a, &b| node.properties[a].0.cmp(&node.properties[b].0));
+        let mut rank = vec![0; order.len()];
+        for (r, i) in order.into_iter().enumerate() {
+            rank[i] = r as u32;
+        }
+        Some(Bounds {
+            nullable: check.nullable,
+            pattern,
+            limits: check.limits.clone(),
+            required,
+            rank,
+        })
+    }
+
+    /// Whether a string passes `enum`, `format`, lengths and `pattern`.
+    pub(crate) fn string_ok(&self, s: &str) -> bool {
+        if !self.limits.enum_values.is_empty()
+            && !self
+                .limits
+                .enum_values
+                .iter()
+                .any(|e| matches!(e, Json::String(x) if x == s))
+        {
+            return false;
+        }
+        if let Some(format) = &self.limits.format
+            && format_ok(format, s) == Some(false)
+        {
+            return false;
+        }
+        // A string has between len/4 and len code points: most lengths are settled without
+        // counting them.
+        let bytes = s.len() as u64;
+        let settled = self.limits.max_length.is_none_or(|m| bytes <= m)
+            && self
+                .limits
+                .min_length
+                .is_none_or(|m| bytes.div_ceil(4) >= m);
+        if !settled {
+            let runes = s.chars().count() as u64;
+            if self.limits.max_length.is_some_and(|m| runes > m)
+                || self.limits.min_length.is_some_and(|m| runes < m)
+            {
+                return false;
+            }
+        }
+        self.pattern.as_ref().is_none_or(|re| re.is_match(s))
+    }
+
+    /// Whether an integer (`int`) or a float (`float`, with `int: None`) passes `enum` and the
+    /// number bounds.
+    pub(crate) fn number_ok(&self, int: Option<i64>, v: f64) -> bool {
+        if !self.limits.enum_values.is_empty()
+            && !self
+                .limits
+                .enum_values
+                .iter()
+                .any(|e| matches!(e, Json::Number(n) if n.as_f64() == Some(v)))
+        {
+            return false;
+        }
+        if let Some(m) = self.limits.multiple_of
+            && m > 0.0
+        {
+            let ok = match int {
+                Some(i) => {
+                    let factor = m as i64;
+                    factor > 0 && i % factor == 0
+                }
+                None => (v / m).fract() == 0.0,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        !self.limits.above_maximum(v) && !self.limits.below_minimum(v)
+    }
+
+    /// Whether a boolean passes `enum`.
+    pub(crate) fn bool_ok(&self, b: bool) -> bool {
+        self.limits.enum_values.is_empty()
+            || self
+                .limits
+                .enum_values
+                .iter()
+                .any(|e| matches!(e, Json::Bool(x) if *x == b))
+    }
+
+    /// Whether a list or object has no `enum` (the fast path does not compare compound values).
+    pub(crate) fn no_enum(&self) -> bool {
+        self.limits.enum_values.is_empty()
+    }
+
+    /// Whether a list of `n` items passes `maxItems`/`minItems`.
+    pub(crate) fn items_ok(&self, n: usize) -> bool {
+        let n = n as u64;
+        self.limits.max_items.is_none_or(|m| n <= m) && self.limits.min_items.is_none_or(|m| n >= m)
+    }
+
+    /// Whether an object or map of `n` entries passes `maxProperties`/`minProperties`.
+    pub(crate) fn properties_ok(&self, n: usize) -> bool {
+        let n = n as u64;
+        self.limits.max_properties.is_none_or(|m| n <= m)
+            && self.limits.min_properties.is_none_or(|m| n >= m)
+    }
+
+    /// Whether the entry count is checked (then duplicate keys must be ruled out exactly).
+    pub(crate) fn counts_properties(&self) -> bool {
+        self.limits.max_properties.is_some() || self.limits.min_properties.is_some()
+    }
+}

@@ -1,0 +1,208 @@
+//! Compiling the rules of a schema tree: each `x-kubernetes-validations` entry parsed, checked
+//! and planned once, kept in a side table indexed by [`SchemaNode::id`] with the node's OpenAPI
+//! bounds for the typed fast path.
+
+use std::sync::Arc;
+
+use super::bounds::Bounds;
+use super::openapi::Check;
+use crate::check::{Node, Target, check_source};
+use crate::eval::interp::{Need, Program};
+use crate::model::{Reason, Schema};
+use crate::tree::SchemaNode;
+
+/// The compatibility version of the apiserver's stored-expressions environment, which runtime
+/// validation uses (CEL-SEMANTICS 6.3): every library at its newest version.
+const STORED_COMPAT: u8 = crate::check::NEWEST_KUBERNETES_MINOR;
+
+/// One `x-kubernetes-validations` entry, compiled.
+#[derive(Debug)]
+pub struct CompiledRule {
+    /// `rule`.
+    pub rule: Arc<str>,
+    /// `message`.
+    pub message: Option<Arc<str>>,
+    /// `messageExpression`.
+    pub message_expression: Option<Arc<str>>,
+    /// The normalized `fieldPath` (`a.b[k]`), appended to the node's path on failure.
+    pub field_path: Option<String>,
+    /// `reason`.
+    pub reason: Option<Reason>,
+    /// `optionalOldSelf: true`.
+    pub optional_old_self: bool,
+    /// The program, or the compile error the apiserver would report for it.
+    pub(crate) program: Result<Program, String>,
+    /// The messageExpression's program (a failed one falls back to `message`).
+    pub(crate) message_program: Option<Result<Program, String>>,
+}
+
+impl CompiledRule {
+    /// The programs of the rule and of its messageExpression.
+    fn programs(&self) -> impl Iterator<Item = &Result<Program, String>> {
+        std::iter::once(&self.program).chain(self.message_program.as_ref())
+    }
+
+    /// Whether the rule or its messageExpression reads `oldSelf`.
+    fn reads_old_self(&self) -> bool {
+        self.programs()
+            .any(|p| p.as_ref().is_ok_and(Program::uses_old_self))
+    }
+
+    /// What error texts name the rule by: the trimmed message if set, else the trimmed rule.
+    pub(crate) fn shown(&self) -> &str {
+        match &self.message {
+            Some(m) => m.trim(),
+            None => self.rule.trim(),
+        }
+    }
+}
+
+/// What a validator keeps beside each node of its tree.
+#[derive(Debug, Default)]
+pub(crate) struct NodeData {
+    /// The node's compiled rules, in order.
+    pub(crate) rules: Vec<CompiledRule>,
+    /// The node's OpenAPI constraints for the typed fast path (`None`: not attached, or a
+    /// schema the fast path does not take, and it defers to the JSON path).
+    pub(crate) bounds: Option<Box<Bounds>>,
+}
+
+/// The side table of a tree: one [`NodeData`] per node, indexed by [`SchemaNode::id`].
+#[derive(Debug, Default)]
+pub(crate) struct Nodes(Vec<NodeData>);
+
+impl Nodes {
+    /// The tree of a model (a resource root when `resource_root`) and its compiled rules; with
+    /// `check`, each rule is type-checked as the apiserver's stored-expressions environment
+    /// does, and one that fails keeps its error to report.
+    pub(crate) fn build(
+        schema: &Schema<'_>,
+        resource_root: bool,
+        check: bool,
+    ) -> (SchemaNode, Nodes) {
+        let mut table = Vec::new();
+        let mut root =
+            SchemaNode::from_model_with(schema, resource_root, &mut |s, resource, node| {
+                let rules: Vec<CompiledRule> = s
+                    .validations
+                    .to_vec()
+                    .iter()
+                    .map(|r| compile_rule(r, s, resource, check))
+                    .collect();
+                node.has_rules = !rules.is_empty();
+                node.transition = rules.iter().any(CompiledRule::reads_old_self);
+                debug_assert_eq!(table.len(), node.id, "nodes are visited in id order");
+                table.push(NodeData {
+                    rules,
+                    bounds: None,
+                });
+            });
+        let nodes = Nodes(table);
+        root.plan_reads(resource_root, &|n| nodes.own_need(n));
+        (root, nodes)
+    }
+
+    /// What the rules of `node` read of its value (`None`: it has none).
+    fn own_need(&self, node: &SchemaNode) -> Option<Need> {
+        let rules = &self.0[node.id].rules;
+        (!rules.is_empty()).then(|| {
+            rules.iter().flat_map(CompiledRule::programs).fold(
+                Need::Fields(Vec::new()),
+                |need, p| match p {
+                    Ok(p) => need.merge(p.self_need().clone()),
+                    Err(_) => Need::Whole,
+                },
+            )
+        })
+    }
+
+    /// The compiled rules of `node`.
+    pub(crate) fn rules(&self, node: &SchemaNode) -> &[CompiledRule] {
+        &self.0[node.id].rules
+    }
+
+    /// The fast path's bounds of `node`.
+    pub(crate) fn bounds(&self, node: &SchemaNode) -> Option<&Bounds> {
+        self.0[node.id].bounds.as_deref()
+    }
+
+    /// Attaches the fast path's [`Bounds`] to `node` and every node below, from the OpenAPI
+    /// checks `check` of the same place.
+    pub(crate) fn attach_bounds(&mut self, node: &SchemaNode, check: &Check) {
+        self.0[node.id].bounds = Bounds::of(node, check).map(Box::new);
+        for (name, child) in &node.properties {
+            if let Some(c) = check.property(name) {
+                self.attach_bounds(child, c);
+            }
+        }
+        if let (Some(items), Some(c)) = (node.items.as_deref(), check.items.as_deref()) {
+            self.attach_bounds(items, c);
+        }
+        if let (Some(values), Some(c)) = (
+            node.additional_properties.as_deref(),
+            check.additional.as_deref(),
+        ) {
+            self.attach_bounds(values, c);
+        }
+    }
+}
+
+fn compile_expression(
+    source: &str,
+    target: Target,
+    schema: &Schema<'_>,
+    resource: bool,
+    optional_old_self: bool,
+    check: bool,
+) -> Result<Program, String> {
+    if check {
+        let node = Node {
+            schema,
+            resource_root: resource,
+            optional_old_self,
+            compat: STORED_COMPAT,
+            type_name: "selfType<N>",
+        };
+        check_source(source, target, &node).map_err(|e| e.to_string())?;
+    }
+    Program::compile(source).map_err(|e| e.to_string())
+}
+
+fn compile_rule(
+    r: &crate::model::Rule<'_>,
+    schema: &Schema<'_>,
+    resource: bool,
+    check: bool,
+) -> CompiledRule {
+    let optional_old_self = r.optional_old_self == Some(true);
+    let field_path = r.field_path.map(|fp| {
+        crate::field_path::normalize_field_path(schema, fp)
+            .unwrap_or_else(|_| fp.trim_start_matches('.').to_owned())
+    });
+    CompiledRule {
+        rule: r.rule.into(),
+        message: r.message.map(Arc::from),
+        message_expression: r.message_expression.map(Arc::from),
+        field_path,
+        reason: r.reason,
+        optional_old_self,
+        program: compile_expression(
+            r.rule,
+            Target::Rule,
+            schema,
+            resource,
+            optional_old_self,
+            check,
+        ),
+        message_program: r.message_expression.map(|m| {
+            compile_expression(
+                m,
+                Target::MessageExpression,
+                schema,
+                resource,
+                optional_old_self,
+                check,
+            )
+        }),
+    }
+}

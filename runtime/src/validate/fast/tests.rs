@@ -1,0 +1,557 @@
+//! The fast path agrees with the JSON path: same verdicts, built values equal to the
+//! conversion's.
+
+use super::*;
+use crate::eval::convert::to_value;
+use crate::eval::value::Value;
+use crate::model::Type;
+use crate::model::{ListType, Property, Rule, Rules, Schema};
+use crate::tree::{Reads, SchemaNode};
+use crate::validate::Validator;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+const NAME: Schema<'static> = Schema {
+    max_length: Some(8),
+    pattern: Some("^[a-z-]+$"),
+    ..Schema::of(Type::String)
+};
+const PORT: Schema<'static> = Schema {
+    minimum: Some(0.0),
+    maximum: Some(100.0),
+    ..Schema::of(Type::Integer)
+};
+const PLAIN: Schema<'static> = Schema::of(Type::String);
+const NULLABLE: Schema<'static> = Schema {
+    nullable: true,
+    ..Schema::of(Type::String)
+};
+const WEIGHT: Schema<'static> = Schema::of(Type::Number);
+const FLAG: Schema<'static> = Schema::of(Type::Boolean);
+const TIMEOUT: Schema<'static> = Schema {
+    format: Some("duration"),
+    ..Schema::of(Type::String)
+};
+const ITEM_PROPS: [Property<'static>; 3] = [
+    Property {
+        name: "name",
+        required: true,
+        schema: &NAME,
+    },
+    Property {
+        name: "port",
+        required: true,
+        schema: &PORT,
+    },
+    Property {
+        name: "note",
+        required: false,
+        schema: &NULLABLE,
+    },
+];
+const ITEM_RULES: [Rule<'static>; 1] = [Rule::new("self.port >= 0")];
+const ITEM: Schema<'static> = Schema {
+    properties: &ITEM_PROPS,
+    validations: Rules::new(&ITEM_RULES),
+    ..Schema::of(Type::Object)
+};
+const PORTS: Schema<'static> = Schema {
+    items: Some(&ITEM),
+    list_type: Some(ListType::Map),
+    list_map_keys: &["name"],
+    max_items: Some(5),
+    ..Schema::of(Type::Array)
+};
+const TAGS: Schema<'static> = Schema {
+    items: Some(&PORT),
+    list_type: Some(ListType::Set),
+    ..Schema::of(Type::Array)
+};
+const LABELS: Schema<'static> = Schema {
+    additional_properties: Some(&PLAIN),
+    max_properties: Some(3),
+    ..Schema::of(Type::Object)
+};
+const SPEC_PROPS: [Property<'static>; 8] = [
+    Property {
+        name: "name",
+        required: true,
+        schema: &NAME,
+    },
+    Property {
+        name: "ports",
+        required: true,
+        schema: &PORTS,
+    },
+    Property {
+        name: "tags",
+        required: false,
+        schema: &TAGS,
+    },
+    Property {
+        name: "labels",
+        required: false,
+        schema: &LABELS,
+    },
+    Property {
+        name: "weight",
+        required: false,
+        schema: &WEIGHT,
+    },
+    Property {
+        name: "flag",
+        required: false,
+        schema: &FLAG,
+    },
+    Property {
+        name: "timeout",
+        required: false,
+        schema: &TIMEOUT,
+    },
+    Property {
+        name: "note",
+        required: false,
+        schema: &NULLABLE,
+    },
+];
+const SPEC_RULES: [Rule<'static>; 2] = [
+    Rule::new("self.ports.all(p, p.port < 100)"),
+    Rule::new("!has(self.weight) || self.weight >= 0.0"),
+];
+const SPEC: Schema<'static> = Schema {
+    properties: &SPEC_PROPS,
+    validations: Rules::new(&SPEC_RULES),
+    ..Schema::of(Type::Object)
+};
+const ROOT_PROPS: [Property<'static>; 1] = [Property {
+    name: "spec",
+    required: true,
+    schema: &SPEC,
+}];
+const ROOT_RULES: [Rule<'static>; 1] = [Rule::new("self.metadata.name != ''")];
+/// A resource root with a rule of its own, so the whole object is built.
+const ROOT: Schema<'static> = Schema {
+    properties: &ROOT_PROPS,
+    validations: Rules::new(&ROOT_RULES),
+    ..Schema::of(Type::Object)
+};
+/// The same without root rules: only the spec is built.
+const BARE_ROOT: Schema<'static> = Schema {
+    properties: &ROOT_PROPS,
+    ..Schema::of(Type::Object)
+};
+
+#[derive(Serialize, Clone)]
+struct Port {
+    name: String,
+    port: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<Option<String>>,
+}
+
+#[derive(Serialize, Clone)]
+struct Spec {
+    name: String,
+    ports: Vec<Port>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tags: Option<Vec<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    labels: Option<HashMap<String, String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    weight: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flag: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeout: Option<String>,
+    note: Option<String>,
+    /// Not in the schema: hidden from CEL, counted in equality.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extra: Option<BTreeMap<String, i64>>,
+}
+
+#[derive(Serialize, Clone)]
+#[serde(rename_all = "camelCase")]
+struct Root {
+    api_version: String,
+    kind: String,
+    metadata: BTreeMap<String, String>,
+    spec: Spec,
+}
+
+fn port(name: &str, port: i64) -> Port {
+    Port {
+        name: name.into(),
+        port,
+        note: None,
+    }
+}
+
+fn base() -> Root {
+    Root {
+        api_version: "x/v1".into(),
+        kind: "K".into(),
+        metadata: [("name", "a"), ("namespace", "ns"), ("uid", "u")]
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect(),
+        spec: Spec {
+            name: "web".into(),
+            ports: vec![port("http", 80), port("dns", 53)],
+            tags: Some(vec![3, 1, 2]),
+            labels: Some(
+                [("b", "2"), ("a", "1"), ("c", "3")]
+                    .into_iter()
+                    .map(|(k, v)| (k.into(), v.into()))
+                    .collect(),
+            ),
+            weight: Some(0.5),
+            flag: Some(true),
+            timeout: Some("1m30s".into()),
+            note: None,
+            extra: Some([("z".to_owned(), 1)].into_iter().collect()),
+        },
+    }
+}
+
+/// Valid objects, varied in every way the conversion distinguishes.
+fn valid_objects() -> Vec<Root> {
+    let mut out = vec![base()];
+    let mut o = base();
+    o.spec.note = Some("n".into());
+    o.spec.ports[0].note = Some(None);
+    o.spec.ports[1].note = Some(Some("x".into()));
+    o.spec.extra = None;
+    o.spec.tags = None;
+    o.spec.labels = Some(HashMap::new());
+    out.push(o);
+    let mut o = base();
+    o.spec.ports.clear();
+    o.spec.weight = Some(-0.0);
+    o.spec.flag = Some(false);
+    o.spec.timeout = None;
+    o.metadata.retain(|k, _| k == "name");
+    out.push(o);
+    out
+}
+
+/// Structural equality, entry order and hidden counts included.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Map(x), Value::Map(y)) => {
+            x.object == y.object
+                && x.raw_len() == y.raw_len()
+                && x.unknown() == y.unknown()
+                && x.entries().len() == y.entries().len()
+                && x.entries()
+                    .iter()
+                    .zip(y.entries())
+                    .all(|((k1, v1), (k2, v2))| k1 == k2 && same(v1, v2))
+        }
+        (Value::List(x), Value::List(y)) => {
+            x.kind == y.kind
+                && x.items.len() == y.items.len()
+                && x.items.iter().zip(&y.items).all(|(p, q)| same(p, q))
+        }
+        _ => format!("{a:?}") == format!("{b:?}"),
+    }
+}
+
+#[test]
+fn serialized_values_equal_the_json_conversion() {
+    let v = Validator::from_model(&ROOT, true);
+    for o in valid_objects() {
+        let json = serde_json::to_value(&o).unwrap();
+        let want = to_value(&json, &v.root, true);
+        let got = serialize(&o, &v.root, &v.nodes, true, true)
+            .expect("taken by the fast path")
+            .expect("built");
+        assert!(same(&got, &want), "{json}\nfast: {got:?}\njson: {want:?}");
+        // The old object of an update is only built for transition rules: none here.
+        assert!(
+            serialize(&o, &v.root, &v.nodes, true, false)
+                .unwrap()
+                .is_none()
+        );
+    }
+}
+
+#[test]
+fn a_root_without_rules_builds_only_what_rules_see() {
+    let v = Validator::from_model(&BARE_ROOT, true);
+    let o = base();
+    let Some(Value::Map(root)) = serialize(&o, &v.root, &v.nodes, true, true).unwrap() else {
+        panic!("a skeleton root")
+    };
+    let keys: Vec<String> = root.entries().iter().map(|(k, _)| k.to_string()).collect();
+    assert_eq!(
+        keys,
+        ["spec"],
+        "metadata, apiVersion and kind are not built"
+    );
+    // The spec's rules read `self.ports` and `self.weight` only: just those are built, each
+    // as the JSON conversion builds it.
+    let Some(Value::Map(spec)) = root.get_str("spec") else {
+        panic!("spec")
+    };
+    let keys: Vec<String> = spec.entries().iter().map(|(k, _)| k.to_string()).collect();
+    assert_eq!(keys, ["ports", "weight"]);
+    let json = serde_json::to_value(&o).unwrap();
+    let Value::Map(want) = to_value(&json["spec"], v.root.property("spec").unwrap(), false) else {
+        panic!("spec")
+    };
+    for (k, got) in spec.entries() {
+        assert!(same(got, want.get(k).unwrap()), "{k}");
+    }
+}
+
+#[test]
+fn a_rule_that_uses_self_whole_sees_every_field() {
+    const WHOLE_RULES: [Rule<'static>; 1] = [Rule::new("self != oldSelf || self.weight > 0.0")];
+    const WHOLE: Schema<'static> = Schema {
+        properties: &SPEC_PROPS,
+        validations: Rules::new(&WHOLE_RULES),
+        ..Schema::of(Type::Object)
+    };
+    use crate::eval::interp::Need::{self, Fields, Items, Whole};
+    let f = |fields: Vec<(&str, Need)>| {
+        Fields(fields.into_iter().map(|(n, x)| (n.into(), x)).collect())
+    };
+    for (rule, need) in [
+        (
+            "self.a == self.b && has(self.c)",
+            f(vec![("a", Whole), ("b", Whole), ("c", Whole)]),
+        ),
+        (
+            "self.x.all(i, i > 0)",
+            f(vec![("x", Items(Box::new(Whole)))]),
+        ),
+        // A rule on a list: reading nothing else of it does not widen the items it reads.
+        (
+            "self.all(i, i.k == 1)",
+            Items(Box::new(f(vec![("k", Whole)]))),
+        ),
+        (
+            "self.x.exists(i, i.k == 1 && i.v.w != '') && self.x.size() > 0",
+            f(vec![("x", Whole)]),
+        ),
+        (
+            "self.x.all(i, i.k == 1 && i.v.w != '')",
+            f(vec![(
+                "x",
+                Items(Box::new(f(vec![
+                    ("k", Whole),
+                    ("v", f(vec![("w", Whole)])),
+                ]))),
+            )]),
+        ),
+        (
+            "self.x.filter(i, i.k == 1).size() == 0",
+            f(vec![("x", Items(Box::new(Whole)))]),
+        ),
+        ("self.x.all(k, v, v > 0)", f(vec![("x", Whole)])),
+        ("self == oldSelf", Whole),
+        ("self.?a.orValue(1) == 1", Whole),
+        ("size(self) > 0", Whole),
+        ("[self].size() > 0 && self.a == 1", Whole),
+        ("1 == 1", f(vec![])),
+    ] {
+        let p = crate::eval::interp::Program::compile(rule).unwrap();
+        assert_eq!(p.self_need(), &need, "{rule}");
+    }
+    let props = [Property {
+        name: "spec",
+        required: true,
+        schema: &WHOLE,
+    }];
+    let root = Schema {
+        properties: &props,
+        ..Schema::of(Type::Object)
+    };
+    let v = Validator::from_model(&root, true);
+    let o = base();
+    let Some(Value::Map(built)) = serialize(&o, &v.root, &v.nodes, true, true).unwrap() else {
+        panic!("a skeleton root")
+    };
+    let json = serde_json::to_value(&o).unwrap();
+    let want = to_value(&json["spec"], v.root.property("spec").unwrap(), false);
+    assert!(same(built.get_str("spec").unwrap(), &want));
+}
+
+/// Objects the fast path must not call valid: each breaks one check or rule.
+fn invalid_objects() -> Vec<(&'static str, Root)> {
+    let mut out = Vec::new();
+    let mut add = |what, f: &dyn Fn(&mut Root)| {
+        let mut o = base();
+        f(&mut o);
+        out.push((what, o));
+    };
+    add("maxLength", &|o| o.spec.name = "abcdefghij".into());
+    add("pattern", &|o| o.spec.name = "UPPER".into());
+    add("maximum", &|o| o.spec.ports[0].port = 101);
+    add("rule false", &|o| o.spec.ports[0].port = 100);
+    add("map-list duplicate key", &|o| {
+        o.spec.ports[1].name = "http".into()
+    });
+    add("maxItems", &|o| {
+        o.spec.ports = (0..6).map(|i| port(&"p".repeat(i + 1), 1)).collect()
+    });
+    add("set duplicate", &|o| o.spec.tags = Some(vec![1, 1]));
+    add("maxProperties", &|o| {
+        o.spec
+            .labels
+            .as_mut()
+            .unwrap()
+            .insert("d".into(), "4".into());
+    });
+    add("bad duration", &|o| o.spec.timeout = Some("soon".into()));
+    add("rule on a double", &|o| o.spec.weight = Some(-1.0));
+    add("root rule", &|o| {
+        o.metadata.insert("name".into(), String::new());
+    });
+    add("non-finite", &|o| o.spec.weight = Some(f64::NAN));
+    out
+}
+
+#[test]
+fn only_valid_objects_are_answered() {
+    let v = Validator::from_model(&ROOT, true);
+    for o in valid_objects() {
+        let json = serde_json::to_value(&o).unwrap();
+        assert!(
+            v.validate_request(&json, None, false, false).is_valid(),
+            "{json}"
+        );
+        assert!(v.fast_valid(&o, None), "{json}");
+        assert!(v.fast_valid(&o, Some(&base())), "{json}");
+    }
+    for (what, o) in invalid_objects() {
+        let json = serde_json::to_value(&o).unwrap();
+        assert!(
+            !v.validate_request(&json, None, false, false).is_valid(),
+            "{what}: the JSON path reports it"
+        );
+        assert!(!v.fast_valid(&o, None), "{what}: the fast path must defer");
+    }
+}
+
+const TIER_RULES: [Rule<'static>; 1] = [Rule::new("self == oldSelf")];
+const TIER: Schema<'static> = Schema {
+    validations: Rules::new(&TIER_RULES),
+    ..Schema::of(Type::String)
+};
+const KEYED_PROPS: [Property<'static>; 2] = [
+    Property {
+        name: "name",
+        required: true,
+        schema: &PLAIN,
+    },
+    Property {
+        name: "tier",
+        required: false,
+        schema: &TIER,
+    },
+];
+const KEYED: Schema<'static> = Schema {
+    properties: &KEYED_PROPS,
+    ..Schema::of(Type::Object)
+};
+const KEYED_LIST: Schema<'static> = Schema {
+    items: Some(&KEYED),
+    list_type: Some(ListType::Map),
+    list_map_keys: &["name"],
+    ..Schema::of(Type::Array)
+};
+const UPDATE_PROPS: [Property<'static>; 1] = [Property {
+    name: "items",
+    required: true,
+    schema: &KEYED_LIST,
+}];
+const UPDATE_ROOT: Schema<'static> = Schema {
+    properties: &UPDATE_PROPS,
+    ..Schema::of(Type::Object)
+};
+
+#[derive(Serialize)]
+struct Keyed {
+    name: String,
+    tier: String,
+}
+
+#[derive(Serialize)]
+struct Items {
+    items: Vec<Keyed>,
+}
+
+fn items(list: &[(&str, &str)]) -> Items {
+    Items {
+        items: list
+            .iter()
+            .map(|(n, t)| Keyed {
+                name: (*n).into(),
+                tier: (*t).into(),
+            })
+            .collect(),
+    }
+}
+
+/// Every node read whole: what converting the whole object gives.
+fn read_whole(n: &mut SchemaNode) {
+    n.reads = Some(Reads::Whole);
+    for (_, c) in &mut n.properties {
+        read_whole(c);
+    }
+    if let Some(c) = n.items.as_deref_mut() {
+        read_whole(c);
+    }
+    if let Some(c) = n.additional_properties.as_deref_mut() {
+        read_whole(c);
+    }
+}
+
+#[test]
+fn the_json_walk_reading_part_of_a_node_gives_the_whole_conversions_verdicts() {
+    for schema in [&ROOT, &BARE_ROOT] {
+        let planned = Validator::from_model(schema, true);
+        let mut whole = Validator::from_model(schema, true);
+        read_whole(&mut whole.root);
+        // Under BARE_ROOT (no root rule) the spec is read in part.
+        let spec = &planned.root.property("spec").unwrap().reads;
+        assert_eq!(spec == &Some(Reads::Whole), std::ptr::eq(schema, &ROOT));
+        let objects = valid_objects()
+            .into_iter()
+            .chain(invalid_objects().into_iter().map(|(_, o)| o));
+        for o in objects {
+            let json = serde_json::to_value(&o).unwrap();
+            for old in [None, Some(serde_json::to_value(base()).unwrap())] {
+                let a = planned.validate_request(&json, old.as_ref(), false, false);
+                let b = whole.validate_request(&json, old.as_ref(), false, false);
+                assert_eq!(a.errors.to_string(), b.errors.to_string(), "{json}");
+            }
+        }
+    }
+}
+
+#[test]
+fn transition_rules_see_the_item_with_the_same_key() {
+    // The items are skeletons (no rule on them), so their key fields must be kept.
+    let v = Validator::from_model(&UPDATE_ROOT, false);
+    let old = items(&[("a", "1"), ("b", "2")]);
+    let old_json = serde_json::to_value(&old).unwrap();
+    let Some(Value::Map(built)) = serialize(&old, &v.root, &v.nodes, false, false).unwrap() else {
+        panic!("the old object is built for its transition rule")
+    };
+    let Some(Value::List(list)) = built.get_str("items") else {
+        panic!("items")
+    };
+    let want = to_value(&old_json["items"], v.root.property("items").unwrap(), false);
+    assert!(same(&Value::List(list.clone()), &want));
+    let moved = items(&[("b", "2"), ("a", "1"), ("c", "9")]);
+    assert!(v.fast_valid(&moved, Some(&old)));
+    let changed = items(&[("b", "3"), ("a", "1")]);
+    assert!(!v.fast_valid(&changed, Some(&old)));
+    let json = serde_json::to_value(&changed).unwrap();
+    assert!(
+        !v.validate_request(&json, Some(&old_json), false, false)
+            .is_valid()
+    );
+}
