@@ -28,8 +28,6 @@ pub struct Target {
     pub validator: Arc<Validator>,
     /// `Kind.group`, as the apiserver names the resource in its error text.
     pub qualified_kind: String,
-    /// Whether the version has the status subresource.
-    pub status_subresource: bool,
 }
 
 fn group_of(api_version: &str) -> (&str, &str) {
@@ -86,18 +84,6 @@ impl Crds {
             ));
         };
         let crd = &self.docs[i].value;
-        let versions = crd
-            .pointer("/spec/versions")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let spec_version = versions
-            .iter()
-            .find(|v| v.get("name").and_then(Value::as_str) == Some(version));
-        let status_subresource = spec_version
-            .and_then(|v| v.pointer("/subresources/status"))
-            .or_else(|| crd.pointer("/spec/subresources/status"))
-            .is_some();
         let validator = match self.validators.get(&(i, version.to_owned())) {
             Some(v) => v.clone(),
             None => {
@@ -123,7 +109,6 @@ impl Crds {
             } else {
                 format!("{kind}.{group}")
             },
-            status_subresource,
         })
     }
 }
@@ -171,12 +156,12 @@ pub fn validate_one(
     target: &Target,
     subresource_status: bool,
 ) -> Verdict {
-    let out = target.validator.validate_request(
-        &doc.value,
-        old,
-        target.status_subresource,
-        subresource_status,
-    );
+    let endpoint = if subresource_status {
+        crd_cel::validate::Endpoint::Status
+    } else {
+        crd_cel::validate::Endpoint::Resource
+    };
+    let out = target.validator.validate_request(&doc.value, old, endpoint);
     let name = doc
         .value
         .pointer("/metadata/name")

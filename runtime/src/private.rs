@@ -117,7 +117,7 @@ fn run<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
     let old = old.map(to_json).transpose()?;
     // The whole custom-resource path: schema checks (the Rust type cannot express every bound
     // of the schema) before the rules.
-    let out = v.validate_request(&new, old.as_ref(), false, false);
+    let out = v.validate_request(&new, old.as_ref(), crate::validate::Endpoint::Resource);
     if out.errors.is_empty() {
         Ok(())
     } else {

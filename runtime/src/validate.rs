@@ -8,12 +8,14 @@ mod decode;
 mod fast;
 mod listtype;
 mod openapi;
+mod request;
 mod validator;
 mod walk;
 
 pub use compile::CompiledRule;
+pub use request::Endpoint;
 pub use validator::{
-    ManifestError, Options, Outcome, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Validator, blocks_cel,
+    ManifestError, Options, Outcome, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Validator,
 };
 
 /// A type whose values can be validated against its CRD rules, as the apiserver would.

@@ -14,7 +14,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crd_cel::validate::Validator;
+use crd_cel::validate::{Endpoint, Validator};
 use crd_cel_cli::input::split_documents;
 use serde_json::Value;
 
@@ -46,7 +46,7 @@ impl Crds {
         path: &Path,
         kind: &str,
         version: &str,
-    ) -> Result<(Arc<Validator>, bool), String> {
+    ) -> Result<Arc<Validator>, String> {
         if !self.docs.contains_key(path) {
             let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let docs = split_documents(&path.display().to_string(), &text)
@@ -61,22 +61,13 @@ impl Crds {
             .find(|d| d.pointer("/spec/names/kind").and_then(Value::as_str) == Some(kind))
             .ok_or_else(|| format!("no CRD for {kind} in {}", path.display()))?
             .clone();
-        let status = crd
-            .pointer("/spec/versions")
-            .and_then(Value::as_array)
-            .and_then(|vs| {
-                vs.iter()
-                    .find(|v| v.get("name").and_then(Value::as_str) == Some(version))
-            })
-            .and_then(|v| v.pointer("/subresources/status"))
-            .is_some();
         let key = (path.to_owned(), kind.to_owned(), version.to_owned());
         if let Some(v) = self.validators.get(&key) {
-            return Ok((v.clone(), status));
+            return Ok(v.clone());
         }
         let v = Arc::new(Validator::from_crd(&crd, Some(version)).map_err(|e| e.to_string())?);
         self.validators.insert(key, v.clone());
-        Ok((v, status))
+        Ok(v)
     }
 }
 
@@ -97,9 +88,14 @@ fn run(crds: &mut Crds, corpus: &Path, vector: &Value) -> Result<Vec<String>, St
     let mut texts = Vec::new();
     for p in vector["crdPaths"].as_array().ok_or("no crdPaths")? {
         let path = corpus.join(p.as_str().unwrap_or_default());
-        let (validator, status) = crds.validator(&path, kind, version)?;
-        let subresource = vector["subresource"].as_str() == Some("status");
-        let out = validator.validate_request(object, old, status, subresource);
+        let validator = crds.validator(&path, kind, version)?;
+        // The CRD version's status subresource is read from the manifest by `from_crd`.
+        let endpoint = if vector["subresource"].as_str() == Some("status") {
+            Endpoint::Status
+        } else {
+            Endpoint::Resource
+        };
+        let out = validator.validate_request(object, old, endpoint);
         let mut errors = out.errors.clone();
         errors.errors.sort_by(|a, b| a.path.cmp(&b.path));
         texts.push(if errors.is_empty() {

@@ -128,7 +128,7 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
 fn by_json(v: &Validator, new: &Spec, old: Option<&Spec>) -> String {
     let new = serde_json::to_value(new).unwrap();
     let old = old.map(|o| serde_json::to_value(o).unwrap());
-    let out = v.validate_request(&new, old.as_ref(), false, false);
+    let out = v.validate_request(&new, old.as_ref(), crd_cel::validate::Endpoint::Resource);
     if out.errors.is_empty() {
         String::new()
     } else {

@@ -102,7 +102,7 @@ proptest! {
     fn arbitrary_objects_never_panic(new in arb_json(), old in arb_json()) {
         let v = Validator::from_schema_json(&schema(), false).expect("the schema reads");
         let opts = Options::default();
-        let _ = v.validate(&v.decode(&new), None, &opts);
+        let _ = v.validate(&v.decode(&new).0, None, &opts);
         let _ = v.validate(&new, Some(&old), &opts);
         let root = Validator::from_schema_json(&schema(), true).expect("the schema reads");
         let _ = root.validate(&new, Some(&old), &opts);

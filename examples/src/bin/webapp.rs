@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 
+use crd_cel::validate::Endpoint;
 use crd_cel::{CelValidate, Validator};
 use crd_cel_examples::{Autoscaling, Port, Protocol, Tier, WebApp, WebAppSpec};
 use kube::CustomResourceExt;
@@ -116,7 +117,7 @@ fn main() -> ExitCode {
             eprintln!("webapp: cannot serialize the object");
             return ExitCode::FAILURE;
         };
-        let out = manifest.validate_request(&new_json, old_json.as_ref(), true, false);
+        let out = manifest.validate_request(&new_json, old_json.as_ref(), Endpoint::Resource);
         let from_manifest = if out.is_valid() {
             Ok(())
         } else {

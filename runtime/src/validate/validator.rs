@@ -97,9 +97,12 @@ pub struct Validator {
     /// The JSON schema, for the OpenAPI checks and [`Validator::decode`].
     json_schema: Option<Arc<Json>>,
     /// Whether objects are pruned and defaulted (a manifest's schema; not a Rust model's).
-    decodes: bool,
+    pub(super) decodes: bool,
     /// The OpenAPI constraints, read once from the JSON schema.
-    checks: Option<super::openapi::Check>,
+    pub(super) checks: Option<super::openapi::Check>,
+    /// The CRD version has the status subresource (`subresources.status`), which changes how
+    /// the registry treats `status` before validation.
+    pub(super) status_subresource: bool,
 }
 
 impl Validator {
@@ -131,7 +134,9 @@ impl Validator {
     }
 
     /// A validator for one version of a CRD manifest (`version: None` picks the storage version,
-    /// else the first). The root is a resource root.
+    /// else the first). The root is a resource root, and the version's status subresource
+    /// (`subresources.status`, or the CRD-wide `spec.subresources.status` of `v1beta1`
+    /// manifests) is taken from the manifest.
     pub fn from_crd(crd: &Json, version: Option<&str>) -> Result<Validator, ManifestError> {
         let kind = crd.get("kind").and_then(Json::as_str).unwrap_or_default();
         if kind != "CustomResourceDefinition" {
@@ -171,7 +176,21 @@ impl Validator {
             .pointer("/schema/openAPIV3Schema")
             .or_else(|| spec.and_then(|s| s.pointer("/validation/openAPIV3Schema")))
             .ok_or_else(|| ManifestError::NoSchema(name_of(chosen)))?;
-        Ok(Validator::from_schema_json(schema, true)?)
+        let status_subresource = chosen
+            .pointer("/subresources/status")
+            .or_else(|| spec.and_then(|s| s.pointer("/subresources/status")))
+            .is_some();
+        Ok(Validator::from_schema_json(schema, true)?.with_status_subresource(status_subresource))
+    }
+
+    /// The validator, for a CRD version with (or without) the status subresource: with it, a
+    /// create drops `status` and an update keeps the old one, as the registry does
+    /// ([`Validator::validate_request`]). Validators from a schema or a model have none unless
+    /// set here; [`Validator::from_crd`] reads it from the manifest.
+    #[must_use]
+    pub fn with_status_subresource(mut self, status_subresource: bool) -> Validator {
+        self.status_subresource = status_subresource;
+        self
     }
 
     fn build(schema: &Schema<'_>, resource_root: bool, check: bool) -> Validator {
@@ -183,6 +202,7 @@ impl Validator {
             json_schema: None,
             decodes: false,
             checks: None,
+            status_subresource: false,
         }
     }
 
@@ -191,13 +211,10 @@ impl Validator {
     /// non-nullable fields without a default dropped, and the schema's defaults applied. Needs
     /// the JSON schema (validators built from a manifest or JSON schema); a validator built from
     /// a Rust model returns the object unchanged (serde output already has every field).
-    pub fn decode(&self, object: &Json) -> Json {
-        self.decode_with_warnings(object).0
-    }
-
-    /// [`Validator::decode`], with the apiserver's warning for each pruned field
-    /// (`unknown field "spec.x"`, what `kubectl` prints with the default field validation).
-    pub fn decode_with_warnings(&self, object: &Json) -> (Json, Vec<String>) {
+    ///
+    /// The warnings are the apiserver's for each pruned field (`unknown field "spec.x"`, what
+    /// `kubectl` prints with the default field validation).
+    pub fn decode(&self, object: &Json) -> (Json, Vec<String>) {
         let mut out = object.clone();
         let mut warnings = Vec::new();
         if let Some(schema) = self.json_schema.as_ref().filter(|_| self.decodes) {
@@ -207,10 +224,9 @@ impl Validator {
     }
 
     /// The OpenAPI schema errors the apiserver reports before running CEL (types, `enum`,
-    /// lengths, `pattern`, bounds, counts, `required`), for validators that have the JSON schema
-    /// (manifest path); on update, unchanged values are not re-checked (ratcheting). Use
-    /// [`blocks_cel`] on the result: the apiserver skips CEL when one of them is blocking.
-    pub fn schema_errors(&self, object: &Json, old: Option<&Json>) -> Vec<FieldError> {
+    /// lengths, `pattern`, bounds, counts, `required`); on update, unchanged values are not
+    /// re-checked (ratcheting).
+    pub(super) fn schema_errors(&self, object: &Json, old: Option<&Json>) -> Vec<FieldError> {
         let mut errors = Vec::new();
         if let Some(checks) = &self.checks {
             super::openapi::validate(checks, object, old, &mut errors);
@@ -221,7 +237,7 @@ impl Validator {
     /// The list-type errors the apiserver reports before running CEL (duplicate `set` items,
     /// duplicate `map` keys, non-object `map` items). On update they are reported only when the
     /// old object had none, as the apiserver does.
-    pub fn list_type_errors(&self, object: &Json, old: Option<&Json>) -> Vec<FieldError> {
+    pub(super) fn list_type_errors(&self, object: &Json, old: Option<&Json>) -> Vec<FieldError> {
         let mut errors = Vec::new();
         super::listtype::check(&self.root, &super::openapi::At::Root, object, &mut errors);
         if let Some(old) = old
@@ -271,68 +287,6 @@ impl Validator {
         }
     }
 
-    /// A create (or, with `old`, an update) through the apiserver's custom-resource path: the
-    /// handler's decoding ([`Validator::decode`], with its warnings), the registry's `status`
-    /// handling (`status_subresource`: the version has the status subresource;
-    /// `status_update`: the request is to `/status`), the OpenAPI schema errors and list-type
-    /// errors, then the CEL rules, which do not run after a blocking schema error. Errors are in
-    /// the registry's order (schema, list types, CEL).
-    pub fn validate_request(
-        &self,
-        object: &Json,
-        old: Option<&Json>,
-        status_subresource: bool,
-        status_update: bool,
-    ) -> Outcome {
-        use std::borrow::Cow;
-        // A model validator's values come from serde: nothing to prune, no defaults known.
-        let (new, decode_warnings): (Cow<'_, Json>, _) = if self.decodes {
-            let (v, w) = self.decode_with_warnings(object);
-            (Cow::Owned(v), w)
-        } else {
-            (Cow::Borrowed(object), Vec::new())
-        };
-        let old: Option<Cow<'_, Json>> = old.map(|o| {
-            if self.decodes {
-                Cow::Owned(self.decode(o))
-            } else {
-                Cow::Borrowed(o)
-            }
-        });
-        let old = old.as_deref();
-        let new = if status_subresource {
-            Cow::Owned(registry_status(
-                &new,
-                old,
-                status_subresource,
-                status_update,
-            ))
-        } else {
-            new
-        };
-        let mut schema_errors = self.schema_errors(&new, old);
-        schema_errors.extend(self.list_type_errors(&new, old));
-        // Without rules there is no CEL validator to skip.
-        let blocked = if self.root.rules_below {
-            blocks_cel(&schema_errors)
-        } else {
-            None
-        };
-        let mut out = match blocked {
-            Some(skipped) => {
-                schema_errors.push(skipped);
-                Outcome {
-                    remaining_budget: RUNTIME_COST_BUDGET,
-                    ..Outcome::default()
-                }
-            }
-            None => self.validate(&new, old, &Options::default()),
-        };
-        out.errors.errors.splice(0..0, schema_errors);
-        out.warnings.splice(0..0, decode_warnings);
-        out
-    }
-
     /// The typed fast path ([`super::fast`]): whether `value` (an update from `old`) is valid
     /// through [`Validator::validate_request`] without a status subresource, answered without
     /// JSON. `false` means "not known": validate through the JSON path for the errors.
@@ -366,75 +320,4 @@ impl Validator {
         )
         .is_ok()
     }
-
-    /// [`Validator::validate`] with the default options, as `Result`.
-    pub fn check(&self, object: &Json, old: Option<&Json>) -> Result<(), ValidationErrors> {
-        let out = self.validate(object, old, &Options::default());
-        if out.errors.is_empty() {
-            Ok(())
-        } else {
-            Err(out.errors)
-        }
-    }
-}
-
-/// The registry's handling of `status` before validation (`PrepareForCreate`,
-/// `PrepareForUpdate` of the CR strategies): with the status subresource, a create drops
-/// `status`, a main-resource update keeps the old `status`, and a status update keeps
-/// everything but `status` from the old object.
-fn registry_status(
-    object: &Json,
-    old: Option<&Json>,
-    status_subresource: bool,
-    subresource_status: bool,
-) -> Json {
-    let mut out = object.clone();
-    if !status_subresource {
-        return out;
-    }
-    let Some(obj) = out.as_object_mut() else {
-        return out;
-    };
-    match old {
-        None => {
-            obj.remove("status");
-        }
-        Some(old) if subresource_status => {
-            let mut merged = old.clone();
-            if let Some(m) = merged.as_object_mut() {
-                match obj.get("status") {
-                    Some(s) => {
-                        m.insert("status".into(), s.clone());
-                    }
-                    None => {
-                        m.remove("status");
-                    }
-                }
-            }
-            return merged;
-        }
-        Some(old) => match old.get("status") {
-            Some(s) => {
-                obj.insert("status".into(), s.clone());
-            }
-            None => {
-                obj.remove("status");
-            }
-        },
-    }
-    out
-}
-
-/// Whether these schema errors make the apiserver skip every CEL rule (an error of type
-/// Required, NotSupported, TooLong, TooMany or TypeInvalid), and the error it then appends.
-pub fn blocks_cel(errors: &[FieldError]) -> Option<FieldError> {
-    errors
-        .iter()
-        .any(|e| super::openapi::is_blocking(e.kind))
-        .then(|| FieldError {
-            kind: super::ErrorType::Invalid,
-            path: "<nil>".into(),
-            value: super::BadValue::Value(Json::Null),
-            detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation".into(),
-        })
 }

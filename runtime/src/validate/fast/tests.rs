@@ -418,7 +418,8 @@ fn only_valid_objects_are_answered() {
     for o in valid_objects() {
         let json = serde_json::to_value(&o).unwrap();
         assert!(
-            v.validate_request(&json, None, false, false).is_valid(),
+            v.validate_request(&json, None, crate::validate::Endpoint::Resource)
+                .is_valid(),
             "{json}"
         );
         assert!(v.fast_valid(&o, None), "{json}");
@@ -427,7 +428,8 @@ fn only_valid_objects_are_answered() {
     for (what, o) in invalid_objects() {
         let json = serde_json::to_value(&o).unwrap();
         assert!(
-            !v.validate_request(&json, None, false, false).is_valid(),
+            !v.validate_request(&json, None, crate::validate::Endpoint::Resource)
+                .is_valid(),
             "{what}: the JSON path reports it"
         );
         assert!(!v.fast_valid(&o, None), "{what}: the fast path must defer");
@@ -523,8 +525,16 @@ fn the_json_walk_reading_part_of_a_node_gives_the_whole_conversions_verdicts() {
         for o in objects {
             let json = serde_json::to_value(&o).unwrap();
             for old in [None, Some(serde_json::to_value(base()).unwrap())] {
-                let a = planned.validate_request(&json, old.as_ref(), false, false);
-                let b = whole.validate_request(&json, old.as_ref(), false, false);
+                let a = planned.validate_request(
+                    &json,
+                    old.as_ref(),
+                    crate::validate::Endpoint::Resource,
+                );
+                let b = whole.validate_request(
+                    &json,
+                    old.as_ref(),
+                    crate::validate::Endpoint::Resource,
+                );
                 assert_eq!(a.errors.to_string(), b.errors.to_string(), "{json}");
             }
         }
@@ -551,7 +561,7 @@ fn transition_rules_see_the_item_with_the_same_key() {
     assert!(!v.fast_valid(&changed, Some(&old)));
     let json = serde_json::to_value(&changed).unwrap();
     assert!(
-        !v.validate_request(&json, Some(&old_json), false, false)
+        !v.validate_request(&json, Some(&old_json), crate::validate::Endpoint::Resource)
             .is_valid()
     );
 }

@@ -1,0 +1,149 @@
+//! The apiserver's custom-resource request path, in its order: the handler's decoding
+//! (pruning, defaults), the registry's `status` handling, the OpenAPI schema checks, the
+//! list-type checks, then the CEL rules (skipped after a blocking schema error).
+
+use serde_json::Value as Json;
+
+use super::validator::{Options, Outcome, RUNTIME_COST_BUDGET, Validator};
+use super::{BadValue, ErrorType, FieldError};
+
+/// Where a request goes, for the registry's handling of `status` in
+/// [`Validator::validate_request`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Endpoint {
+    /// The resource itself (a create, or an update of the main resource).
+    #[default]
+    Resource,
+    /// The `/status` subresource (an update of `status`).
+    Status,
+}
+
+impl Validator {
+    /// A create (or, with `old`, an update) through the apiserver's custom-resource path: the
+    /// handler's decoding ([`Validator::decode`], with its warnings), the registry's `status`
+    /// handling (with the version's status subresource, see
+    /// [`Validator::with_status_subresource`]; `endpoint` says whether the request is to
+    /// `/status`), the OpenAPI schema errors and list-type errors, then the CEL rules, which do
+    /// not run after a blocking schema error. Errors are in the registry's order (schema, list
+    /// types, CEL).
+    ///
+    /// ```
+    /// use crd_cel::validate::{Endpoint, Validator};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({
+    ///     "type": "object",
+    ///     "properties": {"spec": {
+    ///         "type": "object",
+    ///         "x-kubernetes-validations": [{"rule": "self.min <= self.max"}],
+    ///         "properties": {"min": {"type": "integer"}, "max": {"type": "integer"}},
+    ///     }},
+    /// });
+    /// let v = Validator::from_schema_json(&schema, true).unwrap();
+    /// let object = json!({"apiVersion": "x/v1", "kind": "X", "spec": {"min": 3, "max": 2}});
+    /// let out = v.validate_request(&object, None, Endpoint::Resource);
+    /// assert_eq!(out.errors.to_string(), "spec: Invalid value: failed rule: self.min <= self.max");
+    /// ```
+    pub fn validate_request(
+        &self,
+        object: &Json,
+        old: Option<&Json>,
+        endpoint: Endpoint,
+    ) -> Outcome {
+        use std::borrow::Cow;
+        // A model validator's values come from serde: nothing to prune, no defaults known.
+        let (new, decode_warnings): (Cow<'_, Json>, _) = if self.decodes {
+            let (v, w) = self.decode(object);
+            (Cow::Owned(v), w)
+        } else {
+            (Cow::Borrowed(object), Vec::new())
+        };
+        let old: Option<Cow<'_, Json>> = old.map(|o| {
+            if self.decodes {
+                Cow::Owned(self.decode(o).0)
+            } else {
+                Cow::Borrowed(o)
+            }
+        });
+        let old = old.as_deref();
+        let new = if self.status_subresource {
+            Cow::Owned(registry_status(&new, old, endpoint))
+        } else {
+            new
+        };
+        let mut schema_errors = self.schema_errors(&new, old);
+        schema_errors.extend(self.list_type_errors(&new, old));
+        // Without rules there is no CEL validator to skip.
+        let blocked = if self.root.rules_below {
+            blocks_cel(&schema_errors)
+        } else {
+            None
+        };
+        let mut out = match blocked {
+            Some(skipped) => {
+                schema_errors.push(skipped);
+                Outcome {
+                    remaining_budget: RUNTIME_COST_BUDGET,
+                    ..Outcome::default()
+                }
+            }
+            None => self.validate(&new, old, &Options::default()),
+        };
+        out.errors.errors.splice(0..0, schema_errors);
+        out.warnings.splice(0..0, decode_warnings);
+        out
+    }
+}
+
+/// The registry's handling of `status` before validation (`PrepareForCreate`,
+/// `PrepareForUpdate` of the CR strategies) of a version with the status subresource: a
+/// create drops `status`, a main-resource update keeps the old `status`, and a status update
+/// keeps everything but `status` from the old object.
+fn registry_status(object: &Json, old: Option<&Json>, endpoint: Endpoint) -> Json {
+    let mut out = object.clone();
+    let Some(obj) = out.as_object_mut() else {
+        return out;
+    };
+    match old {
+        None => {
+            obj.remove("status");
+        }
+        Some(old) if endpoint == Endpoint::Status => {
+            let mut merged = old.clone();
+            if let Some(m) = merged.as_object_mut() {
+                match obj.get("status") {
+                    Some(s) => {
+                        m.insert("status".into(), s.clone());
+                    }
+                    None => {
+                        m.remove("status");
+                    }
+                }
+            }
+            return merged;
+        }
+        Some(old) => match old.get("status") {
+            Some(s) => {
+                obj.insert("status".into(), s.clone());
+            }
+            None => {
+                obj.remove("status");
+            }
+        },
+    }
+    out
+}
+
+/// Whether these schema errors make the apiserver skip every CEL rule (an error of type
+/// Required, NotSupported, TooLong, TooMany or TypeInvalid), and the error it then appends.
+pub(super) fn blocks_cel(errors: &[FieldError]) -> Option<FieldError> {
+    errors
+        .iter()
+        .any(|e| super::openapi::is_blocking(e.kind))
+        .then(|| FieldError {
+            kind: ErrorType::Invalid,
+            path: "<nil>".into(),
+            value: BadValue::Value(Json::Null),
+            detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation".into(),
+        })
+}
