@@ -4,7 +4,7 @@
 
 /// Whether a resource root declares `kind`, `apiVersion` and `metadata.name`/`generateName`
 /// with the shapes that keep it unchanged (1.2).
-pub(crate) const fn declares_type_and_meta(s: &crate::model::Schema<'_>) -> bool {
+pub const fn declares_type_and_meta(s: &crate::model::Schema<'_>) -> bool {
     use crate::model::Type;
     let kind = matches!(s.property("kind"), Some(p) if matches!(p.schema.ty, Type::String));
     let api = matches!(s.property("apiVersion"), Some(p) if matches!(p.schema.ty, Type::String));

@@ -22,6 +22,11 @@ pub enum ListKind {
     Map(Arc<[Arc<str>]>),
 }
 
+/// Whether `name` is one of the type and object meta fields of a resource.
+pub fn is_type_or_object_meta(name: &str) -> bool {
+    matches!(name, "apiVersion" | "kind" | "metadata")
+}
+
 /// String equality for names (property names, map keys): the length and first byte reject most
 /// mismatches without a `memcmp` call, which dominates lookups in small objects.
 #[inline]
@@ -109,6 +114,9 @@ pub struct SchemaNode {
     /// The node's index in the tree (after its children: the root's is the largest), which
     /// the validator's side tables are indexed by.
     pub id: usize,
+    /// Whether this is a resource node whose `apiVersion`, `kind` and `metadata` are the
+    /// implicit ones: declared ones are not in [`properties`](SchemaNode::properties).
+    pub type_meta: bool,
     /// Whether this node has rules (set by the builder's visitor).
     pub has_rules: bool,
     /// Whether this node or a descendant has rules (the walker skips subtrees without).
@@ -151,7 +159,16 @@ impl SchemaNode {
         visit: &mut dyn FnMut(&Schema<'_>, bool, &mut SchemaNode),
     ) -> SchemaNode {
         let mut properties = Vec::new();
+        // What CEL sees of a resource root (and of an embedded resource), as the apiserver's
+        // `WithTypeAndObjectMeta` builds it: `apiVersion`, `kind` and `metadata` (only `name`
+        // and `generateName`) replace whatever the schema declares for them, unless it declares
+        // exactly those shapes. The declared ones are left out of the tree, so conversions take
+        // the implicit ones, and their rules are not run, as in the apiserver.
+        let type_meta = resource && !crd_cel_core::names::declares_type_and_meta(schema);
         schema.for_each_property(&mut |p| {
+            if type_meta && is_type_or_object_meta(p.name) {
+                return;
+            }
             let child = SchemaNode::build(p.schema, p.schema.embedded_resource, next, visit);
             properties.push((Arc::from(p.name), child));
         });
@@ -184,6 +201,7 @@ impl SchemaNode {
             },
             map_type: schema.map_type,
             id: *next,
+            type_meta,
             has_rules: false,
             rules_below: false,
             transition: false,

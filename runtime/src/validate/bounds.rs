@@ -7,7 +7,7 @@ use serde_json::Value as Json;
 
 use super::openapi::{Check, Limits, format_ok};
 use crate::model::Type;
-use crate::tree::{ListKind, SchemaNode};
+use crate::tree::{ListKind, SchemaNode, is_type_or_object_meta};
 
 /// The constraints of one schema node as the typed fast path reads them (a copy of the node's
 /// [`Check`] without its children, attached to the [`SchemaNode`] of the same place, in the side table). The fast
@@ -51,7 +51,13 @@ impl Bounds {
             Some((_, re)) => re.clone(),
             None => None,
         };
-        let same_properties = node.properties.len() == check.properties.len();
+        // A resource's declared type and object meta are not in the tree (the implicit ones
+        // are): they count only when the JSON path has nothing to check in them.
+        let declared = |(name, c): &&(String, Check)| {
+            !(node.type_meta && is_type_or_object_meta(name) && c.is_unconstrained())
+        };
+        let same_properties =
+            node.properties.len() == check.properties.iter().filter(declared).count();
         let (Some(required), true, true, true, true, true) = (
             required,
             ty_agrees,

@@ -67,6 +67,12 @@ pub(crate) fn decode(
                             }
                             _ => {}
                         }
+                        // The apiserver's pruning never descends into a resource's type and
+                        // object meta, whatever the schema declares for them (`metaFields` in
+                        // apiextensions-apiserver's `schema/pruning/algorithm.go`).
+                        if resource && matches!(name.as_str(), "apiVersion" | "kind" | "metadata") {
+                            continue;
+                        }
                         if let Some(value) = obj.get_mut(name) {
                             decode(value, prop, false, &child(path, name), warnings);
                         }
@@ -145,5 +151,34 @@ mod tests {
             root,
             json!({"apiVersion": "v1", "kind": "K", "metadata": {"name": "n"}})
         );
+    }
+
+    // controller-gen declares `metadata: {type: object}` at the root of every CRD: the root's
+    // metadata is still not pruned by it (nor an embedded resource's).
+    #[test]
+    fn declared_metadata_of_a_resource_is_not_pruned() {
+        let meta_declared = json!({"type": "object", "properties": {
+            "apiVersion": {"type": "string"},
+            "kind": {"type": "string"},
+            "metadata": {"type": "object"},
+            "spec": {"type": "object", "properties": {
+                "template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                    "properties": {"metadata": {"type": "object"}}},
+                "plain": {"type": "object", "properties": {"metadata": {"type": "object"}}}
+            }}
+        }});
+        let mut v = json!({
+            "apiVersion": "x/v1", "kind": "K", "metadata": {"name": "n", "labels": {"a": "b"}},
+            "spec": {
+                "template": {"metadata": {"name": "t"}},
+                "plain": {"metadata": {"name": "p"}}
+            }
+        });
+        let mut warnings = Vec::new();
+        decode(&mut v, &meta_declared, true, "", &mut warnings);
+        assert_eq!(warnings, ["unknown field \"spec.plain.metadata.name\""]);
+        assert_eq!(v["metadata"], json!({"name": "n", "labels": {"a": "b"}}));
+        assert_eq!(v["spec"]["template"]["metadata"], json!({"name": "t"}));
+        assert_eq!(v["spec"]["plain"]["metadata"], json!({}));
     }
 }

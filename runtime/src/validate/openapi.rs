@@ -70,7 +70,7 @@ impl At<'_> {
 
 /// The value constraints of a schema node (enum, format, bounds), shared by [`Check`] and the
 /// fast path's [`Bounds`](super::bounds::Bounds).
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct Limits {
     pub(super) enum_values: Vec<Json>,
     pub(super) format: Option<String>,
@@ -200,6 +200,20 @@ impl Check {
                         .unwrap_or_default()
                 }),
         }
+    }
+
+    /// Whether the node checks nothing beyond its type (a resource's `metadata: {type:
+    /// object}` as controller-gen declares it).
+    pub(super) fn is_unconstrained(&self) -> bool {
+        !self.nullable
+            && !self.int_or_string
+            && self.pattern.is_none()
+            && self.limits == Limits::default()
+            && self.required.is_empty()
+            && self.properties.is_empty()
+            && self.additional.is_none()
+            && self.items.is_none()
+            && self.map_keys.is_none()
     }
 
     pub(super) fn property(&self, name: &str) -> Option<&Check> {
