@@ -93,6 +93,16 @@ func (srv *crServer) prepareCreate(u *unstructured.Unstructured, reqNS string) e
 	return nil
 }
 
+// storeCreate is what the storage says to a valid CREATE before it is written: the etcd3 store
+// refuses an object with a resourceVersion (storage.ErrResourceVersionSetOnCreate, passed through
+// by storeerr.InterpretCreateError; the handler answers it as an unknown 500 with its text).
+func (srv *crServer) storeCreate(u *unstructured.Unstructured) error {
+	if v, err := (storage.APIObjectVersioner{}).ObjectResourceVersion(u); err == nil && v != 0 {
+		return storeerr.InterpretCreateError(storage.ErrResourceVersionSetOnCreate, srv.resource(), u.GetName())
+	}
+	return nil
+}
+
 // asStored completes an old object to what the apiserver has stored for it: it was created
 // through the create path, so a cluster-scoped object has no namespace and a namespaced one has
 // the request's when it had none, and a name from generateName. What the record leaves out is

@@ -240,6 +240,9 @@ func (srv *crServer) validate(obj []byte, o validateOptions) validateResult {
 		s := &recordingStrategy{RESTCreateUpdateStrategy: srv.strategy}
 		verr = rest.BeforeCreate(s, ctx, u)
 		pool = s.errs
+		if verr == nil {
+			verr = srv.storeCreate(u)
+		}
 	} else {
 		if old, _, err = srv.decode(o.Old); err != nil {
 			return fail(fmt.Errorf("old object: %w", err))
