@@ -83,21 +83,25 @@ func (r *recordingStrategy) ValidateUpdate(ctx context.Context, obj, old runtime
 	return errs
 }
 
-// errorsFromStatus returns the field errors behind an Invalid StatusError: the recorded
-// strategy errors, plus any cause the strategy did not produce (for example the generic
-// ObjectMeta checks rest.ValidateCreate adds when the strategy found nothing).
-func errorsFromStatus(err error, recorded field.ErrorList) (field.ErrorList, bool) {
+// errorsFromStatus returns the field errors behind an Invalid StatusError, in the order of its
+// causes. A Status cause keeps only the error's field, type and ErrorBody text, so each cause is
+// matched with an error of pool (the recorded strategy errors and the generic ObjectMeta errors
+// rest.BeforeCreate / BeforeUpdate computed themselves, recomputed by the caller with the same
+// functions) to recover its value and detail. A cause no error of pool matches is kept with
+// its whole text as detail (this does not happen for the paths the oracle runs).
+func errorsFromStatus(err error, pool field.ErrorList) (field.ErrorList, bool) {
 	se, ok := err.(*apierrors.StatusError)
 	if !ok || se.ErrStatus.Details == nil || se.ErrStatus.Reason != "Invalid" {
 		return nil, false
 	}
-	out := append(field.ErrorList(nil), recorded...)
-	used := make([]bool, len(recorded))
+	var out field.ErrorList
+	used := make([]bool, len(pool))
 	for _, c := range se.ErrStatus.Details.Causes {
 		found := false
-		for i, e := range recorded {
+		for i, e := range pool {
 			if !used[i] && e.Field == c.Field && string(e.Type) == string(c.Type) && e.ErrorBody() == c.Message {
 				used[i], found = true, true
+				out = append(out, e)
 				break
 			}
 		}

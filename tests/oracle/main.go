@@ -5,11 +5,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
 
 	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/klog/v2"
 )
 
 const usage = `usage:
@@ -25,6 +27,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
+	// The registry's own logging (for example rest.RecordDuplicateValidationErrors' "Found
+	// duplicate validation error") is not part of any answer.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
 	args := os.Args[2:]
 	switch os.Args[1] {
 	case "check-crd":

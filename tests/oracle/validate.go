@@ -119,7 +119,7 @@ func newCRServer(crd *apiextensionsv1.CustomResourceDefinition, version string) 
 	kind := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: kindName}
 	namespaced := crd.Spec.Scope == apiextensionsv1.NamespaceScoped
 	strategy := customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), namespaced, kind, validator, statusValidator, s, statusSpec, scaleSpec, found.SelectableFields)
-	srv := &crServer{crd: crd, kind: kind, namespaced: namespaced, structural: s, strategy: strategy}
+	srv := &crServer{crd: crd, kind: kind, namespaced: namespaced, structural: s, strategy: fixedNames{strategy}}
 	if statusSpec != nil {
 		srv.status = customresource.NewStatusStrategy(strategy)
 	}
@@ -196,15 +196,19 @@ func (srv *crServer) validate(obj []byte, o validateOptions) validateResult {
 	if o.Old != nil {
 		res.Operation = "UPDATE"
 	}
+	var rec *warningRecorder
 	fail := func(err error) validateResult {
 		res.Text = normalize(err.Error())
+		if rec != nil {
+			res.Warnings = rec.list()
+		}
 		return res
 	}
 	u, unknown, err := srv.decode(obj)
 	if err != nil {
 		return fail(err)
 	}
-	rec := &warningRecorder{}
+	rec = &warningRecorder{}
 	switch strings.ToLower(o.FieldValidation) {
 	case "strict":
 		if len(unknown) > 0 {
@@ -220,50 +224,30 @@ func (srv *crServer) validate(obj []byte, o validateOptions) validateResult {
 			rec.AddWarning("", fmt.Sprintf("unknown field %q", p))
 		}
 	}
-	ns := u.GetNamespace()
-	if srv.namespaced {
-		if ns == "" {
-			ns = o.Namespace
-		}
-	} else {
-		ns = ""
-	}
-	ctx := warning.WithWarningRecorder(genericapirequest.WithNamespace(context.Background(), ns), rec)
+	reqNS := srv.requestNamespace(u.GetNamespace(), o.Namespace)
+	ctx := warning.WithWarningRecorder(genericapirequest.WithNamespace(context.Background(), reqNS), rec)
 
 	var verr error
-	var recorded field.ErrorList
+	var pool field.ErrorList
+	var old *unstructured.Unstructured
 	if o.Old == nil {
 		if o.Subresource != "" {
 			return fail(fmt.Errorf("a %s subresource can't be created", o.Subresource))
 		}
-		// genericregistry.Store.Create: system fields, generated name, then rest.BeforeCreate.
-		rest.FillObjectMetaSystemFields(u)
-		if u.GetGenerateName() != "" && u.GetName() == "" {
-			u.SetName(srv.strategy.GenerateName(u.GetGenerateName()))
+		if err := srv.prepareCreate(u, reqNS); err != nil {
+			return fail(err)
 		}
 		s := &recordingStrategy{RESTCreateUpdateStrategy: srv.strategy}
 		verr = rest.BeforeCreate(s, ctx, u)
-		recorded = s.errs
+		pool = s.errs
+		if verr == nil {
+			verr = srv.storeCreate(u)
+		}
 	} else {
-		old, _, err := srv.decode(o.Old)
-		if err != nil {
+		if old, _, err = srv.decode(o.Old); err != nil {
 			return fail(fmt.Errorf("old object: %w", err))
 		}
-		// The stored object has system fields, a generation and a resourceVersion; a client
-		// update echoes the resourceVersion it read.
-		rest.FillObjectMetaSystemFields(old)
-		if old.GetGeneration() == 0 {
-			old.SetGeneration(1)
-		}
-		if old.GetResourceVersion() == "" {
-			old.SetResourceVersion("1")
-		}
-		if old.GetNamespace() == "" && srv.namespaced {
-			old.SetNamespace(ns)
-		}
-		if u.GetResourceVersion() == "" {
-			u.SetResourceVersion(old.GetResourceVersion())
-		}
+		srv.asStored(old, u, reqNS)
 		var strategy rest.RESTCreateUpdateStrategy = srv.strategy
 		if o.Subresource == "status" {
 			if srv.status == nil {
@@ -273,16 +257,26 @@ func (srv *crServer) validate(obj []byte, o validateOptions) validateResult {
 		} else if o.Subresource != "" {
 			return fail(fmt.Errorf("unsupported subresource %q", o.Subresource))
 		}
+		if err := srv.prepareUpdate(u, old, reqNS); err != nil {
+			return fail(err)
+		}
 		s := &recordingStrategy{RESTCreateUpdateStrategy: strategy}
 		verr = rest.BeforeUpdate(s, ctx, u, old)
-		recorded = s.errs
+		pool = s.errs
+	}
+	if verr != nil {
+		var oldObj runtime.Object
+		if old != nil {
+			oldObj = old
+		}
+		pool = append(pool, genericMetaErrors(u, oldObj, srv.namespaced)...)
 	}
 	res.Warnings = rec.list()
 	if verr == nil {
 		res.Valid = true
 		return res
 	}
-	errs, ok := errorsFromStatus(verr, recorded)
+	errs, ok := errorsFromStatus(verr, pool)
 	if !ok {
 		return fail(verr)
 	}
