@@ -31,6 +31,26 @@ impl serde_json::ser::Formatter for GoFormatter {
         }
         writer.write_all(&bytes[start..])
     }
+
+    /// Go's `encoding/json` float: the shortest text that reads back, fixed-point between 1e-6
+    /// and 1e21 (`4294967296`, not `4294967296.0`), else `1e+21` / `1e-7`.
+    fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
+        writer.write_all(go_float(value).as_bytes())
+    }
+}
+
+/// [`GoFormatter::write_f64`]'s text (a finite `f`; JSON has no NaN or infinities).
+fn go_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
+        return format!("{f}");
+    }
+    // Rust writes `1e21` and `1e-7`; Go `1e+21` and (after its clean-up of `e-07`) `1e-7`.
+    let text = format!("{f:e}");
+    match text.split_once('e') {
+        Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
+        _ => text,
+    }
 }
 
 /// Compact JSON with Go's escaping.
@@ -45,6 +65,22 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn floats_like_go() {
+        for (f, go) in [
+            (4294967296.0, "4294967296"),
+            (0.5, "0.5"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (2.5e-7, "2.5e-7"),
+            (1e-6, "0.000001"),
+            (-3.0, "-3"),
+            (0.0, "0"),
+        ] {
+            assert_eq!(super::to_string(&f), go, "{f}");
+        }
+    }
+
     #[test]
     fn escapes_like_go() {
         assert_eq!(

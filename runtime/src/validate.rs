@@ -140,7 +140,11 @@ pub struct FieldError {
 fn write_value(f: &mut fmt::Formatter<'_>, v: &serde_json::Value) -> fmt::Result {
     match v {
         serde_json::Value::String(s) => write_go_quoted(f, s),
-        serde_json::Value::Number(n) => write!(f, "{n}"),
+        // Go's `%v` of a float64 (`5e+09`), of an integer as it is.
+        serde_json::Value::Number(n) => match n.as_f64().filter(|_| n.is_f64()) {
+            Some(x) => f.write_str(&crate::eval::go::float::go_g(x)),
+            None => write!(f, "{n}"),
+        },
         serde_json::Value::Bool(b) => write!(f, "{b}"),
         other => write!(f, "{other}"),
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use super::openapi::{Check, Limits, format_ok};
+use super::openapi::{Bound, Check, Limits, fits_type, format_ok};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode, is_type_or_object_meta};
 
@@ -15,6 +15,8 @@ use crate::tree::{ListKind, SchemaNode, is_type_or_object_meta};
 /// reports nothing, and anything else sends the object down the JSON path for the exact errors.
 #[derive(Debug)]
 pub(crate) struct Bounds {
+    /// `type`, which decides how number bounds compare with integer data.
+    ty: Option<String>,
     pub(crate) nullable: bool,
     pattern: Option<Arc<::regex::Regex>>,
     limits: Limits,
@@ -75,6 +77,7 @@ impl Bounds {
             rank[i] = r as u32;
         }
         Some(Bounds {
+            ty: check.ty.clone(),
             nullable: check.nullable,
             pattern,
             limits: check.limits.clone(),
@@ -130,21 +133,36 @@ impl Bounds {
         {
             return false;
         }
+        let ty = self.ty.as_deref();
+        // A value or bound that does not fit the type and format is an error of its own.
+        let format = self.limits.format.as_deref();
+        let data = int.map_or_else(|| Json::from(v), Json::from);
+        let bounds = [
+            self.limits.multiple_of,
+            self.limits.minimum,
+            self.limits.maximum,
+        ];
+        if !fits_type(&data, ty, format)
+            || bounds
+                .into_iter()
+                .flatten()
+                .any(|b| !fits_type(&Json::from(b), ty, format))
+        {
+            return false;
+        }
         if let Some(m) = self.limits.multiple_of
             && m > 0.0
         {
-            let ok = match int {
-                Some(i) => {
-                    let factor = m as i64;
-                    factor > 0 && i % factor == 0
-                }
-                None => (v / m).fract() == 0.0,
+            let ok = match (int, Bound::of(m, ty, self.limits.format.as_deref(), int)) {
+                (Some(i), Bound::Int(factor)) => factor > 0 && i % factor == 0,
+                _ => (v / m).fract() == 0.0,
             };
             if !ok {
                 return false;
             }
         }
-        !self.limits.above_maximum(v) && !self.limits.below_minimum(v)
+        self.limits.exceeded_maximum(ty, int, v).is_none()
+            && self.limits.missed_minimum(ty, int, v).is_none()
     }
 
     /// Whether a boolean passes `enum`.
