@@ -190,21 +190,22 @@ pub struct ValidationErrors {
     pub errors: Vec<FieldError>,
 }
 
+/// The text of apimachinery's error aggregate (`ErrorList.ToAggregate`): each distinct message
+/// once, in order, bracketed when there are several. The errors themselves (the Status causes)
+/// keep every one.
 impl fmt::Display for ValidationErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.errors.as_slice() {
+        let mut seen = std::collections::HashSet::new();
+        let distinct: Vec<String> = self
+            .errors
+            .iter()
+            .map(ToString::to_string)
+            .filter(|m| seen.insert(m.clone()))
+            .collect();
+        match distinct.as_slice() {
             [] => Ok(()),
-            [one] => write!(f, "{one}"),
-            many => {
-                f.write_str("[")?;
-                for (i, e) in many.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{e}")?;
-                }
-                f.write_str("]")
-            }
+            [one] => f.write_str(one),
+            many => write!(f, "[{}]", many.join(", ")),
         }
     }
 }
@@ -241,6 +242,25 @@ pub(crate) use crd_cel_core::go::quote as go_quoted;
 mod tests {
     use super::*;
     use serde_json::json;
+
+    // Two rules with one message on one node: the text lists it once, the causes keep both
+    // (the oracle: `[spec: Invalid value: bad spec, spec: Invalid value: other]`, 3 causes).
+    #[test]
+    fn the_text_lists_each_distinct_error_once() {
+        let e = |detail: &str| err(ErrorType::Invalid, "spec", BadValue::Omitted, detail);
+        let errors = ValidationErrors {
+            errors: vec![e("bad spec"), e("bad spec"), e("other")],
+        };
+        assert_eq!(
+            errors.to_string(),
+            "[spec: Invalid value: bad spec, spec: Invalid value: other]"
+        );
+        assert_eq!(errors.errors.len(), 3);
+        let twice = ValidationErrors {
+            errors: vec![e("bad spec"), e("bad spec")],
+        };
+        assert_eq!(twice.to_string(), "spec: Invalid value: bad spec");
+    }
 
     fn err(kind: ErrorType, path: &str, value: BadValue, detail: &str) -> FieldError {
         FieldError {
@@ -328,7 +348,8 @@ mod tests {
             errors: vec![one.clone()],
         };
         assert_eq!(errs.to_string(), "a: Forbidden: no");
-        errs.errors.push(one);
-        assert_eq!(errs.to_string(), "[a: Forbidden: no, a: Forbidden: no]");
+        errs.errors
+            .push(err(ErrorType::Forbidden, "b", BadValue::Omitted, "no"));
+        assert_eq!(errs.to_string(), "[a: Forbidden: no, b: Forbidden: no]");
     }
 }
