@@ -8,6 +8,7 @@ use crate::ast;
 use crate::check;
 use crate::cost::PER_EXPRESSION_LIMIT;
 use crate::crd::expression_cost::cost_panic;
+use crate::crd::rule_name::push_rule_name;
 use crate::model::Schema;
 use crate::msg::Buf;
 
@@ -56,20 +57,14 @@ pub const fn check_expression(
         return cost;
     }
     let mut m = Buf::<16384>::new();
-    m.push(match target {
-        check::Target::Rule => "CEL rule #",
-        check::Target::MessageExpression => "messageExpression of CEL rule #",
-    });
-    m.push_u64(index as u64);
-    m.push(" on `");
-    m.push(place);
+    push_rule_name(&mut m, target, index, place);
     if let Some(what) = report.unsupported {
-        m.push("` cannot be checked: not supported by crd-cel yet: ");
+        m.push(" cannot be checked: not supported by crd-cel yet: ");
         m.push(what);
         m.push("\nhelp: remove the rule or rewrite it without this construct; please report it");
         m.panic();
     }
-    m.push("` is rejected by the apiserver: ");
+    m.push(" is rejected by the apiserver: ");
     if report.untyped_node {
         m.push(check::UNTYPED_NODE);
         m.push("\nhelp: the field's type has no CEL type (e.g. serde_json::Value, a bare x-kubernetes-preserve-unknown-fields node); put the rule on the containing type");

@@ -6,6 +6,7 @@
 use crate::ast;
 use crate::check;
 use crate::cost::{PER_EXPRESSION_LIMIT, push_cost_message};
+use crate::crd::rule_name::push_rule_name;
 use crate::model::{Property, Schema, Type};
 use crate::msg::Buf;
 
@@ -21,14 +22,8 @@ pub(crate) const fn cost_panic(
 ) -> ! {
     let schema = node.schema;
     let mut m = Buf::<4096>::new();
-    m.push(match target {
-        check::Target::Rule => "CEL rule #",
-        check::Target::MessageExpression => "messageExpression of CEL rule #",
-    });
-    m.push_u64(index as u64);
-    m.push(" on `");
-    m.push(place);
-    m.push("` is rejected by the apiserver: Forbidden: ");
+    push_rule_name(&mut m, target, index, place);
+    m.push(" is rejected by the apiserver: Forbidden: ");
     push_cost_message(
         match target {
             check::Target::Rule => "estimated rule cost",

@@ -13,9 +13,11 @@
 //! - [`old_self`]: where `oldSelf` may be used (`optionalOldSelf`, correlatable list items).
 //! - [`decoration`]: list and map attributes against the field's schema (`listType`,
 //!   `x-kubernetes-list-map-keys`, item and property bounds).
+//! - `rule_name`: how the messages name a rule (``CEL rule #0 on `Spec` ``).
 //!
-//! No module here uses the one that uses it: `expression` uses `expression_cost`, `old_self`
-//! uses `rule_fields`, `rule_fields` uses `field_path`; the others stand alone.
+//! No module here uses one that uses it: `expression` uses `expression_cost`, `old_self` uses
+//! `rule_fields`, `rule_fields` uses `field_path`, and `expression`, `expression_cost` and
+//! `old_self` use `rule_name`, a leaf; the others stand alone.
 
 pub mod cost;
 pub mod decoration;
@@ -24,3 +26,4 @@ mod expression_cost;
 pub mod field_path;
 pub mod old_self;
 pub mod rule_fields;
+mod rule_name;

@@ -4,7 +4,9 @@
 //! `list_type = "map"`). Both read rules as text (the model carries them so), and find `oldSelf`
 //! by scanning the text's tokens, outside string literals and comments.
 
+use crate::check::Target;
 use crate::crd::rule_fields::OPTIONAL_OLD_SELF_UNUSED;
+use crate::crd::rule_name::push_rule_name;
 use crate::model::{ListType, Schema};
 use crate::msg::Buf;
 use crate::types::bytes_eq;
@@ -19,11 +21,8 @@ pub const fn check_optional_old_self(rule: &str, value: bool, place: &str, index
         return;
     }
     let mut m = Buf::<1024>::new();
-    m.push("CEL rule #");
-    m.push_u64(index as u64);
-    m.push(" on `");
-    m.push(place);
-    m.push("` is rejected by the apiserver: optionalOldSelf: Invalid value: ");
+    push_rule_name(&mut m, Target::Rule, index, place);
+    m.push(" is rejected by the apiserver: optionalOldSelf: Invalid value: ");
     m.push(if value { "true" } else { "false" });
     m.push(": ");
     m.push(OPTIONAL_OLD_SELF_UNUSED);
