@@ -5,21 +5,24 @@
 pub mod ast;
 pub mod check;
 pub mod cost;
-pub mod crd_cost;
+pub mod crd;
 pub mod decl;
 pub mod env;
-pub mod field_path;
 pub mod fingerprint;
 pub mod go;
 pub mod literals;
 pub mod model;
 pub mod msg;
 pub mod names;
-pub mod rule_fields;
 pub mod size;
 pub mod syntax;
 pub(crate) mod typed;
 pub mod types;
+
+/// [`crd::rule_fields`] at the path it had before `crd/`, which the runtime's CEL library still
+/// names (for `go_quote`).
+#[doc(hidden)]
+pub use crd::rule_fields;
 
 pub use model::{
     CelSchema, CostList, Costs, Decoration, ExprCosts, ListType, MapType, Property, Reason, Rule,

@@ -294,8 +294,8 @@ impl<'a> Rules<'a> {
 }
 
 /// The estimated costs of a node's rules and of those below it, shaped like [`Schema`] so that
-/// the two can be walked side by side (`crd_cost`). Kept apart from the model because the
-/// costs are computed from the model: inside it they would make each cost depend on itself.
+/// the two can be walked side by side (`crd::cost`). Kept apart from the model because
+/// the costs are computed from the model: inside it they would make each cost depend on itself.
 #[derive(Debug, Clone, Copy)]
 pub struct Costs<'a> {
     /// The costs of the node's rules, in the order of [`Schema::validations`].

@@ -6,10 +6,10 @@ use crate::ast::{Container, Field};
 use crate::attr::{RuleAttr, SchemaAttrs, sym};
 use crate::ctxt::Ctxt;
 use crd_cel_core::ast::AstBuf;
-use crd_cel_core::model::ListType;
-use crd_cel_core::rule_fields::{
+use crd_cel_core::crd::rule_fields::{
     ErrorKind, RuleField, RuleFieldError, RuleInput, check_rule_fields,
 };
+use crd_cel_core::model::ListType;
 use crd_cel_core::syntax;
 use syn::LitStr;
 
@@ -31,8 +31,8 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     }
 }
 
-/// The rule field checks of CEL-SEMANTICS.md 3.2 (`crd_cel_core::rule_fields`, shared with the
-/// CLI): the apiserver's text, then a hint, on the key the error is about. Then the syntax of
+/// The rule field checks of CEL-SEMANTICS.md 3.2 (`crd_cel_core::crd::rule_fields`, shared with
+/// the CLI): the apiserver's text, then a hint, on the key the error is about. Then the syntax of
 /// `rule` and `messageExpression`. Resolving `field_path` needs the field types, so it is a
 /// const check (`__private::check_field_path`).
 fn check_rule(cx: &Ctxt, r: &RuleAttr) {

@@ -32,12 +32,12 @@ pub mod cost {
 
 /// `fieldPath` resolution and normalization (the apiserver's `ValidFieldPath`).
 pub mod field_path {
-    pub use crd_cel_core::field_path::*;
+    pub use crd_cel_core::crd::field_path::*;
 }
 
 /// The rule field checks the apiserver runs before compiling a rule.
 pub mod rule_fields {
-    pub use crd_cel_core::rule_fields::*;
+    pub use crd_cel_core::crd::rule_fields::*;
 }
 
 pub use crate::model::CelSchema;

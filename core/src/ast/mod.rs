@@ -169,8 +169,8 @@ pub struct Ast<'a> {
 
 /// An [`Ast`] with its words as one little-endian byte string (nodes, then refs): the form
 /// the derive emits for a rule it checked natively, whose const item decodes it only when the
-/// prediction fails (`crd_cel::__private::check_predicted`). A byte string is one token for
-/// rustc to lex, type-check and borrow-check, where the word arrays are hundreds.
+/// prediction fails (`crd::expression::check_predicted`). A byte string is one token
+/// for rustc to lex, type-check and borrow-check, where the word arrays are hundreds.
 #[derive(Debug, Clone, Copy)]
 pub struct PackedAst<'a> {
     /// The expression source.

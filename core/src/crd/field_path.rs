@@ -2,7 +2,7 @@
 //!
 //! The path is resolved against the schema of the node that holds the rule. It is written in
 //! `const fn` (byte-wise, no allocation) so that the derive can check a `field_path` against the
-//! model constant at `cargo build`; [`normalize_field_path`] gives the path string the apiserver
+//! model constant at `cargo build` ([`check_field_path`]); [`normalize_field_path`] gives the path string the apiserver
 //! appends to a failing rule's error path at runtime (5.11).
 //!
 //! The tokenizer is the apiserver's `bufio.Scanner` split function, reproduced exactly: the
@@ -449,228 +449,32 @@ fn unescape(inner: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{Property, Type};
-
-    const STR: Schema<'static> = Schema::of(Type::String);
-    const INNER_C: Schema<'static> = Schema {
-        properties: &[
-            Property {
-                name: "c",
-                required: false,
-                schema: &STR,
-            },
-            Property {
-                name: "c\u{7}",
-                required: false,
-                schema: &STR,
-            },
-        ],
-        ..Schema::of(Type::Object)
-    };
-    const MAP: Schema<'static> = Schema {
-        additional_properties: Some(&STR),
-        ..Schema::of(Type::Object)
-    };
-    const MAP_OF_OBJ: Schema<'static> = Schema {
-        additional_properties: Some(&INNER_C),
-        ..Schema::of(Type::Object)
-    };
-    const LIST: Schema<'static> = Schema {
-        items: Some(&INNER_C),
-        ..Schema::of(Type::Array)
-    };
-    const FLAT: Schema<'static> = Schema {
-        properties: &[Property {
-            name: "flat",
-            required: false,
-            schema: &STR,
-        }],
-        ..Schema::of(Type::Object)
-    };
-    const ROOT: Schema<'static> = Schema {
-        properties: &[
-            Property {
-                name: "a",
-                required: false,
-                schema: &INNER_C,
-            },
-            Property {
-                name: "bbb.c",
-                required: false,
-                schema: &STR,
-            },
-            Property {
-                name: "foo",
-                required: false,
-                schema: &MAP,
-            },
-            Property {
-                name: "objs",
-                required: false,
-                schema: &MAP_OF_OBJ,
-            },
-            Property {
-                name: "list",
-                required: false,
-                schema: &LIST,
-            },
-            Property {
-                name: "white space",
-                required: false,
-                schema: &STR,
-            },
-            Property {
-                name: "quote'd",
-                required: false,
-                schema: &STR,
-            },
-            Property {
-                name: "back\\slash",
-                required: false,
-                schema: &STR,
-            },
-            Property {
-                name: "",
-                required: false,
-                schema: &STR,
-            },
-        ],
-        flatten: &[&FLAT],
-        ..Schema::of(Type::Object)
-    };
-
-    fn err(path: &str) -> String {
-        match valid_field_path(&ROOT, path) {
-            Ok(()) => panic!("{path:?} should be invalid"),
-            Err(e) => e.to_string(),
-        }
+/// Const check behind `field_path`: the path must resolve in the schema of the node the rule
+/// is on (CEL-SEMANTICS.md 3.4), or the apiserver rejects the CRD with
+/// `x-kubernetes-validations[i].fieldPath: Invalid value: "<path>": must be a valid path`.
+/// Panics (a compile error in const evaluation) with that text, the reason, and a hint.
+///
+/// The derive calls it in one `const` item per rule that has a `field_path`, with the model of
+/// the type or field the rule is on. An empty path is no `fieldPath` to the apiserver and
+/// passes; blank or multi-line paths are reported at expansion (`rule_fields`).
+pub const fn check_field_path(model: &Schema<'_>, path: &str) {
+    // A path into a node known only by its generated schema is checked against that schema.
+    if path.is_empty() || model.contains_unknown() {
+        return;
     }
-
-    fn norm(path: &str) -> String {
-        normalize_field_path(&ROOT, path).unwrap_or_else(|e| panic!("{path:?}: {e}"))
-    }
-
-    #[test]
-    fn valid_paths_and_their_normal_form() {
-        for (path, want) in [
-            (".a", "a"),
-            (".a.c", "a.c"),
-            ("['a']", "a"),
-            ("['a'].c", "a.c"),
-            (".a['c']", "a.c"),
-            ("['bbb.c']", "bbb.c"),
-            (".foo['k']", "foo[k]"),
-            (".foo.k", "foo[k]"),
-            (".foo['k.x']", "foo[k.x]"),
-            (".foo['[k]']", "foo[[k]]"),
-            (".objs['k'].c", "objs[k].c"),
-            (".objs.k.c", "objs[k].c"),
-            (".white space", "white space"),
-            (".quote'd", "quote'd"),
-            ("['quote\\'d']", "quote'd"),
-            ("['back\\\\slash']", "back\\slash"),
-            (".a['c\\a']", "a.c\u{7}"),
-            ("['']", ""),
-            (".flat", "flat"),
-            ("['flat']", "flat"),
-            (".foo..", "foo[.]"),
-            ("", ""),
-        ] {
-            assert_eq!(norm(path), want, "{path:?}");
-        }
-    }
-
-    #[test]
-    fn invalid_paths_give_the_apiserver_texts() {
-        for (path, want) in [
-            (".nope", "does not refer to a valid field"),
-            (".a.nope", "does not refer to a valid field"),
-            (".a.c.d", "does not refer to a valid field"),
-            (".list.a", "does not refer to a valid field"),
-            (".list['a']", "does not refer to a valid field"),
-            ("..", "does not refer to a valid field"),
-            (".a..c", "does not refer to a valid field"),
-            (". a", "does not refer to a valid field"),
-            (".list[0]", "expected single quoted string but got 0"),
-            (".foo[k]", "expected single quoted string but got k"),
-            (".foo[\"k\"]", "expected single quoted string but got \"k\""),
-            ("['a", "expected single quoted string but got 'a"),
-            ("[']", "expected single quoted string but got ']"),
-            ("[]", "expected single quoted string but got ]"),
-            (".", "unexpected end of JSON path"),
-            ("[", "unexpected end of JSON path"),
-            (".a.", "unexpected end of JSON path"),
-            (".foo.", "unexpected end of JSON path"),
-            ("['a'", "unexpected end of JSON path"),
-            ("['a'.c", "expected ] but got ."),
-            ("['a']]", "expected [ or . but got: ]"),
-            ("a", "expected [ or . but got: a"),
-            ("   ", "expected [ or . but got:    "),
-            (".a c", "does not refer to a valid field"),
-            (
-                "['a\\x']",
-                "invalid string literal: invalid escape char \\x",
-            ),
-            (
-                "['\\q\\é']",
-                "invalid string literal: invalid escape char \\é",
-            ),
-        ] {
-            assert_eq!(err(path), want, "{path:?}");
-        }
-    }
-
-    #[test]
-    fn escape_check_comes_before_the_lookup_and_lookup_before_the_bracket() {
-        // An invalid escape in a name that does not exist: the escape is reported.
-        assert_eq!(
-            err("['nope\\z'"),
-            "invalid string literal: invalid escape char \\z"
+    if let Err(e) = valid_field_path(model, path) {
+        let mut buf = Buf::<1024>::new();
+        buf.push("fieldPath: Invalid value: \"");
+        buf.push(path);
+        buf.push("\": must be a valid path: ");
+        e.push_to(&mut buf);
+        buf.push(
+            "\n  = help: the path is resolved from the type the rule is on: `.name` or `['name']` \
+             for a field, `.key` or `['key']` for a map entry; list items cannot be addressed",
         );
-        // A name that does not exist with a missing `]`: the lookup fails first.
-        assert_eq!(err("['nope'x"), "does not refer to a valid field");
-    }
-
-    #[test]
-    fn array_notation_can_be_disabled() {
-        assert_eq!(
-            resolve_field_path_with(&ROOT, "['a']", false).map(|_| ()),
-            Err(FieldPathError::ArrayNotation)
-        );
-        assert!(resolve_field_path_with(&ROOT, ".a.c", false).is_ok());
-    }
-
-    #[test]
-    fn resolves_to_the_schema_the_path_names() {
-        let s = resolve_field_path(&ROOT, ".objs['k']").expect("valid");
-        assert!(core::ptr::eq(s, &INNER_C));
-        let s = resolve_field_path(&ROOT, "").expect("valid");
-        assert!(core::ptr::eq(s, &ROOT));
-    }
-
-    #[test]
-    fn works_in_const_evaluation() {
-        const OK: bool = valid_field_path(&ROOT, ".a['c']").is_ok();
-        const BAD: bool = valid_field_path(&ROOT, ".list[0]").is_err();
-        const _: () = assert!(OK && BAD);
-        const MSG_LEN: usize = {
-            let mut buf = Buf::<128>::new();
-            match valid_field_path(&ROOT, ".list[0]") {
-                Err(e) => e.push_to(&mut buf),
-                Ok(()) => panic!("valid"),
-            }
-            buf.as_str().len()
-        };
-        assert_eq!(MSG_LEN, "expected single quoted string but got 0".len());
-    }
-
-    #[test]
-    fn message_is_the_fixed_part() {
-        let e = FieldPathError::ExpectedCloseBracket("x");
-        assert_eq!(e.message(), "expected ] but got ");
-        assert_eq!(e.token(), Some("x"));
+        buf.panic()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,9 +2,11 @@
 //! the estimated costs the derive computed for every rule in it: each expression's cost times
 //! how many times its node can occur in one object must stay within 10,000,000, and the sum over
 //! the whole schema within 100,000,000. A type's derive can only check its rules at cardinality
-//! 1; the root's derive sees the whole tree and checks these (`__private::check_crd_costs`).
+//! 1; the root's derive sees the whole tree and checks these ([`check_crd_costs`]).
 
-use crate::cost::{EXPENSIVE, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, cardinality, child_factor};
+use crate::cost::{
+    EXPENSIVE, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, cardinality, child_factor, push_cost_message,
+};
 use crate::model::{Costs, Schema};
 use crate::msg::Buf;
 
@@ -225,6 +227,107 @@ const fn walk(
         path.push("[*]");
         walk(values, child, below, path, report, depth + 1);
         path.truncate(mark);
+    }
+}
+
+/// The root's CRD-wide cost check (CEL-SEMANTICS 4.5): every expression's estimated cost times
+/// how many times its node can occur in one object within 10,000,000, and their sum within
+/// 100,000,000. Panics (a compile error at the root's derive) with the apiserver's messages and
+/// what to bound.
+pub const fn check_crd_costs(model: &Schema<'static>, costs: &Costs<'static>, root: &str) {
+    let report = check(model, costs);
+    if report.is_ok() {
+        return;
+    }
+    let mut m = Buf::<8192>::new();
+    let mut i = 0;
+    while i < report.over_len {
+        let e = &report.over[i];
+        if i > 0 {
+            m.push("\n");
+        }
+        m.push("CEL rule `");
+        m.push(e.rule);
+        m.push("` at `");
+        push_path(&e.path, &mut m);
+        m.push("` of `");
+        m.push(root);
+        m.push("` is rejected by the apiserver: Forbidden: ");
+        push_cost_message("estimated rule cost", e.total, PER_EXPRESSION_LIMIT, &mut m);
+        m.push("\nnote: one evaluation is estimated at ");
+        m.push_u64(e.cost);
+        m.push(", and the node can occur ");
+        m.push_u64(e.cardinality);
+        m.push(" times in one object");
+        if e.unbounded {
+            m.push(" (a list or map on its path has no maxItems/maxProperties, so the apiserver divides the maximum request size by the node's minimum size)");
+        } else {
+            m.push(
+                " (the product of the maxItems/maxProperties of the lists and maps on its path)",
+            );
+        }
+        m.push("\nhelp: bound the lists and maps on the path (`[*]`) with #[cel(max_items = ..)] / #[cel(max_properties = ..)] so that their product is at most ");
+        m.push_u64(match PER_EXPRESSION_LIMIT.checked_div(e.cost) {
+            Some(n) => n,
+            None => 0,
+        });
+        m.push(", or make the rule cheaper (bound the strings it reads with #[schemars(length(max = ..))])");
+        i += 1;
+    }
+    if report.over_count > report.over_len {
+        m.push("\nnote: ");
+        m.push_u64((report.over_count - report.over_len) as u64);
+        m.push(" more rules are over the limit");
+    }
+    if report.total > PER_CRD_LIMIT {
+        if report.over_len > 0 {
+            m.push("\n");
+        }
+        m.push("`");
+        m.push(root);
+        m.push("` is rejected by the apiserver: Forbidden: ");
+        push_cost_message(
+            "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+            report.total,
+            PER_CRD_LIMIT,
+            &mut m,
+        );
+        m.push("\nnote: the estimated total is ");
+        m.push_u64(report.total);
+        m.push(
+            "; the expressions that contribute most (one evaluation x occurrences in one object):",
+        );
+        let mut k = 0;
+        while k < report.expensive_len {
+            let e = &report.expensive[k];
+            m.push("\n  ");
+            if e.message_expression {
+                m.push("messageExpression of ");
+            }
+            m.push("`");
+            m.push(e.rule);
+            m.push("` at `");
+            push_path(&e.path, &mut m);
+            m.push("`: ");
+            m.push_u64(e.cost);
+            if !e.message_expression {
+                m.push(" x ");
+                m.push_u64(e.cardinality);
+            }
+            m.push(" = ");
+            m.push_u64(e.total);
+            k += 1;
+        }
+        m.push("\nhelp: bound the lists, maps and strings these rules read or sit under (#[cel(max_items = ..)], #[cel(max_properties = ..)], #[schemars(length(max = ..))]) until the total is at most 100000000");
+    }
+    m.panic();
+}
+
+const fn push_path<const N: usize>(path: &Buf<{ PATH_LEN }>, m: &mut Buf<N>) {
+    if path.is_empty() {
+        m.push("(root)");
+    } else {
+        m.push(path.as_str());
     }
 }
 

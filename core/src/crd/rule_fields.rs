@@ -3,7 +3,7 @@
 //! at expansion time, the CLI prints them with the rule's path. One implementation, the
 //! apiserver's order and texts.
 
-use crate::field_path::valid_field_path;
+use crate::crd::field_path::valid_field_path;
 use crate::model::{Reason, Schema};
 use core::fmt;
 
