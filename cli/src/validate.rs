@@ -1,5 +1,5 @@
 //! `crd-cel validate`: custom resources checked against their CRD's validation rules, as the
-//! apiserver's create/update path runs them (CEL-SEMANTICS 5), without a cluster.
+//! apiserver's create/update path runs them (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go`), without a cluster.
 //!
 //! The pipeline is [`crd_cel::Validator::validate_request`]: pruning and defaults, the registry's
 //! status handling, OpenAPI schema and list-type errors, then the CEL rules

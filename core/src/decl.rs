@@ -2,8 +2,9 @@
 //!
 //! A declaration is written with type *patterns* ([`P`]) that may mention type parameters
 //! (`A`, `B`), which the checker instantiates with fresh type variables per call, as cel-go does.
-//! Every overload carries the Kubernetes compatibility version range it exists in (CEL-SEMANTICS
-//! 6.1), so one table serves every targeted Kubernetes version.
+//! Every overload carries the Kubernetes compatibility version range it exists in
+//! (`k8s.io/apiserver/pkg/cel/environment/base.go`), so one table serves every targeted
+//! Kubernetes version.
 
 /// A type pattern in a declaration.
 #[derive(Debug, Clone, Copy, PartialEq)]

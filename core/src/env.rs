@@ -1,11 +1,11 @@
 //! The function declarations of the Kubernetes CRD validation CEL environment, per compatibility
-//! version (CEL-SEMANTICS.md 6.1 and 6.2).
+//! version (`k8s.io/apiserver/pkg/cel/environment/base.go` and 6.2).
 //!
 //! [`FUNCTIONS`] holds every function the environment declares at any compatibility version, with
 //! the same names, overload ids, argument and result types, type parameters and call style
 //! (global or member) as cel-go v0.29.2 and `k8s.io/apiserver` v0.37.2 declare them. Each overload
 //! carries the compatibility versions it exists in (the "introduced" and "removed" columns of
-//! CEL-SEMANTICS 6.1, which are compatibility minors), so one table serves every target: a checker
+//! `k8s.io/apiserver/pkg/cel/environment/base.go`, which are compatibility minors), so one table serves every target: a checker
 //! at compatibility `1.N` keeps the overloads whose `versions.contains(N)`.
 //!
 //! As cel-go merges the overloads of one function name across libraries, a name that several

@@ -19,11 +19,6 @@ pub mod syntax;
 pub(crate) mod typed;
 pub mod types;
 
-/// [`crd::rule_fields`] at the path it had before `crd/`, which the runtime's CEL library still
-/// names (for `go_quote`).
-#[doc(hidden)]
-pub use crd::rule_fields;
-
 pub use model::{
     CelSchema, CostList, Costs, Decoration, ExprCosts, ListType, MapType, Property, Reason, Rule,
     Rules, Schema, Type,

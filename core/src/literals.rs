@@ -1,6 +1,6 @@
 //! Checks of constant arguments, which need no types: cel-go's literal validators (from
 //! compatibility version 1.29: `duration`, `timestamp` and `matches` arguments) and the errors
-//! the apiserver's program planning raises for constants (CEL-SEMANTICS.md 3.3).
+//! the apiserver's program planning raises for constants (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go`).
 
 use crate::ast::{Ast, Expr};
 

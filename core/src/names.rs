@@ -82,7 +82,7 @@ pub(crate) const fn find_property<'a>(
     None
 }
 
-/// The 21 words the apiserver escapes as `__<word>__` (CEL-SEMANTICS 2).
+/// The 21 words the apiserver escapes as `__<word>__` (`k8s.io/apiserver/pkg/cel/escaping.go`).
 pub const RESERVED: [&str; 21] = [
     "true",
     "false",
@@ -148,7 +148,7 @@ const fn is_reserved(name: &[u8]) -> bool {
     )
 }
 
-/// Writes the CEL spelling of the property name `name` (CEL-SEMANTICS 2): `__dash__` and
+/// Writes the CEL spelling of the property name `name` (`k8s.io/apiserver/pkg/cel/escaping.go`): `__dash__` and
 /// friends, reserved words as `__word__` unless `keywords` (compatibility 1.31+) lets them stand
 /// bare. `false` (nothing written) for a name no rule can reach.
 pub(crate) const fn push_escaped<const N: usize>(
@@ -198,7 +198,7 @@ pub(crate) const fn push_escaped<const N: usize>(
     true
 }
 
-/// Whether escaping the property name `name` (CEL-SEMANTICS 2) gives exactly `ident`.
+/// Whether escaping the property name `name` (`k8s.io/apiserver/pkg/cel/escaping.go`) gives exactly `ident`.
 pub const fn escaped_is(name: &[u8], ident: &[u8]) -> bool {
     // Lengths read once: in const evaluation each `len()` is two calls.
     let nlen = name.len();

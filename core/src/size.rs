@@ -1,4 +1,4 @@
-//! The size model of the apiserver's cost estimator (CEL-SEMANTICS.md 1.1 and 4.2): for every
+//! The size model of the apiserver's cost estimator (`k8s.io/apiserver/pkg/cel/common/schemas.go` and 4.2): for every
 //! schema node the largest `size()` its value can have (`MaxElements`) and the fewest JSON bytes
 //! it can serialize to (`MinSerializedSize`). Both are `const fn`, for the build-time estimator
 //! of issue 6 and for the runtime path alike.
@@ -215,7 +215,7 @@ mod tests {
         ..Schema::of(Type::Object)
     };
 
-    /// The unbounded sizes written out in CEL-SEMANTICS.md 4.2.
+    /// The unbounded sizes written out in `k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`.
     #[test]
     fn unbounded_lists_and_maps_as_the_apiserver_sizes_them() {
         for (items, want) in [

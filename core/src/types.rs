@@ -720,7 +720,7 @@ impl<'a> Types<'a> {
         out.push_bytes(n.segment);
     }
 
-    /// The CEL type of a schema node (CEL-SEMANTICS 1.1), `None` when the node is not visible to
+    /// The CEL type of a schema node (`k8s.io/apiserver/pkg/cel/common/schemas.go`), `None` when the node is not visible to
     /// CEL. Object types are named `name`.
     pub const fn of_schema(&mut self, s: &'a Schema<'a>, name: u16, root: bool) -> Option<TyId> {
         self.of_schema_at(s, name, root, 0)

@@ -1,5 +1,5 @@
 //! Checks that need no types: CEL syntax and the apiserver's rule field checks
-//! (CEL-SEMANTICS.md 3.2), list/map attribute consistency. Each error names what the apiserver
+//! (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`), list/map attribute consistency. Each error names what the apiserver
 //! would say at CRD creation. Checks that need field types are emitted as `const` items instead.
 
 use crate::ast::{Container, Field};
@@ -31,7 +31,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     }
 }
 
-/// The rule field checks of CEL-SEMANTICS.md 3.2 (`crd_cel_core::crd::rule_fields`, shared with
+/// The rule field checks of `k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go` (`crd_cel_core::crd::rule_fields`, shared with
 /// the CLI): the apiserver's text, then a hint, on the key the error is about. Then the syntax of
 /// `rule` and `messageExpression`. Resolving `field_path` needs the field types, so it is a
 /// const check (`__private::check_field_path`).

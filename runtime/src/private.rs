@@ -175,7 +175,7 @@ pub use crd_cel_core::crd::old_self::{check_correlatable, check_optional_old_sel
 pub use crd_cel_core::fingerprint;
 
 /// The compatibility version new rules are checked at: the targeted Kubernetes minor minus one
-/// (CEL-SEMANTICS.md 6.3). The lowest enabled `k8s-1-NN` feature wins (features add up across
+/// (`k8s.io/apiserver/pkg/cel/environment/environment.go`). The lowest enabled `k8s-1-NN` feature wins (features add up across
 /// a dependency graph, and the oldest apiserver a CRD must work on is the one that matters).
 pub const TARGET_COMPAT: u8 = crd_cel_core::target_compat!();
 

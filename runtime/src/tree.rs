@@ -71,7 +71,7 @@ impl Need {
     }
 }
 
-/// How a string node's data is read (CEL-SEMANTICS 5.3).
+/// How a string node's data is read (`k8s.io/apiserver/pkg/cel/common/valuesunstructured.go`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StringFormat {
     /// A plain string.

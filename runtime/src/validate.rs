@@ -271,7 +271,7 @@ mod tests {
         }
     }
 
-    // The ≥1.35 renderings of CEL-SEMANTICS.md 5.11.
+    // The ≥1.35 renderings of `k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go`.
     #[test]
     fn display_matches_apimachinery() {
         let cases = [

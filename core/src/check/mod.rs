@@ -1,4 +1,5 @@
-//! The CEL type checker (CEL-SEMANTICS.md sections 1 to 3): one implementation, written as
+//! The CEL type checker (cel-go's `checker/checker.go`, with the apiserver's schema types of
+//! `k8s.io/apiserver/pkg/cel/common/schemas.go`): one implementation, written as
 //! `const fn`, run by the derive in `const` items at `cargo build` and at runtime on schemas read
 //! from CRD manifests.
 

@@ -6,7 +6,7 @@ use crate::names::push_escaped;
 
 impl<'a> Checker<'a> {
     /// `help:` lines for an undefined field: a close name, and the fields there are, both as
-    /// a rule must spell them (escaped, CEL-SEMANTICS 2); names no rule can reach are left out.
+    /// a rule must spell them (escaped, `k8s.io/apiserver/pkg/cel/escaping.go`); names no rule can reach are left out.
     pub(super) const fn field_help(
         &mut self,
         schema: &'a crate::model::Schema<'a>,

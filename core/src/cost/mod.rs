@@ -1,4 +1,4 @@
-//! The apiserver's static cost estimate (CEL-SEMANTICS.md section 4): cel-go's
+//! The apiserver's static cost estimate (`github.com/google/cel-go/checker/cost.go`): cel-go's
 //! `checker/cost.go` with the Kubernetes hooks (`library/cost.go` `EstimateCallCost`, the
 //! schema-backed `sizeEstimator` of `apiextensions-apiserver` `compilation.go`) and the cost
 //! estimators the enabled cel-go extensions register (`ext.Sets`, `ext.Lists` version 3), plus

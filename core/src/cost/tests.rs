@@ -42,7 +42,7 @@ static INT: Schema<'static> = Schema::of(Type::Integer);
 static NUMBER: Schema<'static> = Schema::of(Type::Number);
 static DATE_TIME: Schema<'static> = Schema::string_format("date-time");
 
-/// CEL-SEMANTICS 4.6 example 1 (TestCostEstimation "string array with all").
+/// `k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/celcoststability_test.go` example 1 (TestCostEstimation "string array with all").
 #[test]
 fn all_over_lists() {
     assert_eq!(est("self.all(x, true)", &list(&STRING, None)), 3_145_727);

@@ -1,4 +1,4 @@
-//! The CRD-wide cost limits (CEL-SEMANTICS 4.2, 4.5), walked over a resource root's model and
+//! The CRD-wide cost limits (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`, 4.5), walked over a resource root's model and
 //! the estimated costs the derive computed for every rule in it: each expression's cost times
 //! how many times its node can occur in one object must stay within 10,000,000, and the sum over
 //! the whole schema within 100,000,000. A type's derive can only check its rules at cardinality
@@ -230,7 +230,7 @@ const fn walk(
     }
 }
 
-/// The root's CRD-wide cost check (CEL-SEMANTICS 4.5): every expression's estimated cost times
+/// The root's CRD-wide cost check (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`): every expression's estimated cost times
 /// how many times its node can occur in one object within 10,000,000, and their sum within
 /// 100,000,000. Panics (a compile error at the root's derive) with the apiserver's messages and
 /// what to bound.
@@ -377,7 +377,7 @@ mod tests {
             ..Costs::NONE
         };
         let r = check(&ROOT, &ROOT_COSTS);
-        // CEL-SEMANTICS 4.6 example 9: 2,001 x 100,000; the messageExpression is not multiplied.
+        // `k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/celcoststability_test.go` example 9: 2,001 x 100,000; the messageExpression is not multiplied.
         assert_eq!(r.over_count, 1);
         assert_eq!(r.over[0].total, 200_100_000);
         assert_eq!(r.over[0].path.as_str(), "keywords[*]");

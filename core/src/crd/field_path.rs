@@ -1,4 +1,4 @@
-//! `fieldPath` of a validation rule: the apiserver's `ValidFieldPath` (CEL-SEMANTICS.md 3.4).
+//! `fieldPath` of a validation rule: the apiserver's `ValidFieldPath` (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go`).
 //!
 //! The path is resolved against the schema of the node that holds the rule. It is written in
 //! `const fn` (byte-wise, no allocation) so that the derive can check a `field_path` against the
@@ -384,7 +384,7 @@ pub const fn resolve_field_path_with<'s, 'p>(
     }
 }
 
-/// Whether `path` is a valid `fieldPath` for a rule on `schema` (CEL-SEMANTICS.md 3.4).
+/// Whether `path` is a valid `fieldPath` for a rule on `schema` (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go`).
 pub const fn valid_field_path<'p>(
     schema: &Schema<'_>,
     path: &'p str,
@@ -450,7 +450,7 @@ fn unescape(inner: &str) -> String {
 }
 
 /// Const check behind `field_path`: the path must resolve in the schema of the node the rule
-/// is on (CEL-SEMANTICS.md 3.4), or the apiserver rejects the CRD with
+/// is on (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go`), or the apiserver rejects the CRD with
 /// `x-kubernetes-validations[i].fieldPath: Invalid value: "<path>": must be a valid path`.
 /// Panics (a compile error in const evaluation) with that text, the reason, and a hint.
 ///

@@ -30,7 +30,7 @@ pub const fn check_optional_old_self(rule: &str, value: bool, place: &str, index
     m.panic()
 }
 
-/// Const check of CEL-SEMANTICS.md 3.5 for one field: a transition rule (one that uses
+/// Const check of `k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go` for one field: a transition rule (one that uses
 /// `oldSelf`) anywhere under the items of a list that is not `list_type = "map"` cannot be
 /// correlated with the old object, and the apiserver rejects the CRD.
 pub const fn check_correlatable(field: &str, node: &Schema<'_>) {

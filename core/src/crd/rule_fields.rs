@@ -1,5 +1,5 @@
 //! The rule field checks the apiserver runs on every `x-kubernetes-validations` entry before it
-//! compiles anything (CEL-SEMANTICS.md 3.2), as data: the derive reports them on the attribute
+//! compiles anything (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`), as data: the derive reports them on the attribute
 //! at expansion time, the CLI prints them with the rule's path. One implementation, the
 //! apiserver's order and texts.
 
@@ -148,7 +148,7 @@ fn has_line_break(s: &str) -> bool {
     s.contains(['\n', '\r'])
 }
 
-/// The rule field checks of CEL-SEMANTICS.md 3.2, in the apiserver's order.
+/// The rule field checks of `k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`, in the apiserver's order.
 ///
 /// The first four checks form an if/else chain (only the first that applies is reported), the
 /// others are independent. `schema` is the node holding the rule: with it a non-empty
@@ -256,7 +256,7 @@ pub fn check_rule_fields<'a>(
 /// The apiserver's detail for `optionalOldSelf` on a rule that does not use `oldSelf`.
 pub const OPTIONAL_OLD_SELF_UNUSED: &str = "may not be set if oldSelf is not used in rule";
 
-/// The check after compilation (CEL-SEMANTICS.md 3.5): `optionalOldSelf` may be set only on a
+/// The check after compilation (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`): `optionalOldSelf` may be set only on a
 /// rule that uses `oldSelf`. A rule that failed to compile counts as not using it.
 pub fn check_optional_old_self<'a>(
     r: &RuleInput<'a>,

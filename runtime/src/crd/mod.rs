@@ -1,5 +1,5 @@
 //! What the apiserver says about the validation rules of a CRD at creation
-//! (CEL-SEMANTICS.md section 3): the schema walk, the rule field checks, compilation with the
+//! (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`): the schema walk, the rule field checks, compilation with the
 //! shared checker, the `oldSelf` placement checks, and the gating between them.
 //!
 //! Only the rule-related parts of CRD validation are reproduced: the structural checks that
@@ -7,7 +7,7 @@
 //! and a few schema checks next to the rules (list and map types, `uniqueItems`). Names,
 //! versions and the rest of structural validation are not checked. The static cost of every rule
 //! is estimated as the apiserver does and its per-expression and per-schema limits are applied
-//! (CEL-SEMANTICS.md 4.5).
+//! (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`).
 
 use crate::check::{CheckError, Node, Target, check_source};
 use crate::cost;
@@ -38,7 +38,7 @@ pub const MIN_KUBERNETES_MINOR: u8 = crate::check::OLDEST_KUBERNETES_MINOR;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
     /// The emulated apiserver is Kubernetes `1.<minor>`; new rules compile at compatibility
-    /// version `1.<minor - 1>` (CEL-SEMANTICS.md 6.3).
+    /// version `1.<minor - 1>` (`k8s.io/apiserver/pkg/cel/environment/environment.go`).
     pub kubernetes_minor: u8,
 }
 
@@ -270,7 +270,7 @@ pub fn check_crd(doc: &Value, opts: &Options) -> Result<CrdReport, String> {
         }
     }
     // The conversion to the internal version lifts a schema shared by all versions to
-    // `spec.validation` (CEL-SEMANTICS.md 3.3, "Error paths").
+    // `spec.validation` (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go`, "Error paths").
     let shared = versions
         .iter()
         .all(|v| v.get("schema") == versions[0].get("schema"));

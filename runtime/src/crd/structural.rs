@@ -2,7 +2,7 @@
 
 use super::*;
 
-/// The structural checks that gate every rule check of a schema (CEL-SEMANTICS.md 3.1 step 1):
+/// The structural checks that gate every rule check of a schema (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go` step 1):
 /// rules inside `allOf`/`anyOf`/`oneOf`/`not` (at any depth below them), and a root `metadata`
 /// that constrains anything but `name` and `generateName`.
 pub(super) fn structural_errors(root: &Value, path: &str) -> Vec<CrdError> {

@@ -59,7 +59,7 @@ pub(super) fn check_roots(
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Ctx<'p> {
     /// The path of the highest list (or map-typed object) below which items cannot be
-    /// correlated with their old values (CEL-SEMANTICS.md 3.5).
+    /// correlated with their old values (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`).
     uncorrelatable: Option<&'p str>,
     /// The node is a resource root (the CRD root, or `x-kubernetes-embedded-resource`).
     resource_root: bool,
@@ -68,7 +68,7 @@ pub(super) struct Ctx<'p> {
     /// The node is on the structural spine (root, properties, items, additionalProperties),
     /// not inside `allOf` and friends.
     spine: bool,
-    /// How many times the node can occur in one object (CEL-SEMANTICS.md 4.2): the product
+    /// How many times the node can occur in one object (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`): the product
     /// of the ancestors' factors, `None` below an unbounded list or map.
     cardinality: Option<u64>,
 }
@@ -138,7 +138,7 @@ pub(super) fn rule_input(v: &Value) -> RuleInput<'_> {
     }
 }
 
-/// Whether the node has a CEL declaration type (CEL-SEMANTICS.md 1.1): rules on a node
+/// Whether the node has a CEL declaration type (`k8s.io/apiserver/pkg/cel/common/schemas.go`): rules on a node
 /// without one cannot be compiled (3.1 step 4).
 pub(super) fn has_decl_type(s: &Schema<'_>) -> bool {
     if s.int_or_string {
@@ -549,7 +549,7 @@ impl Walker {
         ));
     }
 
-    /// Compiles a rule and, if it compiled, its messageExpression (CEL-SEMANTICS.md 3.3).
+    /// Compiles a rule and, if it compiled, its messageExpression (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go`).
     fn compile(&mut self, r: &RuleInput<'_>, model: &Schema<'_>, ctx: Ctx<'_>) -> Compiled {
         let node = Node {
             schema: model,

@@ -1,5 +1,5 @@
 //! JSON data to CEL values, driven by the schema (the apiserver's `UnstructuredToVal`,
-//! CEL-SEMANTICS 5.3): the object is converted once, and every rule binds `self` to a node of
+//! `k8s.io/apiserver/pkg/cel/common/valuesunstructured.go`): the object is converted once, and every rule binds `self` to a node of
 //! the result. Data the schema does not allow becomes an error value, which fails a rule only
 //! when the rule touches it, as in the apiserver.
 

@@ -1,4 +1,4 @@
-//! Evaluation errors, with cel-go's texts (the apiserver prints them verbatim, CEL-SEMANTICS 5.10).
+//! Evaluation errors, with cel-go's texts (the apiserver prints them verbatim, `k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go`).
 
 use std::fmt;
 

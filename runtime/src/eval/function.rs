@@ -14,7 +14,7 @@ use super::value::Value;
 pub type Impl = fn(&[Value]) -> Result<Value, EvalError>;
 
 /// The runtime cost of one call given its arguments and result (cel-go's `CallCost` and the
-/// Kubernetes library's `CallCost`, CEL-SEMANTICS 4.4).
+/// Kubernetes library's `CallCost`, `github.com/google/cel-go/interpreter/runtimecost.go`).
 pub type CostFn = fn(&[Value], &Value) -> u64;
 
 /// One function name and its implementation.

@@ -1,7 +1,7 @@
 //! The interpreter: a checked expression ([`crd_cel_core::ast::Ast`], macros already expanded as
 //! cel-go expands them) planned once into a [`Program`], then evaluated with cel-go's semantics
 //! (errors as values, short-circuiting `&&`/`||`/`?:`, comprehensions that test their condition
-//! before each step) and the apiserver's runtime cost (CEL-SEMANTICS 4.4): cel-go's
+//! before each step) and the apiserver's runtime cost (`github.com/google/cel-go/interpreter/runtimecost.go`): cel-go's
 //! `interpreter/runtimecost.go` as the planner shapes the program with `OptOptimize`.
 //!
 //! How cel-go plans decides what costs what, so the plan here mirrors it:

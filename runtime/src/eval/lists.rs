@@ -1,4 +1,4 @@
-//! Equality, and `+` on lists, with the apiserver's list-type semantics (CEL-SEMANTICS 5.4,
+//! Equality, and `+` on lists, with the apiserver's list-type semantics (`k8s.io/apiserver/pkg/cel/common/valuesunstructured.go`,
 //! 5.5): a set or map list on the left of `==` or `+` compares and combines by element identity
 //! or by key; everything else is CEL's ordinary (heterogeneous) equality.
 

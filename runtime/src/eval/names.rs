@@ -1,9 +1,9 @@
-//! CEL's escaping of property names (CEL-SEMANTICS 2): how the apiserver presents a JSON
+//! CEL's escaping of property names (`k8s.io/apiserver/pkg/cel/escaping.go`): how the apiserver presents a JSON
 //! property to CEL (`a.b` as `a__dot__b`, reserved words as `__in__`) and back.
 
 use crd_cel_core::check::RESERVED;
 
-/// The JSON property an escaped CEL field name stands for (CEL-SEMANTICS 2); `None` when the
+/// The JSON property an escaped CEL field name stands for (`k8s.io/apiserver/pkg/cel/escaping.go`); `None` when the
 /// escaping is invalid, which makes the field absent.
 pub fn unescape(name: &str) -> Option<String> {
     if let Some(word) = name
@@ -36,7 +36,7 @@ pub fn unescape(name: &str) -> Option<String> {
     Some(out)
 }
 
-/// A property name as the apiserver presents it to CEL (CEL-SEMANTICS 2), `None` when it cannot
+/// A property name as the apiserver presents it to CEL (`k8s.io/apiserver/pkg/cel/escaping.go`), `None` when it cannot
 /// be escaped. Objects iterate (and `format` prints) their keys this way.
 pub(crate) fn escape_property(name: &str) -> Option<String> {
     let first = name.bytes().next()?;

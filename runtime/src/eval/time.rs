@@ -1,5 +1,5 @@
 //! `duration` and `timestamp` values, and the apiserver's parsing of `format: duration`,
-//! `date` and `date-time` data (kube-openapi `strfmt`, CEL-SEMANTICS 5.3).
+//! `date` and `date-time` data (kube-openapi `strfmt`, `k8s.io/apiserver/pkg/cel/common/valuesunstructured.go`).
 
 use crd_cel_core::literals::parse_go_duration;
 

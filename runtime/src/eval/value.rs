@@ -1,7 +1,7 @@
 //! CEL values as the apiserver's rules see them.
 //!
 //! Lists carry their `x-kubernetes-list-type`, because `==` and `+` on a set or map list (as the
-//! left operand) follow the apiserver's list semantics (CEL-SEMANTICS 5.5); maps carry whether
+//! left operand) follow the apiserver's list semantics (`k8s.io/apiserver/pkg/cel/common/valuesunstructured.go`); maps carry whether
 //! they are schema objects, because objects treat null-valued and unknown fields as absent but
 //! count them in equality (5.4). Everything is `Arc`-backed so binding `self` to a node is a
 //! reference count, not a copy.
@@ -48,7 +48,7 @@ pub enum Value {
     Opaque(Arc<dyn Opaque>),
     /// Data under `x-kubernetes-preserve-unknown-fields` with no type: only equality works.
     Unknown(Arc<serde_json::Value>),
-    /// Data the schema does not allow (CEL-SEMANTICS 5.3): an error when a rule touches it.
+    /// Data the schema does not allow (`k8s.io/apiserver/pkg/cel/common/valuesunstructured.go`): an error when a rule touches it.
     Error(Arc<EvalError>),
 }
 

@@ -12,7 +12,7 @@ use crate::model::{Reason, Schema};
 use crate::tree::SchemaNode;
 
 /// The compatibility version of the apiserver's stored-expressions environment, which runtime
-/// validation uses (CEL-SEMANTICS 6.3): every library at its newest version.
+/// validation uses (`k8s.io/apiserver/pkg/cel/environment/environment.go`): every library at its newest version.
 const STORED_COMPAT: u8 = crate::check::NEWEST_KUBERNETES_MINOR;
 
 /// One `x-kubernetes-validations` entry, compiled.

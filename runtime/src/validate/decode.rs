@@ -1,5 +1,5 @@
 //! What the apiserver's custom-resource handler does to an object before validating it
-//! (CEL-SEMANTICS 5.1, the corpus README): unknown fields are pruned, `null`s of non-nullable
+//! (`k8s.io/apiextensions-apiserver/pkg/registry/customresource/strategy.go`, the corpus README): unknown fields are pruned, `null`s of non-nullable
 //! fields without a default are dropped, and structural defaults are applied, top-down.
 
 use serde_json::{Map, Value as Json};

@@ -1,5 +1,5 @@
 //! The list-type checks the apiserver runs before CEL (`schema/listtype/validation.go`,
-//! CEL-SEMANTICS 5.1): `set` items unique, `map` items objects with unique key tuples.
+//! `k8s.io/apiextensions-apiserver/pkg/registry/customresource/strategy.go`): `set` items unique, `map` items objects with unique key tuples.
 
 use serde_json::{Map, Value as Json};
 

@@ -1,6 +1,6 @@
 //! The OpenAPI schema checks the apiserver runs on a custom resource before CEL
 //! (kube-openapi's validator as `apiextensions-apiserver/pkg/apiserver/validation` maps its
-//! results to field errors, CEL-SEMANTICS 5.1): types, nullability, `enum`, string lengths and
+//! results to field errors, `k8s.io/apiextensions-apiserver/pkg/registry/customresource/strategy.go`): types, nullability, `enum`, string lengths and
 //! `pattern`, number bounds and `multipleOf`, item and property counts, `required`.
 //!
 //! String formats are checked as the apiserver's format registry does for the formats CRDs may
@@ -871,7 +871,7 @@ fn json_equal(a: &Json, b: &Json) -> bool {
     }
 }
 
-/// Error types that make the apiserver skip CEL (CEL-SEMANTICS 5.1).
+/// Error types that make the apiserver skip CEL (`k8s.io/apiextensions-apiserver/pkg/registry/customresource/strategy.go`).
 pub(crate) fn is_blocking(kind: ErrorType) -> bool {
     matches!(
         kind,

@@ -1,5 +1,5 @@
 //! Walking an object with its schema tree as the apiserver's `cel.Validator` does
-//! (CEL-SEMANTICS 5.2, 5.7 to 5.11): each node's rules in order, then its children; transition
+//! (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go`, 5.7 to 5.11): each node's rules in order, then its children; transition
 //! rules with the correlated old value; the shared runtime budget; the apiserver's errors; and
 //! ratcheting of unchanged nodes on update.
 
@@ -139,7 +139,7 @@ impl Walk<'_> {
         if self.stopped || raw.is_null() || !s.rules_below {
             return;
         }
-        // What the whole object's conversion gives at this node (CEL-SEMANTICS 5.3).
+        // What the whole object's conversion gives at this node (`k8s.io/apiserver/pkg/cel/common/valuesunstructured.go`).
         let resource = if at_root {
             self.resource_root
         } else {

@@ -10,5 +10,5 @@ pub(crate) mod url;
 
 /// A string quoted as Go's `%q` prints it.
 fn quote(s: &str) -> String {
-    crd_cel_core::rule_fields::go_quote(s)
+    crd_cel_core::go::quote(s)
 }

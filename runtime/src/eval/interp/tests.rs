@@ -23,7 +23,7 @@ fn run(rule: &str, this: &Value) -> (Result<Value, EvalError>, u64) {
 
 #[test]
 fn costs_of_the_apiserver_cost_stability_integers_case() {
-    // CEL-SEMANTICS 4.6 example 10 (TestCelCostStability "integers").
+    // `k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/celcoststability_test.go` example 10 (TestCelCostStability "integers").
     let this = object(vec![
         ("val1", Value::Int(i64::MAX)),
         ("val2", Value::Int(i64::MAX)),

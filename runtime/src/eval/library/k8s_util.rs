@@ -39,7 +39,7 @@ pub(crate) fn first_arg_traversal(args: &[Value], _result: &Value) -> u64 {
 
 /// A string quoted as Go's `%q` prints it.
 pub(crate) fn quote(s: &str) -> String {
-    crd_cel_core::rule_fields::go_quote(s)
+    crd_cel_core::go::quote(s)
 }
 
 /// Calling the registered functions from unit tests.

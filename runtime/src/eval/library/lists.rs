@@ -262,7 +262,7 @@ fn tenth(n: usize) -> u64 {
     (n as f64 * crate::eval::function::STRING_TRAVERSAL_FACTOR) as u64
 }
 
-/// The length of a property name once escaped for CEL (CEL-SEMANTICS 2), or of the raw name
+/// The length of a property name once escaped for CEL (`k8s.io/apiserver/pkg/cel/escaping.go`), or of the raw name
 /// when it cannot be escaped.
 fn escaped_len(name: &str) -> usize {
     crate::eval::names::escape_property(name).map_or(name.len(), |e| e.len())

@@ -1,4 +1,4 @@
-//! Function implementations, one module per library of the CRD environment (CEL-SEMANTICS 6).
+//! Function implementations, one module per library of the CRD environment (`k8s.io/apiserver/pkg/cel/environment/base.go`).
 //! Each declares its [`FUNCTIONS`](strings::FUNCTIONS) table with the types of
 //! [`super::function`]; [`super::functions`] assembles the tables.
 
