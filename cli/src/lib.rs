@@ -74,6 +74,11 @@ struct ValidateArgs {
     /// (one JSON object per object document, one per line, as the apiserver oracle's `validate`).
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Text)]
     output: OutputFormat,
+    /// The Kubernetes release whose messages to print (`1.33`, `v1.33` or `1.33.4`): up to 1.34
+    /// a failed rule shows the schema type (`Invalid value: "object"`), up to 1.33 values print
+    /// in Go syntax.
+    #[arg(long, value_name = "1.N", default_value = "1.37", value_parser = parse_kubernetes_version)]
+    kubernetes_version: u8,
     /// Object files (YAML streams or JSON); `-` reads stdin, as does no file when stdin is not
     /// a terminal.
     #[arg(value_name = "OBJECT")]
@@ -245,7 +250,7 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     if !bad.is_empty() {
         return EXIT_BAD_INPUT;
     }
-    let mut crds = validate::Crds::new(crd_docs);
+    let mut crds = validate::Crds::new(crd_docs).with_kubernetes_version(args.kubernetes_version);
     let (mut checked, mut invalid) = (0usize, 0usize);
     for doc in read_documents(&objects, io, &mut bad) {
         let target = match crds.target(&doc.value, args.version.as_deref()) {

@@ -20,6 +20,8 @@ use crate::input::{Document, InputError};
 pub struct Crds {
     docs: Vec<Document>,
     validators: HashMap<(usize, String), Arc<Validator>>,
+    /// The Kubernetes minor version whose messages the validators print.
+    kubernetes_minor: u8,
 }
 
 /// What one object is checked against.
@@ -43,7 +45,16 @@ impl Crds {
         Crds {
             docs,
             validators: HashMap::new(),
+            kubernetes_minor: crd_cel::check::NEWEST_KUBERNETES_MINOR,
         }
+    }
+
+    /// The registry, printing the messages of Kubernetes `1.<minor>`
+    /// ([`Validator::with_kubernetes_version`]).
+    #[must_use]
+    pub fn with_kubernetes_version(mut self, minor: u8) -> Crds {
+        self.kubernetes_minor = minor;
+        self
     }
 
     /// The CRD and version for an object (by its `apiVersion` and `kind`, or `--version`).
@@ -88,15 +99,17 @@ impl Crds {
             Some(v) => v.clone(),
             None => {
                 let v = Arc::new(
-                    Validator::from_crd(crd, Some(version)).map_err(|e| match e {
-                        ManifestError::UnknownVersion { version, available } => format!(
-                            "the CRD {} has no version {version:?} (it has: {available})",
-                            crd.pointer("/metadata/name")
-                                .and_then(Value::as_str)
-                                .unwrap_or("?")
-                        ),
-                        other => other.to_string(),
-                    })?,
+                    Validator::from_crd(crd, Some(version))
+                        .map_err(|e| match e {
+                            ManifestError::UnknownVersion { version, available } => format!(
+                                "the CRD {} has no version {version:?} (it has: {available})",
+                                crd.pointer("/metadata/name")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("?")
+                            ),
+                            other => other.to_string(),
+                        })?
+                        .with_kubernetes_version(self.kubernetes_minor),
                 );
                 self.validators.insert((i, version.to_owned()), v.clone());
                 v
@@ -196,7 +209,7 @@ pub fn validate_one(
             value: match &e.value {
                 BadValue::Omitted => None,
                 BadValue::TypeName(t) => Some(Value::String((*t).to_owned())),
-                BadValue::Value(v) => Some(v.clone()),
+                BadValue::Value(v) | BadValue::GoSyntax(v) => Some(v.clone()),
             },
             detail: e.detail.clone(),
             message: e.to_string(),

@@ -193,6 +193,57 @@ fn validate_prints_the_apiserver_text_and_exits_by_verdict() {
     );
 }
 
+// `--kubernetes-version` selects the message format: up to 1.34 a failed rule shows the
+// schema type of its node, from 1.35 the value of a scalar and nothing for an object.
+#[test]
+fn validate_prints_the_messages_of_the_kubernetes_version() {
+    let crd = asset("counters.yaml");
+    let bad = asset("counter-bad.yaml");
+    let first_line = |version: &str| {
+        let out = crd_cel(
+            &[
+                "validate",
+                "--kubernetes-version",
+                version,
+                "--crd",
+                &crd,
+                &bad,
+            ],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        text(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(
+        first_line("1.34"),
+        format!(
+            "{bad}: document 0: Counter.example.com \"c2\" is invalid: [spec: Invalid value: \"object\": min must not exceed max, spec.limits[0]: Invalid value: \"object\": limit a must be positive]"
+        )
+    );
+    assert_eq!(
+        first_line("1.35"),
+        format!(
+            "{bad}: document 0: Counter.example.com \"c2\" is invalid: [spec: Invalid value: min must not exceed max, spec.limits[0]: Invalid value: limit a must be positive]"
+        )
+    );
+    let out = crd_cel(
+        &[
+            "validate",
+            "--kubernetes-version",
+            "1.24",
+            "--crd",
+            &crd,
+            &bad,
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
 #[test]
 fn validate_update_runs_transition_rules_and_json_is_the_oracle_shape() {
     let crd = asset("counters.yaml");

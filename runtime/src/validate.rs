@@ -120,6 +120,9 @@ pub enum BadValue {
     TypeName(&'static str),
     /// The value itself.
     Value(serde_json::Value),
+    /// A value as apimachinery before 1.34 printed it: `"null"` for none, Go's `%#v` for objects
+    /// and arrays (`map[string]interface {}{"name":"a"}`).
+    GoSyntax(serde_json::Value),
 }
 
 /// One error at one field, as apimachinery's `field.Error`.
@@ -150,6 +153,39 @@ fn write_value(f: &mut fmt::Formatter<'_>, v: &serde_json::Value) -> fmt::Result
     }
 }
 
+/// Go's `%#v` of an unstructured value (`map[string]interface {}` with sorted keys,
+/// `[]interface {}`, `int64`, `float64`, `string`, `bool`, nil).
+fn write_go_syntax(f: &mut fmt::Formatter<'_>, v: &serde_json::Value) -> fmt::Result {
+    match v {
+        serde_json::Value::Null => f.write_str("interface {}(nil)"),
+        serde_json::Value::Object(m) => {
+            f.write_str("map[string]interface {}{")?;
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write_go_quoted(f, k)?;
+                f.write_str(":")?;
+                write_go_syntax(f, &m[k])?;
+            }
+            f.write_str("}")
+        }
+        serde_json::Value::Array(items) => {
+            f.write_str("[]interface {}{")?;
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write_go_syntax(f, item)?;
+            }
+            f.write_str("}")
+        }
+        scalar => write_value(f, scalar),
+    }
+}
+
 /// Go's `strconv.Quote`, as `%q` prints string values in field errors.
 pub(crate) fn write_go_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
     crd_cel_core::go::write_quoted(f, s)
@@ -170,6 +206,11 @@ impl fmt::Display for FieldError {
             (BadValue::Value(v), true) => {
                 f.write_str(": ")?;
                 write_value(f, v)?;
+            }
+            (BadValue::GoSyntax(serde_json::Value::Null), true) => f.write_str(": \"null\"")?,
+            (BadValue::GoSyntax(v), true) => {
+                f.write_str(": ")?;
+                write_go_syntax(f, v)?;
             }
             _ => {}
         }
@@ -260,6 +301,29 @@ mod tests {
             errors: vec![e("bad spec"), e("bad spec")],
         };
         assert_eq!(twice.to_string(), "spec: Invalid value: bad spec");
+    }
+
+    // apimachinery before 1.34 (`field.Error.ErrorBody` of 1.33): nil as "null", compound
+    // values with %#v, map keys sorted.
+    #[test]
+    fn values_of_older_apiservers_print_in_go_syntax() {
+        let e = err(
+            ErrorType::Duplicate,
+            "spec.items[1]",
+            BadValue::GoSyntax(json!({"name": "a", "id": 1, "on": true, "x": [1.5, null]})),
+            "",
+        );
+        assert_eq!(
+            e.to_string(),
+            r#"spec.items[1]: Duplicate value: map[string]interface {}{"id":1, "name":"a", "on":true, "x":[]interface {}{1.5, interface {}(nil)}}"#
+        );
+        let null = err(
+            ErrorType::Invalid,
+            "<nil>",
+            BadValue::GoSyntax(json!(null)),
+            "d",
+        );
+        assert_eq!(null.to_string(), r#"<nil>: Invalid value: "null": d"#);
     }
 
     fn err(kind: ErrorType, path: &str, value: BadValue, detail: &str) -> FieldError {

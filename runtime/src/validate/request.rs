@@ -91,6 +91,17 @@ impl Validator {
         };
         out.errors.errors.splice(0..0, schema_errors);
         out.warnings.splice(0..0, decode_warnings);
+        if self.kubernetes_minor <= 33 {
+            // apimachinery before 1.34 printed a nil value as "null" and compound values in Go
+            // syntax (`field.Error.ErrorBody`).
+            for e in &mut out.errors.errors {
+                if let BadValue::Value(v @ (Json::Null | Json::Object(_) | Json::Array(_))) =
+                    &e.value
+                {
+                    e.value = BadValue::GoSyntax(v.clone());
+                }
+            }
+        }
         out
     }
 }

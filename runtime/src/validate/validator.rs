@@ -8,6 +8,7 @@ use serde_json::Value as Json;
 use super::compile::Nodes;
 use super::walk::{Old, Path, Walk};
 use super::{FieldError, ValidationErrors};
+use crate::check::NEWEST_KUBERNETES_MINOR;
 use crate::model::Schema;
 use crate::schema::{OwnedSchema, SchemaArena, SchemaError};
 use crate::tree::SchemaNode;
@@ -103,6 +104,9 @@ pub struct Validator {
     /// The CRD version has the status subresource (`subresources.status`), which changes how
     /// the registry treats `status` before validation.
     pub(super) status_subresource: bool,
+    /// The Kubernetes minor version whose messages are printed
+    /// ([`Validator::with_kubernetes_version`]).
+    pub(super) kubernetes_minor: u8,
 }
 
 impl Validator {
@@ -183,6 +187,36 @@ impl Validator {
         Ok(Validator::from_schema_json(schema, true)?.with_status_subresource(status_subresource))
     }
 
+    /// The validator, printing the messages of Kubernetes `1.<minor>` (the newest by default,
+    /// [`NEWEST_KUBERNETES_MINOR`]). What differs by release is the value an error shows: up
+    /// to 1.34 a failed rule shows the schema type (`spec: Invalid value: "object": msg`), from
+    /// 1.35 the value of a scalar and nothing for objects and arrays; up to 1.33 a missing value
+    /// prints as `"null"` and an object or array in Go syntax
+    /// (`Duplicate value: map[string]interface {}{"name":"a"}`), from 1.34 as JSON.
+    ///
+    /// ```
+    /// use crd_cel::validate::{Endpoint, Validator};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"spec": {
+    ///     "type": "object",
+    ///     "x-kubernetes-validations": [{"rule": "self.n > 0", "message": "n must be positive"}],
+    ///     "properties": {"n": {"type": "integer"}},
+    /// }}});
+    /// let object = json!({"apiVersion": "x/v1", "kind": "X", "spec": {"n": 0}});
+    /// let v = Validator::from_schema_json(&schema, true).unwrap();
+    /// let newest = v.validate_request(&object, None, Endpoint::Resource);
+    /// assert_eq!(newest.errors.to_string(), "spec: Invalid value: n must be positive");
+    /// let v = v.with_kubernetes_version(33);
+    /// let old = v.validate_request(&object, None, Endpoint::Resource);
+    /// assert_eq!(old.errors.to_string(), "spec: Invalid value: \"object\": n must be positive");
+    /// ```
+    #[must_use]
+    pub fn with_kubernetes_version(mut self, minor: u8) -> Validator {
+        self.kubernetes_minor = minor;
+        self
+    }
+
     /// The validator, for a CRD version with (or without) the status subresource: with it, a
     /// create drops `status` and an update keeps the old one, as the registry does
     /// ([`Validator::validate_request`]). Validators from a schema or a model have none unless
@@ -203,6 +237,7 @@ impl Validator {
             decodes: false,
             checks: None,
             status_subresource: false,
+            kubernetes_minor: NEWEST_KUBERNETES_MINOR,
         }
     }
 
@@ -263,6 +298,7 @@ impl Validator {
             stopped: false,
             ratcheting: opts.ratcheting && old.is_some(),
             resource_root: self.resource_root,
+            kubernetes_minor: self.kubernetes_minor,
         };
         // Values are converted where rules see them (the walk does it).
         let old_pair = old

@@ -118,6 +118,8 @@ pub(super) struct Walk<'a> {
     pub ratcheting: bool,
     /// The schema root is a resource root (for converting it).
     pub resource_root: bool,
+    /// The Kubernetes minor version whose messages are printed.
+    pub kubernetes_minor: u8,
 }
 
 impl Walk<'_> {
@@ -496,9 +498,12 @@ impl Walk<'_> {
             Some(Reason::FieldValueRequired) => ErrorType::Required,
             Some(Reason::FieldValueDuplicate) => ErrorType::Duplicate,
         };
-        // >= 1.35: objects and arrays omit the value; scalars show it.
+        // >= 1.35: objects and arrays omit the value, scalars show it; before, every failure
+        // shows the schema type (`Invalid value: "object"`).
         let compound = matches!(raw, Json::Object(_) | Json::Array(_));
-        let bad = if compound {
+        let bad = if self.kubernetes_minor <= 34 {
+            BadValue::TypeName(s.type_name())
+        } else if compound {
             BadValue::Omitted
         } else {
             BadValue::Value(raw.clone())
