@@ -60,6 +60,14 @@ impl Bounds {
         };
         let same_properties =
             node.properties.len() == check.properties.iter().filter(declared).count();
+        // The fast path does not evaluate `allOf`/`anyOf`/`oneOf`/`not`.
+        let composed = !(check.all_of.is_empty()
+            && check.any_of.is_empty()
+            && check.one_of.is_empty()
+            && check.not.is_none());
+        if composed {
+            return None;
+        }
         let (Some(required), true, true, true, true, true) = (
             required,
             ty_agrees,

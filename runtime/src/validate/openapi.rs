@@ -253,6 +253,11 @@ pub(crate) struct Check {
     pub(super) items: Option<Box<Check>>,
     /// `x-kubernetes-list-type: map` keys, for correlating old items on update.
     map_keys: Option<Vec<String>>,
+    /// `allOf`, `anyOf`, `oneOf` and `not` (value validations only, in a structural schema).
+    pub(super) all_of: Vec<Check>,
+    pub(super) any_of: Vec<Check>,
+    pub(super) one_of: Vec<Check>,
+    pub(super) not: Option<Box<Check>>,
 }
 
 impl Check {
@@ -262,6 +267,13 @@ impl Check {
         let count = |k: &str| schema.get(k).and_then(Json::as_u64);
         let flag = |k: &str| schema.get(k).and_then(Json::as_bool) == Some(true);
         let text = |k: &str| schema.get(k).and_then(Json::as_str).map(str::to_owned);
+        let list = |k: &str| -> Vec<Check> {
+            schema
+                .get(k)
+                .and_then(Json::as_array)
+                .map(|a| a.iter().map(Check::compile).collect())
+                .unwrap_or_default()
+        };
         Check {
             ty: text("type"),
             int_or_string: flag("x-kubernetes-int-or-string"),
@@ -314,6 +326,10 @@ impl Check {
                 .filter(|a| a.is_object())
                 .map(|a| Box::new(Check::compile(a))),
             items: schema.get("items").map(|i| Box::new(Check::compile(i))),
+            all_of: list("allOf"),
+            any_of: list("anyOf"),
+            one_of: list("oneOf"),
+            not: schema.get("not").map(|n| Box::new(Check::compile(n))),
             map_keys: (schema.get("x-kubernetes-list-type").and_then(Json::as_str) == Some("map"))
                 .then(|| {
                     schema
@@ -342,6 +358,10 @@ impl Check {
             && self.additional.is_none()
             && self.items.is_none()
             && self.map_keys.is_none()
+            && self.all_of.is_empty()
+            && self.any_of.is_empty()
+            && self.one_of.is_empty()
+            && self.not.is_none()
     }
 
     pub(super) fn property(&self, name: &str) -> Option<&Check> {
@@ -483,6 +503,7 @@ fn node(
         }
         return;
     }
+    composition(w, c, value, pair, old, at);
     if !c.limits.enum_values.is_empty()
         && !c.limits.enum_values.iter().any(|e| json_equal(e, value))
     {
@@ -671,6 +692,144 @@ fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at
             format!("{} in body should match '{p}'", at.body()),
         );
         w.push(pair, e);
+    }
+}
+
+/// The errors of `value` against `sub`, ignoring ratcheting (what decides whether a branch of
+/// `allOf`/`anyOf`/`oneOf`/`not` validates).
+fn errors_of(sub: &Check, value: &Json, old: Option<&Json>, at: &At<'_>) -> Vec<FieldError> {
+    let mut out = Vec::new();
+    node(&mut Walk { out: &mut out }, sub, value, None, old, at);
+    out
+}
+
+/// kube-openapi's `schemaPropsValidator`: `anyOf`, `oneOf`, `allOf`, `not`, in that order. Its
+/// own errors are plain errors, which the apiserver reports at a nil path with an empty value.
+/// For a failed `anyOf`/`oneOf` it also reports the errors of one failing branch (see
+/// `reached` for which).
+fn composition(
+    w: &mut Walk<'_>,
+    c: &Check,
+    value: &Json,
+    pair: Pair<'_>,
+    old: Option<&Json>,
+    at: &At<'_>,
+) {
+    let plain = |detail: String| FieldError {
+        kind: ErrorType::Invalid,
+        path: "<nil>".into(),
+        value: BadValue::Value(Json::String(String::new())),
+        detail,
+    };
+    let path = super::go_quoted(&at.body());
+    // kube-openapi keeps the failing branch with the largest `MatchCount`, which grows with
+    // every validator run on every schema node the data reaches: approximated by the number of
+    // the branch's nodes the data reaches (the first of equal counts wins, as there).
+    fn reached(c: &Check, value: &Json) -> usize {
+        let below: usize = match value {
+            Json::Object(o) => o
+                .iter()
+                .map(|(k, v)| match c.property(k).or(c.additional.as_deref()) {
+                    Some(sub) => reached(sub, v),
+                    None => 0,
+                })
+                .sum(),
+            Json::Array(items) => c
+                .items
+                .as_deref()
+                .map_or(0, |sub| items.iter().map(|v| reached(sub, v)).sum()),
+            _ => 0,
+        };
+        1 + below
+    }
+    fn best_failure<'c>(
+        branches: &'c [Check],
+        value: &Json,
+        old: Option<&Json>,
+        at: &At<'_>,
+    ) -> Option<&'c Check> {
+        let mut best: Option<(&Check, usize)> = None;
+        for b in branches {
+            if errors_of(b, value, old, at).is_empty() {
+                continue;
+            }
+            let n = reached(b, value);
+            if best.is_none_or(|(_, m)| n > m) {
+                best = Some((b, n));
+            }
+        }
+        best.map(|(b, _)| b)
+    }
+    if !c.any_of.is_empty() {
+        let valid = c
+            .any_of
+            .iter()
+            .any(|b| errors_of(b, value, old, at).is_empty());
+        if !valid {
+            w.push(
+                pair,
+                plain(format!("{path} must validate at least one schema (anyOf)")),
+            );
+            if let Some(b) = best_failure(&c.any_of, value, old, at) {
+                node(w, b, value, pair, old, at);
+            }
+        }
+    }
+    if !c.one_of.is_empty() {
+        let valid = c
+            .one_of
+            .iter()
+            .filter(|b| errors_of(b, value, old, at).is_empty())
+            .count();
+        if valid != 1 {
+            let found = if valid == 0 {
+                "Found none valid".to_owned()
+            } else {
+                format!("Found {valid} valid alternatives")
+            };
+            w.push(
+                pair,
+                plain(format!(
+                    "{path} must validate one and only one schema (oneOf). {found}"
+                )),
+            );
+            if valid == 0
+                && let Some(b) = best_failure(&c.one_of, value, old, at)
+            {
+                node(w, b, value, pair, old, at);
+            }
+        }
+    }
+    if !c.all_of.is_empty() {
+        let mut validated = 0;
+        for b in &c.all_of {
+            if errors_of(b, value, old, at).is_empty() {
+                validated += 1;
+            } else {
+                node(w, b, value, pair, old, at);
+            }
+        }
+        if validated != c.all_of.len() {
+            let none = if validated == 0 {
+                ". None validated"
+            } else {
+                ""
+            };
+            w.push(
+                pair,
+                plain(format!(
+                    "{path} must validate all the schemas (allOf){none}"
+                )),
+            );
+        }
+    }
+    if let Some(not) = &c.not
+        && errors_of(not, value, old, at).is_empty()
+    {
+        w.push(
+            pair,
+            plain(format!("{path} must not validate the schema (not)")),
+        );
     }
 }
 
@@ -932,6 +1091,37 @@ mod tests {
             ]
         );
         assert!(errors(schema, json!({"name": "ok", "replicas": 3.0})).is_empty());
+    }
+
+    // The oracle's texts (tests/validate/composition).
+    #[test]
+    fn composition_keywords_are_evaluated() {
+        let schema = json!({"type": "object", "properties": {
+            "all": {"type": "string", "allOf": [{"maxLength": 5}, {"pattern": "^a"}]},
+            "one": {"type": "integer", "oneOf": [{"minimum": 10}, {"maximum": 20}]},
+            "nott": {"type": "string", "not": {"pattern": "^bad"}}
+        }});
+        // Sorted by field, as the oracle prints them.
+        let sorted = |v: Json| {
+            let mut e = errors(schema.clone(), v);
+            e.sort();
+            e
+        };
+        assert_eq!(
+            sorted(json!({"all": "abcdefg"})),
+            [
+                "<nil>: Invalid value: \"\": \"all\" must validate all the schemas (allOf)",
+                "all: Too long: may not be more than 5 bytes"
+            ]
+        );
+        assert_eq!(
+            sorted(json!({"one": 15, "nott": "badx"})),
+            [
+                "<nil>: Invalid value: \"\": \"nott\" must not validate the schema (not)",
+                "<nil>: Invalid value: \"\": \"one\" must validate one and only one schema (oneOf). Found 2 valid alternatives"
+            ]
+        );
+        assert!(errors(schema, json!({"all": "ab", "one": 5, "nott": "ok"})).is_empty());
     }
 
     #[test]
