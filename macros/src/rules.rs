@@ -219,13 +219,14 @@ pub fn checks(
                         parsed.packed_nodes.len(),
                         Literal::byte_string(&parsed.text),
                     );
+                    // The AST inline rather than a constant of its own: one body less per
+                    // rule for rustc to build, borrow-check, evaluate and validate.
                     quote_spanned! {span=>
-                        const AST: #p::ast::PackedAst<'static> = #p::ast::PackedAst {
-                            source: #source, words: #words, node_words: #node_words, text: #text,
-                        };
                         use #p::check_predicted as __cel_check;
                         #bind
-                        __cel_check(&AST, __cel_node, #p::check::Target::#target_tokens, #place, #index, #optional_old_self,
+                        __cel_check(&#p::ast::PackedAst {
+                            source: #source, words: #words, node_words: #node_words, text: #text,
+                        }, __cel_node, #p::check::Target::#target_tokens, #place, #index, #optional_old_self,
                             #p::Prediction { compat: #COMPAT, node: #shape, predicted: #predicted_fingerprint, cost: #cost })
                     }
                 }

@@ -6,11 +6,23 @@ comprehensions, optional selection and library calls), builds it 3 times with th
 with the same types and no rules, and prints the medians and the overhead per rule. The crate's
 dependencies are built once first and not counted.
 
+Besides wall time it reports the CPU time (user + sys) of the one rustc process compiling the
+measured crate, recorded by `rustc_rusage.py` (the RUSTC_WRAPPER beside this file): on a shared
+2-core machine wall time varies by 30%, the CPU time of that process by a few percent.
+
 usage: python3 tests/build-overhead/measure.py [WORKDIR]
+env: RUNS (default 3), RULES_PER_TYPE (4), OPAQUE=1, CRD_CEL=PATH (the crd-cel tree to depend
+on, default this one: a second work tree or an old commit's checkout to compare with),
+MEASURE_RUSTFLAGS (extra flags for the measured crate's rustc only, e.g. -Ztime-passes),
+INSTRUCTIONS=1 (also builds each variant once under `valgrind --tool=cachegrind --cache-sim=no`
+and prints the instructions rustc executed, per rule: the same on a busy machine as on an idle
+one; a few minutes per build).
 """
 import os, statistics, subprocess, sys, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.environ.get("CRD_CEL") or os.path.dirname(os.path.dirname(HERE))
+WRAPPER = os.path.join(HERE, "rustc_rusage.py")
 WORK = sys.argv[1] if len(sys.argv) > 1 else "/tmp/crd-cel-build-overhead"
 TYPES, RULES_PER_TYPE = 50, int(os.environ.get("RULES_PER_TYPE", "4"))
 # Builds of each variant (the issue asks for the median of 3; more steadies a busy machine).
@@ -85,16 +97,29 @@ schemars = "1"
 serde = {{ version = "1", features = ["derive"] }}
 """)
 
-def build(source: str) -> float:
+def build(source: str, prefix: str = "") -> tuple[float, float]:
+    """Builds the crate; returns its wall time and its rustc's CPU time (user + sys), in s."""
     lib = os.path.join(WORK, "src", "lib.rs")
     with open(lib, "w") as f:
         f.write(source)
+    log = os.path.join(WORK, "rusage.log")
+    if os.path.exists(log):
+        os.remove(log)
     start = time.monotonic()
     # crd-cel reads kube's schema settings (kube-core, hence k8s-openapi), whose build needs
     # a Kubernetes version; a binary picks it, this crate has none of its own.
     env = dict(os.environ, K8S_OPENAPI_ENABLED_VERSION=os.environ.get("K8S_OPENAPI_ENABLED_VERSION", "1.37"))
+    env.update(RUSTC_WRAPPER=WRAPPER, MEASURE_CRATE="crd_cel_build_overhead", MEASURE_LOG=log,
+               MEASURE_PREFIX=prefix)
     subprocess.run(["cargo", "build", "-q", "--offline"], cwd=WORK, check=True, env=env)
-    return time.monotonic() - start
+    wall = time.monotonic() - start
+    cpu = 0.0
+    if os.path.exists(log):
+        with open(log) as f:
+            for line in f:
+                user, sys_, _rss, _wall = line.split()
+                cpu += float(user) + float(sys_)
+    return wall, cpu
 
 def main():
     write_crate()
@@ -105,15 +130,33 @@ def main():
     # cache of an identical crate and take a fraction of a real build.
     build(with_rules)
     times = {"with": [], "without": []}
+    cpu = {"with": [], "without": []}
     for _ in range(RUNS):
-        times["without"].append(build(without + "\n// a\n"))
-        times["with"].append(build(with_rules + "\n// b\n"))
+        for key, src in (("without", without + "\n// a\n"), ("with", with_rules + "\n// b\n")):
+            wall, c = build(src)
+            times[key].append(wall)
+            cpu[key].append(c)
     w, wo = statistics.median(times["with"]), statistics.median(times["without"])
+    cw, cwo = statistics.median(cpu["with"]), statistics.median(cpu["without"])
     rules = TYPES * RULES_PER_TYPE
+    print(f"crd-cel: {ROOT}")
     print(f"types: {TYPES}, rules: {rules}")
     print(f"without rules: {[round(t, 2) for t in times['without']]} s, median {wo:.2f} s")
     print(f"with rules:    {[round(t, 2) for t in times['with']]} s, median {w:.2f} s")
     print(f"overhead: {(w - wo) * 1000 / rules:.2f} ms per rule")
+    print(f"rustc CPU without rules: {[round(t, 2) for t in cpu['without']]} s, median {cwo:.2f} s")
+    print(f"rustc CPU with rules:    {[round(t, 2) for t in cpu['with']]} s, median {cw:.2f} s")
+    print(f"CPU overhead: {(cw - cwo) * 1000 / rules:.2f} ms per rule")
+    if os.environ.get("INSTRUCTIONS") == "1":
+        counts = {}
+        for key, src in (("without", without + "\n// c\n"), ("with", with_rules + "\n// d\n")):
+            out = os.path.join(WORK, f"cachegrind.{key}.out")
+            build(src, f"valgrind -q --tool=cachegrind --cache-sim=no --cachegrind-out-file={out}")
+            with open(out) as f:
+                counts[key] = next(int(l.split()[1]) for l in f if l.startswith("summary:"))
+        print(f"instructions without rules: {counts['without'] / 1e9:.3f} G, "
+              f"with rules: {counts['with'] / 1e9:.3f} G")
+        print(f"instructions: {(counts['with'] - counts['without']) / rules / 1e6:.2f} M per rule")
 
 if __name__ == "__main__":
     main()

@@ -218,22 +218,63 @@ pub(super) fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
 /// `JsonSchema` (`Probe`).
 pub(crate) fn model_of(ty: &syn::Type, p: &TokenStream) -> TokenStream {
     match option_inner(ty) {
-        Some(inner) => quote!(#p::Schema { nullable: true, ..#p::Probe::<#inner>::MODEL }),
-        None => quote!(#p::Probe::<#ty>::MODEL),
+        Some(inner) => {
+            let inner = forwarded(inner);
+            quote!(#p::Schema { nullable: true, ..#p::Probe::<#inner>::MODEL })
+        }
+        None => {
+            let ty = forwarded(ty);
+            quote!(#p::Probe::<#ty>::MODEL)
+        }
     }
 }
 
 pub(super) fn optional_of(ty: &syn::Type, p: &TokenStream) -> TokenStream {
     match option_inner(ty) {
         Some(_) => quote!(true),
-        None => quote!(#p::Probe::<#ty>::OPTIONAL),
+        None => {
+            let ty = forwarded(ty);
+            quote!(#p::Probe::<#ty>::OPTIONAL)
+        }
     }
 }
 
 pub(crate) fn costs_of(ty: &syn::Type, p: &TokenStream) -> TokenStream {
-    match option_inner(ty) {
-        Some(inner) => quote!(#p::Probe::<#inner>::COSTS),
-        None => quote!(#p::Probe::<#ty>::COSTS),
+    let ty = forwarded(option_inner(ty).unwrap_or(ty));
+    quote!(#p::Probe::<#ty>::COSTS)
+}
+
+/// `X` for `Box<X>`, `Rc<X>` and `Arc<X>` (repeatedly): core's impls forward all three to `X`
+/// (`MODEL`, `OPTIONAL` and `COSTS` are `X`'s, and they have a model exactly when `X` has), so
+/// naming `Probe::<X>` gives the same constants without two more of them per field type for
+/// rustc to evaluate. That matters because rustc validates every constant by walking all the
+/// memory it points to: for a field `Option<Box<T>>` of a type nested `n` deep, each extra constant
+/// is one more walk of the `n` models below it (measured: a third of the validation work of
+/// `tests/build-overhead`'s chain of 50 types).
+pub(crate) fn forwarded(ty: &syn::Type) -> &syn::Type {
+    let mut ty = ty;
+    while let Some(inner) = single_argument(ty, &["Box", "Rc", "Arc"]) {
+        ty = inner;
+    }
+    ty
+}
+
+/// `X` when `ty` is spelled `W<X>` for one of `wrappers` (the last path segment).
+fn single_argument<'a>(ty: &'a syn::Type, wrappers: &[&str]) -> Option<&'a syn::Type> {
+    let syn::Type::Path(tp) = ty else { return None };
+    if tp.qself.is_some() {
+        return None;
+    }
+    let last = tp.path.segments.last()?;
+    if !wrappers.iter().any(|w| last.ident == w) {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
