@@ -17,6 +17,8 @@ use crate::tree::{ListKind, SchemaNode, is_type_or_object_meta};
 pub(crate) struct Bounds {
     /// `type`, which decides how number bounds compare with integer data.
     ty: Option<String>,
+    /// A number bound does not fit the type and format: every number gets an error for it.
+    unfit_bound: bool,
     pub(crate) nullable: bool,
     pattern: Option<Arc<::regex::Regex>>,
     limits: Limits,
@@ -84,8 +86,23 @@ impl Bounds {
         for (r, i) in order.into_iter().enumerate() {
             rank[i] = r as u32;
         }
+        let unfit_bound = [
+            check.limits.multiple_of,
+            check.limits.minimum,
+            check.limits.maximum,
+        ]
+        .into_iter()
+        .flatten()
+        .any(|b| {
+            !fits_type(
+                &Json::from(b),
+                check.ty.as_deref(),
+                check.limits.format.as_deref(),
+            )
+        });
         Some(Bounds {
             ty: check.ty.clone(),
+            unfit_bound,
             nullable: check.nullable,
             pattern,
             limits: check.limits.clone(),
@@ -145,17 +162,7 @@ impl Bounds {
         // A value or bound that does not fit the type and format is an error of its own.
         let format = self.limits.format.as_deref();
         let data = int.map_or_else(|| Json::from(v), Json::from);
-        let bounds = [
-            self.limits.multiple_of,
-            self.limits.minimum,
-            self.limits.maximum,
-        ];
-        if !fits_type(&data, ty, format)
-            || bounds
-                .into_iter()
-                .flatten()
-                .any(|b| !fits_type(&Json::from(b), ty, format))
-        {
+        if self.unfit_bound || !fits_type(&data, ty, format) {
             return false;
         }
         if let Some(m) = self.limits.multiple_of

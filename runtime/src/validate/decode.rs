@@ -39,8 +39,7 @@ pub(crate) fn decode(
                 if !flag(schema, "x-kubernetes-preserve-unknown-fields") {
                     obj.retain(|k, _| {
                         let keep = properties.is_some_and(|p| p.contains_key(k))
-                            || (resource
-                                && matches!(k.as_str(), "apiVersion" | "kind" | "metadata"));
+                            || (resource && crate::tree::is_type_or_object_meta(k));
                         if !keep {
                             warnings.push(format!("unknown field \"{}\"", child(path, k)));
                         }
@@ -70,7 +69,7 @@ pub(crate) fn decode(
                         // The apiserver's pruning never descends into a resource's type and
                         // object meta, whatever the schema declares for them (`metaFields` in
                         // apiextensions-apiserver's `schema/pruning/algorithm.go`).
-                        if resource && matches!(name.as_str(), "apiVersion" | "kind" | "metadata") {
+                        if resource && crate::tree::is_type_or_object_meta(name) {
                             continue;
                         }
                         if let Some(value) = obj.get_mut(name) {

@@ -244,6 +244,17 @@ impl Walk<'_> {
     }
 }
 
+/// A plain (non-`Validation`) error of kube-openapi, as the apiserver reports it: at a nil path
+/// with an empty value (`kubeOpenAPIResultToFieldErrors`' default case).
+fn plain_error(detail: String) -> FieldError {
+    FieldError {
+        kind: ErrorType::Invalid,
+        path: "<nil>".into(),
+        value: BadValue::Value(Json::String(String::new())),
+        detail,
+    }
+}
+
 fn invalid(at: &At<'_>, value: &Json, detail: String) -> FieldError {
     FieldError {
         kind: ErrorType::Invalid,

@@ -3,8 +3,8 @@
 
 use serde_json::Value as Json;
 
-use super::{At, Check, Pair, Walk, node};
-use crate::validate::{BadValue, ErrorType, FieldError};
+use super::{At, Check, Pair, Walk, node, plain_error};
+use crate::validate::FieldError;
 
 /// The errors of `value` against `sub`, ignoring ratcheting (what decides whether a branch of
 /// `allOf`/`anyOf`/`oneOf`/`not` validates).
@@ -26,13 +26,14 @@ pub(super) fn composition(
     old: Option<&Json>,
     at: &At<'_>,
 ) {
-    let plain = |detail: String| FieldError {
-        kind: ErrorType::Invalid,
-        path: "<nil>".into(),
-        value: BadValue::Value(Json::String(String::new())),
-        detail,
-    };
     let path = crate::validate::go_quoted(&at.body());
+    // Whether each branch validates, worked out once per branch.
+    let valid = |branches: &[Check]| -> Vec<bool> {
+        branches
+            .iter()
+            .map(|b| errors_of(b, value, old, at).is_empty())
+            .collect()
+    };
     // kube-openapi keeps the failing branch with the largest `MatchCount`, which grows with
     // every validator run on every schema node the data reaches: approximated by the number of
     // the branch's nodes the data reaches (the first of equal counts wins, as there).
@@ -53,73 +54,59 @@ pub(super) fn composition(
         };
         1 + below
     }
-    fn best_failure<'c>(
-        branches: &'c [Check],
-        value: &Json,
-        old: Option<&Json>,
-        at: &At<'_>,
-    ) -> Option<&'c Check> {
-        let mut best: Option<(&Check, usize)> = None;
-        for b in branches {
-            if errors_of(b, value, old, at).is_empty() {
+    let best_failure = |branches: &'_ [Check], ok: &[bool]| {
+        let mut best: Option<(usize, usize)> = None;
+        for (i, b) in branches.iter().enumerate() {
+            if ok[i] {
                 continue;
             }
             let n = reached(b, value);
             if best.is_none_or(|(_, m)| n > m) {
-                best = Some((b, n));
+                best = Some((i, n));
             }
         }
-        best.map(|(b, _)| b)
-    }
+        best.map(|(i, _)| i)
+    };
     if !c.any_of.is_empty() {
-        let valid = c
-            .any_of
-            .iter()
-            .any(|b| errors_of(b, value, old, at).is_empty());
-        if !valid {
+        let ok = valid(&c.any_of);
+        if !ok.contains(&true) {
             w.push(
                 pair,
-                plain(format!("{path} must validate at least one schema (anyOf)")),
+                plain_error(format!("{path} must validate at least one schema (anyOf)")),
             );
-            if let Some(b) = best_failure(&c.any_of, value, old, at) {
-                node(w, b, value, pair, old, at);
+            if let Some(i) = best_failure(&c.any_of, &ok) {
+                node(w, &c.any_of[i], value, pair, old, at);
             }
         }
     }
     if !c.one_of.is_empty() {
-        let valid = c
-            .one_of
-            .iter()
-            .filter(|b| errors_of(b, value, old, at).is_empty())
-            .count();
-        if valid != 1 {
-            let found = if valid == 0 {
+        let ok = valid(&c.one_of);
+        let validated = ok.iter().filter(|v| **v).count();
+        if validated != 1 {
+            let found = if validated == 0 {
                 "Found none valid".to_owned()
             } else {
-                format!("Found {valid} valid alternatives")
+                format!("Found {validated} valid alternatives")
             };
             w.push(
                 pair,
-                plain(format!(
+                plain_error(format!(
                     "{path} must validate one and only one schema (oneOf). {found}"
                 )),
             );
-            if valid == 0
-                && let Some(b) = best_failure(&c.one_of, value, old, at)
+            if validated == 0
+                && let Some(i) = best_failure(&c.one_of, &ok)
             {
-                node(w, b, value, pair, old, at);
+                node(w, &c.one_of[i], value, pair, old, at);
             }
         }
     }
     if !c.all_of.is_empty() {
-        let mut validated = 0;
-        for b in &c.all_of {
-            if errors_of(b, value, old, at).is_empty() {
-                validated += 1;
-            } else {
-                node(w, b, value, pair, old, at);
-            }
+        let ok = valid(&c.all_of);
+        for (b, _) in c.all_of.iter().zip(&ok).filter(|(_, ok)| !**ok) {
+            node(w, b, value, pair, old, at);
         }
+        let validated = ok.iter().filter(|v| **v).count();
         if validated != c.all_of.len() {
             let none = if validated == 0 {
                 ". None validated"
@@ -128,7 +115,7 @@ pub(super) fn composition(
             };
             w.push(
                 pair,
-                plain(format!(
+                plain_error(format!(
                     "{path} must validate all the schemas (allOf){none}"
                 )),
             );
@@ -139,7 +126,7 @@ pub(super) fn composition(
     {
         w.push(
             pair,
-            plain(format!("{path} must not validate the schema (not)")),
+            plain_error(format!("{path} must not validate the schema (not)")),
         );
     }
 }

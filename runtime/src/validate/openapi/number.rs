@@ -5,9 +5,9 @@
 
 use serde_json::Value as Json;
 
-use super::{At, Check, Limits, Pair, Walk, invalid};
+use super::{At, Check, Limits, Pair, Walk, invalid, plain_error};
 use crate::eval::go::float::go_g;
-use crate::validate::{BadValue, ErrorType, FieldError};
+use crate::validate::FieldError;
 
 /// A number bound as kube-openapi compares it with one value and prints it: an integer when
 /// the data is an integer and the bound fits the node's type and format (its `*NativeType`
@@ -109,12 +109,7 @@ fn range_error(at: &At<'_>, prefix: &str, ty: &str, format: Option<&str>) -> Fie
             at.body()
         ),
     };
-    FieldError {
-        kind: ErrorType::Invalid,
-        path: "<nil>".into(),
-        value: BadValue::Value(Json::String(String::new())),
-        detail,
-    }
+    plain_error(detail)
 }
 
 impl std::fmt::Display for Bound {
