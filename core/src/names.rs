@@ -3,7 +3,7 @@
 //! identifier selects, shared by the checker, the cost estimator and the runtime.
 
 /// Whether a resource root declares `kind`, `apiVersion` and `metadata.name`/`generateName`
-/// with the shapes that keep it unchanged (1.2).
+/// with the shapes that keep it unchanged (`k8s.io/apiserver/pkg/cel/common/schemas.go`).
 pub const fn declares_type_and_meta(s: &crate::model::Schema<'_>) -> bool {
     use crate::model::Type;
     let kind = matches!(s.property("kind"), Some(p) if matches!(p.schema.ty, Type::String));

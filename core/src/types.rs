@@ -128,7 +128,7 @@ struct Name<'a> {
     segment: &'a [u8],
 }
 
-/// The schema of the `metadata` CEL sees on a resource root (1.2): only `name` and
+/// The schema of the `metadata` CEL sees on a resource root (`k8s.io/apiserver/pkg/cel/common/schemas.go`): only `name` and
 /// `generateName`, bounded as in 1.37 for cost.
 pub static META: Schema<'static> = Schema {
     properties: &[

@@ -8,6 +8,7 @@ mod decode;
 mod fast;
 mod listtype;
 mod openapi;
+mod path;
 mod request;
 mod validator;
 mod walk;

@@ -398,7 +398,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The type of field `field` (a CEL identifier) of an object, looking through escaping (2),
-    /// keyword field names (compat >= 1.31) and the implicit resource-root fields (1.2).
+    /// keyword field names (compat >= 1.31) and the implicit resource-root fields (`k8s.io/apiserver/pkg/cel/common/schemas.go`).
     pub(super) const fn field(
         &mut self,
         schema: &'a crate::model::Schema<'a>,

@@ -33,11 +33,11 @@ pub struct Node<'a> {
     /// The node's schema (`self`).
     pub schema: &'a Schema<'a>,
     /// Whether the node is a resource root (the CRD root or `x-kubernetes-embedded-resource`):
-    /// `apiVersion`, `kind` and `metadata.name`/`generateName` are then implicit (1.2).
+    /// `apiVersion`, `kind` and `metadata.name`/`generateName` are then implicit (`k8s.io/apiserver/pkg/cel/common/schemas.go`).
     pub resource_root: bool,
     /// `optionalOldSelf: true`: `oldSelf` is `optional_type(T)`.
     pub optional_old_self: bool,
-    /// The Kubernetes compatibility minor version the expression compiles against (6.3): new
+    /// The Kubernetes compatibility minor version the expression compiles against (`k8s.io/apiserver/pkg/cel/environment/base.go`): new
     /// rules on apiserver 1.N compile at 1.(N-1).
     pub compat: u8,
     /// The name of the node's object type in messages (the apiserver's `selfType<N>` and path).
@@ -100,7 +100,7 @@ pub const fn compat_for(enabled: [bool; 7]) -> u8 {
 /// What a successful check learned about the expression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Checked {
-    /// The checked expression references `oldSelf` (a transition rule, 3.5).
+    /// The checked expression references `oldSelf` (a transition rule).
     pub uses_old_self: bool,
     /// The apiserver's estimated cost of one evaluation (`CompilationResult.MaxCost`).
     pub max_cost: u64,

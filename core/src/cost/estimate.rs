@@ -547,7 +547,7 @@ pub(super) const fn runes(b: &[u8]) -> u64 {
     n
 }
 
-/// A field step from an object node, with the implicit fields of resource roots (1.2).
+/// A field step from an object node, with the implicit fields of resource roots (`k8s.io/apiserver/pkg/cel/common/schemas.go`).
 pub(super) const fn field_step<'a>(s: &'a Schema<'a>, root: bool, f: &[u8]) -> Path<'a> {
     if !matches!(s.ty, crate::model::Type::Object) || s.additional_properties.is_some() {
         return Path::Dead;

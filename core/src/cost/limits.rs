@@ -22,7 +22,7 @@ pub struct RuleCost {
 }
 
 // ---------------------------------------------------------------------------------------------
-// CRD-time arithmetic (4.2, 4.5).
+// CRD-time arithmetic (`apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`).
 
 /// `StaticEstimatedCostLimit`: the CRD-time limit of one expression (cost × cardinality).
 pub const PER_EXPRESSION_LIMIT: u64 = 10_000_000;
@@ -48,7 +48,7 @@ pub const fn child_factor(s: &Schema<'_>) -> Option<u64> {
 }
 
 /// The cardinality used for a rule on `node`: the product of the ancestors' factors when all
-/// are bounded, else `R / (MinSerializedSize(node) + 1)` (4.2).
+/// are bounded, else `R / (MinSerializedSize(node) + 1)` (`apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`).
 pub const fn cardinality(bounded: Option<u64>, node: &Schema<'_>) -> u64 {
     match bounded {
         Some(c) => c,

@@ -1,4 +1,4 @@
-//! The CRD-wide cost limits (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`, 4.5), walked over a resource root's model and
+//! The CRD-wide cost limits (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`), walked over a resource root's model and
 //! the estimated costs the derive computed for every rule in it: each expression's cost times
 //! how many times its node can occur in one object must stay within 10,000,000, and the sum over
 //! the whole schema within 100,000,000. A type's derive can only check its rules at cardinality

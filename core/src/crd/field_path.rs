@@ -3,7 +3,7 @@
 //! The path is resolved against the schema of the node that holds the rule. It is written in
 //! `const fn` (byte-wise, no allocation) so that the derive can check a `field_path` against the
 //! model constant at `cargo build` ([`check_field_path`]); [`normalize_field_path`] gives the path string the apiserver
-//! appends to a failing rule's error path at runtime (5.11).
+//! appends to a failing rule's error path at runtime (`apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go`).
 //!
 //! The tokenizer is the apiserver's `bufio.Scanner` split function, reproduced exactly: the
 //! delimiters `.`, `[` and `]` are tokens of their own, a token that starts with `'` runs to the

@@ -3,7 +3,7 @@
 //! Lists carry their `x-kubernetes-list-type`, because `==` and `+` on a set or map list (as the
 //! left operand) follow the apiserver's list semantics (`k8s.io/apiserver/pkg/cel/common/valuesunstructured.go`); maps carry whether
 //! they are schema objects, because objects treat null-valued and unknown fields as absent but
-//! count them in equality (5.4). Everything is `Arc`-backed so binding `self` to a node is a
+//! count them in equality (`k8s.io/apiserver/pkg/cel/common/equality.go`). Everything is `Arc`-backed so binding `self` to a node is a
 //! reference count, not a copy.
 
 use std::any::Any;
@@ -141,7 +141,7 @@ pub struct Map {
     /// A schema object (declared properties) rather than a map.
     pub object: bool,
     /// Entries of the raw data that are not in `entries` (unknown fields, null-valued
-    /// properties): they count in equality's size comparison (5.4).
+    /// properties): they count in equality's size comparison (`k8s.io/apiserver/pkg/cel/common/equality.go`).
     hidden: usize,
     /// Unknown fields kept for equality under preserve-unknown-fields.
     unknown: Vec<(Arc<str>, Arc<serde_json::Value>)>,

@@ -7,20 +7,20 @@ use super::{BadValue, ErrorType, FieldError};
 use crate::eval::value::ListKind;
 use crate::tree::SchemaNode;
 
-use super::openapi::At;
+use super::path::Path;
 
 /// The errors of `value` under `s`, in the apiserver's order.
-pub(crate) fn check(s: &SchemaNode, path: &At<'_>, value: &Json, out: &mut Vec<FieldError>) {
+pub(crate) fn check(s: &SchemaNode, path: &Path<'_>, value: &Json, out: &mut Vec<FieldError>) {
     match value {
         Json::Object(obj) => {
             if let Some(values) = &s.additional_properties {
                 for (k, v) in obj {
-                    check(values, &At::Key(path, k), v, out);
+                    check(values, &Path::Key(path, k), v, out);
                 }
             }
             for (k, v) in obj {
                 if let Some(p) = s.property(k) {
-                    check(p, &At::Child(path, k), v, out);
+                    check(p, &Path::Child(path, k), v, out);
                 }
             }
         }
@@ -28,7 +28,7 @@ pub(crate) fn check(s: &SchemaNode, path: &At<'_>, value: &Json, out: &mut Vec<F
             match &s.list_kind {
                 ListKind::Set => {
                     for i in second_occurrences(items) {
-                        out.push(duplicate(At::Index(path, i).field(), items[i].clone()));
+                        out.push(duplicate(Path::Index(path, i).field(), items[i].clone()));
                     }
                 }
                 ListKind::Map(keys) => map_list(path, keys, items, out),
@@ -36,7 +36,7 @@ pub(crate) fn check(s: &SchemaNode, path: &At<'_>, value: &Json, out: &mut Vec<F
             }
             if let Some(item) = &s.items {
                 for (i, v) in items.iter().enumerate() {
-                    check(item, &At::Index(path, i), v, out);
+                    check(item, &Path::Index(path, i), v, out);
                 }
             }
         }
@@ -66,7 +66,7 @@ fn second_occurrences<T: PartialEq>(items: &[T]) -> Vec<usize> {
 }
 
 fn map_list(
-    path: &At<'_>,
+    path: &Path<'_>,
     keys: &[std::sync::Arc<str>],
     items: &[Json],
     out: &mut Vec<FieldError>,
@@ -75,7 +75,7 @@ fn map_list(
         if !x.is_null() && !x.is_object() {
             out.push(FieldError {
                 kind: ErrorType::Invalid,
-                path: At::Index(path, i).field(),
+                path: Path::Index(path, i).field(),
                 value: BadValue::Value(x.clone()),
                 detail: "must be an object for an array of list-type map".into(),
             });
@@ -95,6 +95,6 @@ fn map_list(
                 m.insert(k.to_string(), (*v).clone());
             }
         }
-        out.push(duplicate(At::Index(path, i).field(), Json::Object(m)));
+        out.push(duplicate(Path::Index(path, i).field(), Json::Object(m)));
     }
 }

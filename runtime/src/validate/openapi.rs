@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value as Json};
 
+use super::path::Path;
 use super::{BadValue, ErrorType, FieldError};
 use crate::eval::go::regex::compiled_regex;
 
@@ -22,57 +23,6 @@ mod number;
 use composition::composition;
 pub(super) use number::{Bound, fits_type};
 use number::{is_json_integer, number, number_format};
-
-/// A node's place, as stack segments rendered only when an error is reported.
-#[derive(Clone, Copy)]
-pub(crate) enum At<'a> {
-    Root,
-    Child(&'a At<'a>, &'a str),
-    Index(&'a At<'a>, usize),
-    /// `[key]` of a map (the list-type checks name map entries so).
-    Key(&'a At<'a>, &'a str),
-}
-
-impl At<'_> {
-    fn write(&self, out: &mut String) {
-        match self {
-            At::Root => {}
-            At::Child(p, name) => {
-                p.write(out);
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(name);
-            }
-            At::Index(p, i) => {
-                p.write(out);
-                out.push('[');
-                out.push_str(&i.to_string());
-                out.push(']');
-            }
-            At::Key(p, k) => {
-                p.write(out);
-                out.push('[');
-                out.push_str(k);
-                out.push(']');
-            }
-        }
-    }
-
-    /// The field (`<nil>` for the root).
-    pub(crate) fn field(&self) -> String {
-        let mut s = String::new();
-        self.write(&mut s);
-        if s.is_empty() { "<nil>".to_owned() } else { s }
-    }
-
-    /// The name in kube-openapi's messages (`.` for the root).
-    fn body(&self) -> String {
-        let mut s = String::new();
-        self.write(&mut s);
-        if s.is_empty() { ".".to_owned() } else { s }
-    }
-}
 
 /// The value constraints of a schema node (enum, format, bounds), shared by [`Check`] and the
 /// fast path's [`Bounds`](super::bounds::Bounds).
@@ -255,7 +205,7 @@ fn plain_error(detail: String) -> FieldError {
     }
 }
 
-fn invalid(at: &At<'_>, value: &Json, detail: String) -> FieldError {
+fn invalid(at: &Path<'_>, value: &Json, detail: String) -> FieldError {
     FieldError {
         kind: ErrorType::Invalid,
         path: at.field(),
@@ -303,7 +253,7 @@ pub(crate) fn validate(check: &Check, value: &Json, old: Option<&Json>, out: &mu
         value,
         old.map(|o| (value, o)),
         old,
-        &At::Root,
+        &Path::ROOT,
     );
 }
 
@@ -313,7 +263,7 @@ fn node(
     value: &Json,
     inherited: Pair<'_>,
     old: Option<&Json>,
-    at: &At<'_>,
+    at: &Path<'_>,
 ) {
     let pair = match old {
         Some(o) => Some((value, o)),
@@ -414,7 +364,7 @@ fn node(
                         }),
                         _ => None,
                     };
-                    node(w, item_check, item, pair, item_old, &At::Index(at, i));
+                    node(w, item_check, item, pair, item_old, &Path::Index(at, i));
                 }
             }
         }
@@ -499,7 +449,7 @@ fn sloppy_ipv4(s: &str) -> bool {
         })
 }
 
-fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at: &At<'_>) {
+fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at: &Path<'_>) {
     if let Some(format) = &c.limits.format
         && format_ok(format, s) == Some(false)
     {
@@ -565,7 +515,7 @@ fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at
 fn counts(
     w: &mut Walk<'_>,
     pair: Pair<'_>,
-    at: &At<'_>,
+    at: &Path<'_>,
     len: usize,
     max: Option<u64>,
     min: Option<u64>,
@@ -605,7 +555,7 @@ fn object(
     obj: &Map<String, Json>,
     pair: Pair<'_>,
     old: Option<&Json>,
-    at: &At<'_>,
+    at: &Path<'_>,
 ) {
     counts(
         w,
@@ -622,7 +572,7 @@ fn object(
                 pair,
                 FieldError {
                     kind: ErrorType::Required,
-                    path: At::Child(at, r).field(),
+                    path: Path::Child(at, r).field(),
                     value: BadValue::Value(Json::String(String::new())),
                     detail: String::new(),
                 },
@@ -631,7 +581,7 @@ fn object(
     }
     for (k, v) in obj {
         let child_old = old.and_then(|o| o.get(k));
-        let child = At::Child(at, k);
+        let child = Path::Child(at, k);
         if let Some(p) = c.property(k) {
             node(w, p, v, pair, child_old, &child);
         } else if let Some(values) = &c.additional {

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::compile::Nodes;
-use super::walk::{Old, Path, Walk};
+use super::path::Path;
+use super::walk::{Data, Mode, Walk};
 use super::{FieldError, ValidationErrors};
 use crate::check::NEWEST_KUBERNETES_MINOR;
 use crate::model::Schema;
@@ -274,12 +275,12 @@ impl Validator {
     /// old object had none, as the apiserver does.
     pub(super) fn list_type_errors(&self, object: &Json, old: Option<&Json>) -> Vec<FieldError> {
         let mut errors = Vec::new();
-        super::listtype::check(&self.root, &super::openapi::At::Root, object, &mut errors);
+        super::listtype::check(&self.root, &Path::ROOT, object, &mut errors);
         if let Some(old) = old
             && !errors.is_empty()
         {
             let mut old_errors = Vec::new();
-            super::listtype::check(&self.root, &super::openapi::At::Root, old, &mut old_errors);
+            super::listtype::check(&self.root, &Path::ROOT, old, &mut old_errors);
             if !old_errors.is_empty() {
                 errors.clear();
             }
@@ -289,30 +290,20 @@ impl Validator {
 
     /// Validates `object` (create), or an update from `old`, with the apiserver's semantics.
     pub fn validate(&self, object: &Json, old: Option<&Json>, opts: &Options) -> Outcome {
-        let mut walk = Walk {
+        let mut walk = Walk::new(
             opts,
-            nodes: &self.nodes,
-            remaining: opts.budget,
-            errors: Vec::new(),
-            warnings: Vec::new(),
-            stopped: false,
-            ratcheting: opts.ratcheting && old.is_some(),
-            resource_root: self.resource_root,
-            kubernetes_minor: self.kubernetes_minor,
-        };
+            &self.nodes,
+            Mode::Report,
+            old.is_some(),
+            self.resource_root,
+            self.kubernetes_minor,
+        );
         // Values are converted where rules see them (the walk does it).
-        let old_pair = old
-            .filter(|raw| !raw.is_null())
-            .map(|raw| Old { raw, value: None });
-        walk.node(
+        walk.root(
             &self.root,
-            &Path::root(opts.root_path.as_deref()),
-            object,
-            None,
-            old_pair,
-            None,
-            true,
-            false,
+            &Path::Root(opts.root_path.as_deref()),
+            Data::Json(object, None),
+            old.map(|o| Data::Json(o, None)),
         );
         Outcome {
             errors: ValidationErrors {
@@ -347,13 +338,25 @@ impl Validator {
             Some(Err(_)) => return false,
             None => None,
         };
-        super::fast::rules(
-            &self.root,
+        let Some(new) = new else {
+            // No rule needs a value.
+            return !self.root.rules_below;
+        };
+        let opts = Options::default();
+        let mut walk = Walk::new(
+            &opts,
             &self.nodes,
-            new.as_ref(),
-            old.as_ref(),
-            &Options::default(),
-        )
-        .is_ok()
+            Mode::FirstFailure,
+            old.is_some(),
+            self.resource_root,
+            self.kubernetes_minor,
+        );
+        walk.root(
+            &self.root,
+            &Path::ROOT,
+            Data::Value(&new),
+            old.as_ref().map(Data::Value),
+        );
+        walk.all_true()
     }
 }

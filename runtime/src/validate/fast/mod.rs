@@ -11,18 +11,16 @@
 //! message; it can only skip work on objects that are valid.
 
 //!
-//! `serialize` is the value builder (a `serde::Serializer` per schema node), `rules` the walk of
-//! the rules over the values it built.
+//! `serialize` is the value builder (a `serde::Serializer` per schema node); the rules then run
+//! in the one walk ([`super::walk`]), in its first-failure mode.
 
 use serde::ser;
 
-mod rules;
 mod serialize;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use rules::rules;
-pub(crate) use serialize::serialize;
+pub(crate) use serialize::{scalar_eq, serialize};
 
 /// The fast path cannot answer: validate through the JSON path.
 #[derive(Debug)]

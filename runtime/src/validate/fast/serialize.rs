@@ -439,7 +439,7 @@ impl<'a> Seq<'a> {
 
 /// JSON equality of two scalar values as the fast path builds them (doubles only come from
 /// floats, so `1` and `1.0` never meet); `Err` for anything else.
-pub(super) fn scalar_eq(a: &Value, b: &Value) -> Result<bool, Defer> {
+pub(crate) fn scalar_eq(a: &Value, b: &Value) -> Result<bool, Defer> {
     Ok(match (a, b) {
         (Value::String(x), Value::String(y)) => x == y,
         (Value::Int(x), Value::Int(y)) => x == y,

@@ -3,12 +3,13 @@
 
 use serde_json::Value as Json;
 
-use super::{At, Check, Pair, Walk, node, plain_error};
+use super::super::path::Path;
+use super::{Check, Pair, Walk, node, plain_error};
 use crate::validate::FieldError;
 
 /// The errors of `value` against `sub`, ignoring ratcheting (what decides whether a branch of
 /// `allOf`/`anyOf`/`oneOf`/`not` validates).
-fn errors_of(sub: &Check, value: &Json, old: Option<&Json>, at: &At<'_>) -> Vec<FieldError> {
+fn errors_of(sub: &Check, value: &Json, old: Option<&Json>, at: &Path<'_>) -> Vec<FieldError> {
     let mut out = Vec::new();
     node(&mut Walk { out: &mut out }, sub, value, None, old, at);
     out
@@ -24,7 +25,7 @@ pub(super) fn composition(
     value: &Json,
     pair: Pair<'_>,
     old: Option<&Json>,
-    at: &At<'_>,
+    at: &Path<'_>,
 ) {
     let path = crate::validate::go_quoted(&at.body());
     // Whether each branch validates, worked out once per branch.

@@ -5,7 +5,8 @@
 
 use serde_json::Value as Json;
 
-use super::{At, Check, Limits, Pair, Walk, invalid, plain_error};
+use super::super::path::Path;
+use super::{Check, Limits, Pair, Walk, invalid, plain_error};
 use crate::eval::go::float::go_g;
 use crate::validate::FieldError;
 
@@ -98,7 +99,7 @@ pub(super) fn is_json_integer(f: f64) -> bool {
 
 /// The error kube-openapi's number validator reports (as a plain error, so the apiserver prints
 /// it at a nil path with an empty value) when a number does not fit the node's type and format.
-fn range_error(at: &At<'_>, prefix: &str, ty: &str, format: Option<&str>) -> FieldError {
+fn range_error(at: &Path<'_>, prefix: &str, ty: &str, format: Option<&str>) -> FieldError {
     let detail = match format {
         Some(f) => format!(
             "{prefix} value must be of type {ty} with format {f} in {}",
@@ -156,7 +157,7 @@ impl Limits {
     }
 }
 
-pub(super) fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &At<'_>) {
+pub(super) fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &Path<'_>) {
     let Some(v) = value.as_f64() else {
         return;
     };
