@@ -7,7 +7,7 @@ use crate::attr::{RuleAttr, SchemaAttrs, sym};
 use crate::ctxt::Ctxt;
 use crd_cel_core::ast::AstBuf;
 use crd_cel_core::crd::rule_fields::{
-    ErrorKind, RuleField, RuleFieldError, RuleInput, check_rule_fields,
+    ErrorKind, Problem, RuleField, RuleFieldError, RuleInput, check_rule_fields,
 };
 use crd_cel_core::model::ListType;
 use crd_cel_core::syntax;
@@ -108,18 +108,16 @@ pub fn take_parsed(source: &str) -> Result<AstBuf, syntax::SyntaxError> {
 
 /// What to do about a rule field error, in the derive's terms.
 fn hint(e: &RuleFieldError<'_>) -> Option<&'static str> {
-    Some(match (e.field, e.detail) {
+    Some(match (e.field, e.problem) {
         (RuleField::Rule, _) => "a CEL rule must not be empty",
-        (RuleField::Message, "must be non-empty if specified") => {
-            "write a message or remove `message`"
-        }
-        (RuleField::Message, "must not contain line breaks") => "keep the message on one line",
+        (RuleField::Message, Problem::Blank) => "write a message or remove `message`",
+        (RuleField::Message, Problem::LineBreak) => "keep the message on one line",
         (RuleField::Message, _) => "add `message = \"...\"`",
         (RuleField::MessageExpression, _) => "write an expression or remove `message_expression`",
-        (RuleField::FieldPath, "must be non-empty if specified") => {
+        (RuleField::FieldPath, Problem::Blank) => {
             "write a path such as `.field` or remove `field_path`"
         }
-        (RuleField::FieldPath, "must not contain line breaks") => "keep the path on one line",
+        (RuleField::FieldPath, Problem::LineBreak) => "keep the path on one line",
         _ => return None,
     })
 }

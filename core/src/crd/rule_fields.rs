@@ -80,7 +80,45 @@ pub enum BadValue<'a> {
     Bool(bool),
 }
 
-/// One rule field error, with the apiserver's detail text.
+/// What is wrong with a rule field: callers match on this (the derive's hints), never on the
+/// text, which [`Problem::detail`] gives as the apiserver words it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Problem {
+    /// An empty `rule`.
+    RuleNotSpecified,
+    /// A `message` or `fieldPath` that is only white space.
+    Blank,
+    /// A `message` or `fieldPath` with a line break.
+    LineBreak,
+    /// A rule with a line break has no `message`.
+    MessageRequired,
+    /// A `messageExpression` that is only white space.
+    MessageExpressionBlank,
+    /// A `reason` that is not one of the four.
+    UnsupportedReason,
+    /// A `fieldPath` that does not resolve in the schema.
+    InvalidPath,
+    /// `optionalOldSelf` on a rule that does not use `oldSelf`.
+    OldSelfUnused,
+}
+
+impl Problem {
+    /// The apiserver's detail text.
+    pub const fn detail(self) -> &'static str {
+        match self {
+            Problem::RuleNotSpecified => "rule is not specified",
+            Problem::Blank => "must be non-empty if specified",
+            Problem::LineBreak => "must not contain line breaks",
+            Problem::MessageRequired => "message must be specified if rule contains line breaks",
+            Problem::MessageExpressionBlank => "messageExpression must be non-empty if specified",
+            Problem::UnsupportedReason => SUPPORTED_REASONS,
+            Problem::InvalidPath => "must be a valid path",
+            Problem::OldSelfUnused => OPTIONAL_OLD_SELF_UNUSED,
+        }
+    }
+}
+
+/// One rule field error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RuleFieldError<'a> {
     /// The field it is reported at.
@@ -89,11 +127,16 @@ pub struct RuleFieldError<'a> {
     pub kind: ErrorKind,
     /// The value shown.
     pub value: BadValue<'a>,
-    /// The detail (`rule is not specified`, `must be a valid path`, ...).
-    pub detail: &'static str,
+    /// What is wrong.
+    pub problem: Problem,
 }
 
 impl RuleFieldError<'_> {
+    /// The detail (`rule is not specified`, `must be a valid path`, ...).
+    pub const fn detail(&self) -> &'static str {
+        self.problem.detail()
+    }
+
     /// The error as the apiserver prints it after the path (`field.Error.ErrorBody`):
     /// `Invalid value: "   ": must be non-empty if specified`.
     pub fn body(&self) -> String {
@@ -109,10 +152,8 @@ impl RuleFieldError<'_> {
                 s.push_str(if b { "true" } else { "false" });
             }
         }
-        if !self.detail.is_empty() {
-            s.push_str(": ");
-            s.push_str(self.detail);
-        }
+        s.push_str(": ");
+        s.push_str(self.detail());
         s
     }
 }
@@ -159,12 +200,12 @@ pub fn check_rule_fields<'a>(
     schema: Option<&Schema<'_>>,
 ) -> Vec<RuleFieldError<'a>> {
     let mut out = Vec::new();
-    let mut push = |field, kind, value, detail| {
+    let mut push = |field, kind, value, problem| {
         out.push(RuleFieldError {
             field,
             kind,
             value,
-            detail,
+            problem,
         })
     };
     let rule = r.rule.trim();
@@ -175,28 +216,28 @@ pub fn check_rule_fields<'a>(
             RuleField::Rule,
             ErrorKind::Required,
             BadValue::None,
-            "rule is not specified",
+            Problem::RuleNotSpecified,
         );
     } else if !message.is_empty() && trimmed_message.is_empty() {
         push(
             RuleField::Message,
             ErrorKind::Invalid,
             BadValue::Str(message),
-            "must be non-empty if specified",
+            Problem::Blank,
         );
     } else if has_line_break(trimmed_message) {
         push(
             RuleField::Message,
             ErrorKind::Invalid,
             BadValue::Str(message),
-            "must not contain line breaks",
+            Problem::LineBreak,
         );
     } else if has_line_break(rule) && trimmed_message.is_empty() {
         push(
             RuleField::Message,
             ErrorKind::Required,
             BadValue::None,
-            "message must be specified if rule contains line breaks",
+            Problem::MessageRequired,
         );
     }
     if let Some(me) = r.message_expression
@@ -207,7 +248,7 @@ pub fn check_rule_fields<'a>(
             RuleField::MessageExpression,
             ErrorKind::Required,
             BadValue::None,
-            "messageExpression must be non-empty if specified",
+            Problem::MessageExpressionBlank,
         );
     }
     if let Some(reason) = r.reason
@@ -217,7 +258,7 @@ pub fn check_rule_fields<'a>(
             RuleField::Reason,
             ErrorKind::Unsupported,
             BadValue::Str(reason),
-            SUPPORTED_REASONS,
+            Problem::UnsupportedReason,
         );
     }
     if let Some(fp) = r.field_path
@@ -228,7 +269,7 @@ pub fn check_rule_fields<'a>(
                 RuleField::FieldPath,
                 ErrorKind::Invalid,
                 BadValue::Str(fp),
-                "must be non-empty if specified",
+                Problem::Blank,
             );
         }
         if has_line_break(fp) {
@@ -236,7 +277,7 @@ pub fn check_rule_fields<'a>(
                 RuleField::FieldPath,
                 ErrorKind::Invalid,
                 BadValue::Str(fp),
-                "must not contain line breaks",
+                Problem::LineBreak,
             );
         }
         if let Some(s) = schema
@@ -246,7 +287,7 @@ pub fn check_rule_fields<'a>(
                 RuleField::FieldPath,
                 ErrorKind::Invalid,
                 BadValue::Str(fp),
-                "must be a valid path",
+                Problem::InvalidPath,
             );
         }
     }
@@ -267,7 +308,7 @@ pub fn check_optional_old_self<'a>(
             field: RuleField::OptionalOldSelf,
             kind: ErrorKind::Invalid,
             value: BadValue::Bool(b),
-            detail: OPTIONAL_OLD_SELF_UNUSED,
+            problem: Problem::OldSelfUnused,
         }),
         _ => None,
     }

@@ -365,7 +365,7 @@ impl Walker {
                     field: format!("{path}.x-kubernetes-validations[{i}].{}", e.field.as_str()),
                     kind: e.kind.into(),
                     value: bad_value(e.value),
-                    detail: e.detail.to_owned(),
+                    detail: e.detail().to_owned(),
                 });
             }
         }
@@ -478,7 +478,7 @@ impl Walker {
                     field: format!("{p}.{}", e.field.as_str()),
                     kind: e.kind.into(),
                     value: bad_value(e.value),
-                    detail: e.detail.to_owned(),
+                    detail: e.detail().to_owned(),
                 });
             }
         }
