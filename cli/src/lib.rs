@@ -7,7 +7,7 @@
 //! apiserver's paths and texts. Exit code 0: every CRD accepted; 1: some rejected; 2: bad
 //! input or usage.
 //!
-//! `crd-cel validate --crd FILE [--version V] [--old FILE] [--subresource status] OBJECT...`
+//! `crd-cel validate --crd FILE [--version V] [--old FILE] [--subresource status] [--namespace NS] OBJECT...`
 //! validates custom resources against their CRD's rules as the apiserver's create (update with
 //! `--old`) path does; exit code 0: every object valid; 1: some invalid; 2: bad input.
 //!
@@ -70,6 +70,10 @@ struct ValidateArgs {
     /// `status`: validate an update of the status subresource.
     #[arg(long, value_name = "status", value_parser = ["status"])]
     subresource: Option<String>,
+    /// The namespace namespaced objects without `metadata.namespace` are sent to (as kubectl's
+    /// context namespace); cluster-scoped objects lose their namespace, as on the apiserver.
+    #[arg(long, value_name = "NS", default_value = "default")]
+    namespace: String,
     /// Output format: `text` (the apiserver's message per object and a summary) or `json`
     /// (one JSON object per object document, one per line, as the apiserver oracle's `validate`).
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Text)]
@@ -250,7 +254,9 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     if !bad.is_empty() {
         return EXIT_BAD_INPUT;
     }
-    let mut crds = validate::Crds::new(crd_docs).with_kubernetes_version(args.kubernetes_version);
+    let mut crds = validate::Crds::new(crd_docs)
+        .with_kubernetes_version(args.kubernetes_version)
+        .with_default_namespace(&args.namespace);
     let (mut checked, mut invalid) = (0usize, 0usize);
     for doc in read_documents(&objects, io, &mut bad) {
         let target = match crds.target(&doc.value, args.version.as_deref()) {

@@ -5,7 +5,7 @@
 //! status handling, OpenAPI schema and list-type errors, then the CEL rules
 //! (`x-kubernetes-validations`) with the apiserver's budget, transition rules, ratcheting and
 //! texts. Not done yet (no error is reported for them): `oneOf`/`anyOf`/`allOf`/`not`, a few
-//! string formats, the embedded-ObjectMeta and generic registry checks (names, namespaces).
+//! string formats, the embedded-ObjectMeta checks.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,6 +22,8 @@ pub struct Crds {
     validators: HashMap<(usize, String), Arc<Validator>>,
     /// The Kubernetes minor version whose messages the validators print.
     kubernetes_minor: u8,
+    /// The namespace of requests for namespaced objects without one (`--namespace`).
+    namespace: String,
 }
 
 /// What one object is checked against.
@@ -46,7 +48,16 @@ impl Crds {
             docs,
             validators: HashMap::new(),
             kubernetes_minor: crd_cel::check::NEWEST_KUBERNETES_MINOR,
+            namespace: "default".to_owned(),
         }
+    }
+
+    /// The registry, sending namespaced objects without a namespace to `namespace`
+    /// ([`Validator::with_default_namespace`]).
+    #[must_use]
+    pub fn with_default_namespace(mut self, namespace: &str) -> Crds {
+        namespace.clone_into(&mut self.namespace);
+        self
     }
 
     /// The registry, printing the messages of Kubernetes `1.<minor>`
@@ -109,7 +120,8 @@ impl Crds {
                             ),
                             other => other.to_string(),
                         })?
-                        .with_kubernetes_version(self.kubernetes_minor),
+                        .with_kubernetes_version(self.kubernetes_minor)
+                        .with_default_namespace(self.namespace.clone()),
                 );
                 self.validators.insert((i, version.to_owned()), v.clone());
                 v
@@ -175,14 +187,18 @@ pub fn validate_one(
         crd_cel::validate::Endpoint::Resource
     };
     let out = target.validator.validate_request(&doc.value, old, endpoint);
-    let name = doc
-        .value
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    // The name the request path gave the object (made from generateName), else its own.
+    let name = out.name.as_deref().unwrap_or_else(|| {
+        doc.value
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    });
     let mut sorted_for_text = out.errors.clone();
     sorted_for_text.errors.sort_by(|a, b| a.path.cmp(&b.path));
-    let text = if sorted_for_text.is_empty() {
+    let text = if let Some(refusal) = &out.refusal {
+        refusal.to_string()
+    } else if sorted_for_text.is_empty() {
         String::new()
     } else {
         let (kind, group) = target
@@ -215,14 +231,15 @@ pub fn validate_one(
             message: e.to_string(),
         })
         .collect();
+    let valid = out.is_valid();
     Verdict {
-        valid: out.errors.is_empty(),
+        valid,
         text: text.clone(),
         warnings: out.warnings.clone(),
         json: JsonResult {
             file: doc.file.clone(),
             doc: doc.index,
-            valid: out.errors.is_empty(),
+            valid,
             operation: if old.is_some() { "UPDATE" } else { "CREATE" },
             errors,
             text,

@@ -253,7 +253,7 @@ fn validate_update_runs_transition_rules_and_json_is_the_oracle_shape() {
             "--crd",
             &crd,
             "--old",
-            &asset("counter-ok.yaml"),
+            &asset("counter-bad-old.yaml"),
             "-o",
             "json",
             &asset("counter-bad.yaml"),
@@ -321,4 +321,30 @@ fn validate_bad_input_exits_2_and_says_where() {
         None,
     );
     assert_eq!(out.status.code(), Some(2), "--crd must be a CRD");
+}
+
+#[test]
+fn validate_update_of_another_name_is_refused_as_not_found() {
+    // The old object is the stored one: an update whose name differs addresses an
+    // object that does not exist, which the apiserver answers with NotFound before
+    // any validation runs.
+    let crd = asset("counters.yaml");
+    let out = crd_cel(
+        &[
+            "validate",
+            "--crd",
+            &crd,
+            "--old",
+            &asset("counter-ok.yaml"),
+            "-o",
+            "json",
+            &asset("counter-bad.yaml"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["valid"], false);
+    assert_eq!(v["errors"], serde_json::json!([]));
+    assert_eq!(v["text"], "counters.example.com \"c2\" not found");
 }

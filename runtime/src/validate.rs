@@ -7,6 +7,7 @@ mod compile;
 mod decode;
 mod fast;
 mod listtype;
+mod metadata;
 mod openapi;
 mod path;
 mod request;
@@ -14,6 +15,7 @@ mod validator;
 mod walk;
 
 pub use compile::CompiledRule;
+pub use metadata::{Conflict, GENERATED_NAME_SUFFIX, Refusal, Resource, Scope};
 pub use request::Endpoint;
 pub use validator::{
     ManifestError, Options, Outcome, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Validator,

@@ -403,7 +403,13 @@ fn validate_cases_agree_with_the_oracle() {
                 index: 0,
                 item: None,
                 value: crd,
-            }]);
+            }])
+            .with_default_namespace(
+                vector
+                    .pointer("/harness/namespace")
+                    .and_then(Value::as_str)
+                    .unwrap_or("default"),
+            );
             let doc = Document {
                 file: "object".into(),
                 index: 0,

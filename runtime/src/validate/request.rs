@@ -4,6 +4,7 @@
 
 use serde_json::Value as Json;
 
+use super::metadata::{self, Meta, NameFn, Scope};
 use super::validator::{Options, Outcome, RUNTIME_COST_BUDGET, Validator};
 use super::{BadValue, ErrorType, FieldError};
 
@@ -52,26 +53,91 @@ impl Validator {
     ) -> Outcome {
         use std::borrow::Cow;
         // A model validator's values come from serde: nothing to prune, no defaults known.
-        let (new, decode_warnings): (Cow<'_, Json>, _) = if self.decodes {
+        let (mut new, decode_warnings): (Cow<'_, Json>, _) = if self.decodes {
             let (v, w) = self.decode(object);
             (Cow::Owned(v), w)
         } else {
             (Cow::Borrowed(object), Vec::new())
         };
-        let old: Option<Cow<'_, Json>> = old.map(|o| {
+        let mut old: Option<Cow<'_, Json>> = old.map(|o| {
             if self.decodes {
                 Cow::Owned(self.decode(o).0)
             } else {
                 Cow::Borrowed(o)
             }
         });
+        // The handlers' and the store's handling of metadata before `rest.BeforeCreate` /
+        // `rest.BeforeUpdate`.
+        if let Some(resource) = &self.resource {
+            let namespace = resource.request_namespace(&new, &self.default_namespace);
+            let refused = match old.as_mut() {
+                None => {
+                    resource.prepare_create(new.to_mut(), &namespace);
+                    None
+                }
+                Some(old) => {
+                    resource.as_stored(old.to_mut(), &new, &namespace);
+                    resource.prepare_update(new.to_mut(), old, &namespace).err()
+                }
+            };
+            if let Some(refusal) = refused {
+                return Outcome {
+                    warnings: decode_warnings,
+                    remaining_budget: RUNTIME_COST_BUDGET,
+                    name: Some(metadata::name_of(&new)),
+                    refusal: Some(refusal),
+                    ..Outcome::default()
+                };
+            }
+        }
         let old = old.as_deref();
-        let new = if self.status_subresource {
+        let mut new = if self.status_subresource {
             Cow::Owned(registry_status(&new, old, endpoint))
         } else {
             new
         };
-        let mut schema_errors = self.schema_errors(&new, old);
+        if let (Some(_), Some(old)) = (&self.resource, old) {
+            metadata::before_update(new.to_mut(), old);
+        }
+        let new = new;
+        // rest's `validateCommonFields` on update, before the strategy.
+        let mut common = Vec::new();
+        if let (Some(resource), Some(old)) = (&self.resource, old) {
+            metadata::validate(
+                Meta::of(&new),
+                resource.scope == Scope::Namespaced,
+                NameFn::PathSegment,
+                &mut common,
+            );
+            metadata::validate_update(Meta::of(&new), Meta::of(old), &mut common);
+        }
+        // The strategy: kind and apiVersion (which, when wrong, replace the ObjectMeta and
+        // schema errors), ObjectMeta, the schema, the list types, then the rules.
+        let type_meta = self
+            .resource
+            .as_ref()
+            .map(|r| r.type_meta_errors(&new))
+            .unwrap_or_default();
+        let mut schema_errors = if type_meta.is_empty() {
+            let mut errors = Vec::new();
+            if let Some(resource) = &self.resource {
+                match old {
+                    None => metadata::validate(
+                        Meta::of(&new),
+                        resource.scope == Scope::Namespaced,
+                        NameFn::DnsSubdomain,
+                        &mut errors,
+                    ),
+                    Some(old) => {
+                        metadata::validate_update(Meta::of(&new), Meta::of(old), &mut errors);
+                    }
+                }
+            }
+            errors.extend(self.schema_errors(&new, old));
+            errors
+        } else {
+            type_meta
+        };
         schema_errors.extend(self.list_type_errors(&new, old));
         // Without rules there is no CEL validator to skip.
         let blocked = if self.root.rules_below {
@@ -90,7 +156,32 @@ impl Validator {
             None => self.validate(&new, old, &Options::default()),
         };
         out.errors.errors.splice(0..0, schema_errors);
+        out.errors.errors.splice(0..0, common);
         out.warnings.splice(0..0, decode_warnings);
+        if let Some(resource) = &self.resource {
+            if old.is_none() && out.errors.is_empty() {
+                // `rest.ValidateCreate`: the generic checks, only when the strategy found
+                // nothing.
+                metadata::validate(
+                    Meta::of(&new),
+                    resource.scope == Scope::Namespaced,
+                    NameFn::PathSegment,
+                    &mut out.errors.errors,
+                );
+            }
+            if out.errors.is_empty() {
+                if endpoint == Endpoint::Resource {
+                    out.warnings.extend(metadata::finalizer_warnings(
+                        Meta::of(&new),
+                        old.map(Meta::of),
+                    ));
+                }
+                if old.is_none() {
+                    out.refusal = metadata::store_create(&new);
+                }
+            }
+            out.name = Some(metadata::name_of(&new));
+        }
         if self.kubernetes_minor <= 33 {
             // apimachinery before 1.34 printed a nil value as "null" and compound values in Go
             // syntax (`field.Error.ErrorBody`).

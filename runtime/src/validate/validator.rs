@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::compile::Nodes;
+use super::metadata::{Refusal, Resource};
 use super::path::Path;
 use super::walk::{Data, Mode, Walk};
 use super::{FieldError, ValidationErrors};
@@ -55,12 +56,20 @@ pub struct Outcome {
     pub warnings: Vec<String>,
     /// The budget left (`-1` once it ran out).
     pub remaining_budget: i64,
+    /// The object's name after the request path (made from `generateName` on create), as the
+    /// apiserver's `Kind.group "name" is invalid` text names it; `None` when the validator
+    /// knows no [`Resource`] (see [`Validator::with_resource`]).
+    pub name: Option<String>,
+    /// The apiserver's answer when it refuses the request without field errors (an update of
+    /// an object that is not stored, a conflict, a create with a resourceVersion); `errors`
+    /// is then empty.
+    pub refusal: Option<Refusal>,
 }
 
 impl Outcome {
-    /// Whether the object is valid.
+    /// Whether the object is valid (no errors and no refusal).
     pub fn is_valid(&self) -> bool {
-        self.errors.is_empty()
+        self.errors.is_empty() && self.refusal.is_none()
     }
 }
 
@@ -108,6 +117,12 @@ pub struct Validator {
     /// The Kubernetes minor version whose messages are printed
     /// ([`Validator::with_kubernetes_version`]).
     pub(super) kubernetes_minor: u8,
+    /// The resource objects are, for the request path's metadata handling
+    /// ([`Validator::with_resource`]).
+    pub(super) resource: Option<Resource>,
+    /// The namespace of requests for namespaced objects without one
+    /// ([`Validator::with_default_namespace`]).
+    pub(super) default_namespace: String,
 }
 
 impl Validator {
@@ -139,9 +154,33 @@ impl Validator {
     }
 
     /// A validator for one version of a CRD manifest (`version: None` picks the storage version,
-    /// else the first). The root is a resource root, and the version's status subresource
+    /// else the first). The root is a resource root; the version's status subresource
     /// (`subresources.status`, or the CRD-wide `spec.subresources.status` of `v1beta1`
-    /// manifests) is taken from the manifest.
+    /// manifests) and the [`Resource`] (group, version, kind, plural, scope: what the request
+    /// path needs for `metadata`) are taken from the manifest.
+    ///
+    /// ```
+    /// use crd_cel::validate::{Endpoint, Validator};
+    /// use serde_json::json;
+    ///
+    /// let crd = json!({
+    ///     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    ///     "metadata": {"name": "widgets.example.com"},
+    ///     "spec": {
+    ///         "group": "example.com", "scope": "Namespaced",
+    ///         "names": {"plural": "widgets", "kind": "Widget"},
+    ///         "versions": [{"name": "v1", "served": true, "storage": true,
+    ///             "schema": {"openAPIV3Schema": {"type": "object"}}}],
+    ///     },
+    /// });
+    /// let v = Validator::from_crd(&crd, None).unwrap();
+    /// // The name is made from generateName, as the apiserver does (with a fixed suffix).
+    /// let object = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+    ///     "metadata": {"generateName": "w-", "labels": {"bad key!": "x"}}});
+    /// let out = v.validate_request(&object, None, Endpoint::Resource);
+    /// assert_eq!(out.name.as_deref(), Some("w-00000"));
+    /// assert!(out.errors.to_string().starts_with(r#"metadata.labels: Invalid value: "bad key!": name part must consist"#));
+    /// ```
     pub fn from_crd(crd: &Json, version: Option<&str>) -> Result<Validator, ManifestError> {
         let kind = crd.get("kind").and_then(Json::as_str).unwrap_or_default();
         if kind != "CustomResourceDefinition" {
@@ -185,7 +224,49 @@ impl Validator {
             .pointer("/subresources/status")
             .or_else(|| spec.and_then(|s| s.pointer("/subresources/status")))
             .is_some();
-        Ok(Validator::from_schema_json(schema, true)?.with_status_subresource(status_subresource))
+        let resource = Resource::of_crd(crd, &name_of(chosen));
+        Ok(Validator::from_schema_json(schema, true)?
+            .with_status_subresource(status_subresource)
+            .with_resource(resource))
+    }
+
+    /// The validator, for objects of `resource`: [`Validator::validate_request`] then runs the
+    /// apiserver's request path on `metadata` too (namespace cleared for a cluster-scoped kind
+    /// and defaulted for a namespaced one, a name from `generateName`, ObjectMeta validation,
+    /// `kind`/`apiVersion`, the finalizer warnings, and the [`Refusal`]s of the storage).
+    /// [`Validator::from_crd`] sets it from the manifest; validators from a schema or a model
+    /// (the derive's typed path) have none and leave `metadata` alone.
+    ///
+    /// ```
+    /// use crd_cel::validate::{Endpoint, Resource, Scope, Validator};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({"type": "object"});
+    /// let v = Validator::from_schema_json(&schema, true).unwrap()
+    ///     .with_resource(Resource::new("example.com", "v1", "Gadget", "gadgets", Scope::Cluster));
+    /// let old = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"}});
+    /// let new = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g2"}});
+    /// let out = v.validate_request(&new, Some(&old), Endpoint::Resource);
+    /// assert_eq!(out.refusal.unwrap().to_string(), r#"gadgets.example.com "g2" not found"#);
+    /// ```
+    #[must_use]
+    pub fn with_resource(mut self, resource: Resource) -> Validator {
+        self.resource = Some(resource);
+        self
+    }
+
+    /// The validator, sending requests for namespaced objects without `metadata.namespace` to
+    /// `namespace` (as `kubectl` uses its context's namespace; `default` unless set). Only
+    /// used with a [`Resource`] of [`Scope::Namespaced`](super::Scope::Namespaced).
+    #[must_use]
+    pub fn with_default_namespace(mut self, namespace: impl Into<String>) -> Validator {
+        self.default_namespace = namespace.into();
+        self
+    }
+
+    /// The resource objects are validated as ([`Validator::with_resource`]).
+    pub fn resource(&self) -> Option<&Resource> {
+        self.resource.as_ref()
     }
 
     /// The validator, printing the messages of Kubernetes `1.<minor>` (the newest by default,
@@ -239,6 +320,8 @@ impl Validator {
             checks: None,
             status_subresource: false,
             kubernetes_minor: NEWEST_KUBERNETES_MINOR,
+            resource: None,
+            default_namespace: "default".into(),
         }
     }
 
@@ -311,6 +394,8 @@ impl Validator {
             },
             warnings: walk.warnings,
             remaining_budget: walk.remaining,
+            name: None,
+            refusal: None,
         }
     }
 

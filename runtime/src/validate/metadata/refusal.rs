@@ -1,0 +1,114 @@
+//! The answers of the apiserver's request path that are not a 422 `Invalid` with field
+//! errors: the update handler's name check (400), the registry store's NotFound (404) and
+//! Conflicts (409), and the etcd3 store's refusal of a resourceVersion on create (500).
+
+use std::fmt;
+
+use crate::validate::go_quoted;
+
+/// A request the apiserver refuses before or after validation, with no field errors. `Display`
+/// is the message of the apiserver's `Status`, as `kubectl` prints it after `Error from server
+/// (...)`.
+///
+/// ```
+/// use crd_cel::validate::{Conflict, Refusal};
+///
+/// let r = Refusal::NotFound { resource: "widgets.example.com".into(), name: "w2".into() };
+/// assert_eq!(r.to_string(), r#"widgets.example.com "w2" not found"#);
+/// let r = Refusal::Conflict {
+///     resource: "widgets.example.com".into(),
+///     name: "w1".into(),
+///     reason: Conflict::Modified,
+/// };
+/// assert!(r.to_string().starts_with(r#"Operation cannot be fulfilled on widgets.example.com "w1": the object has been modified"#));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// 400 BadRequest of the update handler: the body's name is not the URL's (an update
+    /// whose body has no name).
+    NameMismatch {
+        /// The body's name.
+        object: String,
+        /// The name on the URL.
+        url: String,
+    },
+    /// 404 NotFound of `Store.Update`: no object is stored under the name and namespace of
+    /// the update (an update cannot rename an object or move it to another namespace).
+    NotFound {
+        /// The resource, `plural.group` (apimachinery's `GroupResource.String()`).
+        resource: String,
+        /// The object's name.
+        name: String,
+    },
+    /// 409 Conflict of `Store.Update`.
+    Conflict {
+        /// The resource, `plural.group`.
+        resource: String,
+        /// The object's name.
+        name: String,
+        /// Why.
+        reason: Conflict,
+    },
+    /// The etcd3 store's `ErrResourceVersionSetOnCreate`: a create whose object has a
+    /// resourceVersion (answered after validation, only when the object is valid).
+    ResourceVersionSetOnCreate,
+}
+
+/// Why an update conflicts with the stored object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Conflict {
+    /// The update's resourceVersion is not the stored one (the optimistic lock).
+    Modified,
+    /// The update's uid is not the stored one (`storage.Preconditions.Check`).
+    Uid {
+        /// The storage key, as the etcd3 store prints it (`/registry/<group>/<plural>/...`).
+        key: String,
+        /// The update's uid.
+        precondition: String,
+        /// The stored object's uid.
+        stored: String,
+    },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::NameMismatch { object, url } => write!(
+                f,
+                "the name of the object ({object}) does not match the name on the URL ({url})"
+            ),
+            Refusal::NotFound { resource, name } => {
+                write!(f, "{resource} {} not found", go_quoted(name))
+            }
+            Refusal::Conflict {
+                resource,
+                name,
+                reason,
+            } => {
+                write!(
+                    f,
+                    "Operation cannot be fulfilled on {resource} {}: ",
+                    go_quoted(name)
+                )?;
+                match reason {
+                    Conflict::Modified => f.write_str(
+                        "the object has been modified; please apply your changes to the latest version and try again",
+                    ),
+                    Conflict::Uid {
+                        key,
+                        precondition,
+                        stored,
+                    } => write!(
+                        f,
+                        "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: {precondition}, UID in object meta: {stored}"
+                    ),
+                }
+            }
+            Refusal::ResourceVersionSetOnCreate => {
+                f.write_str("resourceVersion should not be set on objects to be created")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
