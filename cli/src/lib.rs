@@ -15,6 +15,7 @@
 
 pub use crd_cel::crd;
 use crd_cel::gojson;
+use crd_cel::validate::{FieldValidation, Refusal};
 
 pub mod input;
 pub mod validate;
@@ -83,6 +84,12 @@ struct ValidateArgs {
     /// in Go syntax.
     #[arg(long, value_name = "1.N", default_value = "1.37", value_parser = parse_kubernetes_version)]
     kubernetes_version: u8,
+    /// What unknown fields (pruned by the schema) and repeated keys do, as the request's
+    /// `fieldValidation`: `strict` (kubectl's default) refuses the object with the apiserver's
+    /// `strict decoding error`, `warn` (the apiserver's default) prints a warning per field,
+    /// `ignore` says nothing.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = FieldValidationArg::Strict)]
+    field_validation: FieldValidationArg,
     /// Object files (YAML streams or JSON); `-` reads stdin, as does no file when stdin is not
     /// a terminal.
     #[arg(value_name = "OBJECT")]
@@ -99,10 +106,32 @@ struct CheckArgs {
     /// the release before it, as the apiserver's compatibility version.
     #[arg(long, value_name = "1.N", default_value = "1.37", value_parser = parse_kubernetes_version)]
     kubernetes_version: u8,
+    /// What repeated keys in a manifest do, as the request's `fieldValidation`: `strict`
+    /// (kubectl's default) rejects the CRD with the apiserver's `strict decoding error`, `warn`
+    /// prints a warning per key, `ignore` says nothing.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = FieldValidationArg::Strict)]
+    field_validation: FieldValidationArg,
     /// Manifest files (YAML streams or JSON); `-` reads stdin, as does no file when stdin is
     /// not a terminal.
     #[arg(value_name = "FILE")]
     files: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FieldValidationArg {
+    Strict,
+    Warn,
+    Ignore,
+}
+
+impl From<FieldValidationArg> for FieldValidation {
+    fn from(a: FieldValidationArg) -> FieldValidation {
+        match a {
+            FieldValidationArg::Strict => FieldValidation::Strict,
+            FieldValidationArg::Warn => FieldValidation::Warn,
+            FieldValidationArg::Ignore => FieldValidation::Ignore,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -256,7 +285,8 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     }
     let mut crds = validate::Crds::new(crd_docs)
         .with_kubernetes_version(args.kubernetes_version)
-        .with_default_namespace(&args.namespace);
+        .with_default_namespace(&args.namespace)
+        .with_field_validation(args.field_validation.into());
     let (mut checked, mut invalid) = (0usize, 0usize);
     for doc in read_documents(&objects, io, &mut bad) {
         let target = match crds.target(&doc.value, args.version.as_deref()) {
@@ -376,6 +406,19 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
             bad.push(e);
         }
         for doc in &docs {
+            let duplicates: Vec<String> = doc
+                .duplicate_fields
+                .iter()
+                .map(|p| crd_cel::validate::duplicate_field_error(p))
+                .collect();
+            if args.field_validation == FieldValidationArg::Strict && !duplicates.is_empty() {
+                // The handler's strict decoding refuses the manifest before any check.
+                crds += 1;
+                rejected += 1;
+                let refusal = strict_decoding_refusal(&doc.value, duplicates);
+                print_refusal(args.output, doc, &refusal, io);
+                continue;
+            }
             match crd::check_crd(&doc.value, &opts) {
                 Ok(report) => {
                     crds += 1;
@@ -383,7 +426,12 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
                     if !report.accepted() {
                         rejected += 1;
                     }
-                    print_report(args.output, doc, &report, io);
+                    let warnings = if args.field_validation == FieldValidationArg::Warn {
+                        duplicates
+                    } else {
+                        Vec::new()
+                    };
+                    print_report(args.output, doc, &report, &warnings, io);
                 }
                 Err(message) => {
                     let e = InputError {
@@ -422,9 +470,63 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn print_report(format: OutputFormat, doc: &Document, report: &CrdReport, io: &mut Io<'_>) {
+/// The strict decoding refusal of a CRD manifest (`transformDecodeError`).
+fn strict_decoding_refusal(manifest: &serde_json::Value, errors: Vec<String>) -> Refusal {
+    let text = |key: &str| {
+        manifest
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+    };
+    Refusal::StrictDecoding {
+        kind: text("kind").to_owned(),
+        version: text("apiVersion")
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+        resource_kind: "CustomResourceDefinition".to_owned(),
+        errors,
+    }
+}
+
+fn print_refusal(format: OutputFormat, doc: &Document, refusal: &Refusal, io: &mut Io<'_>) {
     match format {
         OutputFormat::Text => {
+            let _ = writeln!(io.stdout, "{}: {refusal}", doc.location());
+        }
+        OutputFormat::Json => {
+            let line = gojson::to_string(&JsonResult {
+                file: &doc.file,
+                doc: doc.index,
+                crd: doc
+                    .value
+                    .pointer("/metadata/name")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_default(),
+                accepted: false,
+                errors: Vec::new(),
+                text: refusal.to_string(),
+                warnings: Vec::new(),
+                rules: &[],
+            });
+            let _ = writeln!(io.stdout, "{line}");
+        }
+    }
+}
+
+fn print_report(
+    format: OutputFormat,
+    doc: &Document,
+    report: &CrdReport,
+    warnings: &[String],
+    io: &mut Io<'_>,
+) {
+    match format {
+        OutputFormat::Text => {
+            for w in warnings {
+                let _ = writeln!(io.stderr, "Warning: {}: {w}", doc.location());
+            }
             if report.accepted() {
                 let _ = writeln!(
                     io.stdout,
@@ -446,7 +548,7 @@ fn print_report(format: OutputFormat, doc: &Document, report: &CrdReport, io: &m
                 accepted: report.accepted(),
                 errors: report.errors.iter().map(ToString::to_string).collect(),
                 text: report.text(),
-                warnings: Vec::new(),
+                warnings: warnings.to_vec(),
                 rules: &report.rules,
             });
             let _ = writeln!(io.stdout, "{line}");

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crd_cel::validate::{BadValue, ManifestError, Validator};
+use crd_cel::validate::{BadValue, Body, FieldValidation, ManifestError, Validator};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -24,6 +24,8 @@ pub struct Crds {
     kubernetes_minor: u8,
     /// The namespace of requests for namespaced objects without one (`--namespace`).
     namespace: String,
+    /// The requests' `fieldValidation` (`--field-validation`).
+    field_validation: FieldValidation,
 }
 
 /// What one object is checked against.
@@ -49,7 +51,16 @@ impl Crds {
             validators: HashMap::new(),
             kubernetes_minor: crd_cel::check::NEWEST_KUBERNETES_MINOR,
             namespace: "default".to_owned(),
+            field_validation: FieldValidation::default(),
         }
+    }
+
+    /// The registry, treating unknown and repeated fields as `mode` says
+    /// ([`Validator::with_field_validation`]).
+    #[must_use]
+    pub fn with_field_validation(mut self, mode: FieldValidation) -> Crds {
+        self.field_validation = mode;
+        self
     }
 
     /// The registry, sending namespaced objects without a namespace to `namespace`
@@ -121,7 +132,8 @@ impl Crds {
                             other => other.to_string(),
                         })?
                         .with_kubernetes_version(self.kubernetes_minor)
-                        .with_default_namespace(self.namespace.clone()),
+                        .with_default_namespace(self.namespace.clone())
+                        .with_field_validation(self.field_validation),
                 );
                 self.validators.insert((i, version.to_owned()), v.clone());
                 v
@@ -186,7 +198,15 @@ pub fn validate_one(
     } else {
         crd_cel::validate::Endpoint::Resource
     };
-    let out = target.validator.validate_request(&doc.value, old, endpoint);
+    let out = if doc.duplicate_fields.is_empty() {
+        target.validator.validate_request(&doc.value, old, endpoint)
+    } else {
+        let body = Body {
+            object: doc.value.clone(),
+            duplicate_fields: doc.duplicate_fields.clone(),
+        };
+        target.validator.validate_body(&body, old, endpoint)
+    };
     // The name the request path gave the object (made from generateName), else its own.
     let name = out.name.as_deref().unwrap_or_else(|| {
         doc.value

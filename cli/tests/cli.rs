@@ -39,7 +39,7 @@ fn rejected_crd_prints_the_apiserver_text_and_exits_1() {
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     let want = format!(
-        "{}: document 0: CustomResourceDefinition.apiextensions.k8s.io \"widgets.example.com\" is invalid: [\
+        "{}:2: CustomResourceDefinition.apiextensions.k8s.io \"widgets.example.com\" is invalid: [\
          {P}.properties[tags].items.x-kubernetes-validations[0].rule: Invalid value: \"self == oldSelf\": oldSelf cannot be used on the uncorrelatable portion of the schema within {P}.properties[tags], \
          {P}.x-kubernetes-validations[0].message: Invalid value: \"   \": must be non-empty if specified, \
          {P}.x-kubernetes-validations[1].fieldPath: Invalid value: \".tags[0]\": must be a valid path]",
@@ -49,7 +49,7 @@ fn rejected_crd_prints_the_apiserver_text_and_exits_1() {
     assert_eq!(
         lines[1],
         format!(
-            "{}: document 1: gadgets.example.com accepted (1 rule)",
+            "{}:36: gadgets.example.com accepted (1 rule)",
             asset("widgets.yaml")
         )
     );
@@ -86,7 +86,7 @@ fn stdin_and_an_accepted_crd_exit_0() {
         let out = crd_cel(args, Some(second));
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         assert!(
-            text(&out.stdout).starts_with("-: document 0: gadgets.example.com accepted (1 rule)\n"),
+            text(&out.stdout).starts_with("<stdin>:1: gadgets.example.com accepted (1 rule)\n"),
             "{}",
             text(&out.stdout)
         );
@@ -94,17 +94,17 @@ fn stdin_and_an_accepted_crd_exit_0() {
 }
 
 #[test]
-fn bad_input_exits_2_with_file_and_document() {
+fn bad_input_exits_2_with_file_and_line() {
     let cases = [
         (
             "not-a-crd.yaml",
-            "not-a-crd.yaml: document 0: not an apiextensions.k8s.io/v1 CustomResourceDefinition (apiVersion \"v1\", kind \"ConfigMap\")",
+            "not-a-crd.yaml:1: not an apiextensions.k8s.io/v1 CustomResourceDefinition (apiVersion \"v1\", kind \"ConfigMap\")",
         ),
         (
             "no-schema.yaml",
-            "no-schema.yaml: document 0: spec.versions[0] has no schema.openAPIV3Schema",
+            "no-schema.yaml:1: spec.versions[0] has no schema.openAPIV3Schema",
         ),
-        ("broken.yaml", "broken.yaml: document 0: YAML error: "),
+        ("broken.yaml", "broken.yaml:1: YAML error: "),
         ("missing.yaml", "missing.yaml: cannot read: "),
     ];
     for (file, want) in cases {
@@ -174,7 +174,7 @@ fn validate_prints_the_apiserver_text_and_exits_by_verdict() {
     assert_eq!(
         text(&out.stdout).lines().next().unwrap_or_default(),
         format!(
-            "{}: document 0: Counter.example.com \"c1\" is valid",
+            "{}:1: Counter.example.com \"c1\" is valid",
             asset("counter-ok.yaml")
         )
     );
@@ -187,7 +187,7 @@ fn validate_prints_the_apiserver_text_and_exits_by_verdict() {
     assert_eq!(
         text(&out.stdout).lines().next().unwrap_or_default(),
         format!(
-            "{}: document 0: Counter.example.com \"c2\" is invalid: [spec: Invalid value: min must not exceed max, spec.limits[0]: Invalid value: limit a must be positive]",
+            "{}:1: Counter.example.com \"c2\" is invalid: [spec: Invalid value: min must not exceed max, spec.limits[0]: Invalid value: limit a must be positive]",
             asset("counter-bad.yaml")
         )
     );
@@ -221,13 +221,13 @@ fn validate_prints_the_messages_of_the_kubernetes_version() {
     assert_eq!(
         first_line("1.34"),
         format!(
-            "{bad}: document 0: Counter.example.com \"c2\" is invalid: [spec: Invalid value: \"object\": min must not exceed max, spec.limits[0]: Invalid value: \"object\": limit a must be positive]"
+            "{bad}:1: Counter.example.com \"c2\" is invalid: [spec: Invalid value: \"object\": min must not exceed max, spec.limits[0]: Invalid value: \"object\": limit a must be positive]"
         )
     );
     assert_eq!(
         first_line("1.35"),
         format!(
-            "{bad}: document 0: Counter.example.com \"c2\" is invalid: [spec: Invalid value: min must not exceed max, spec.limits[0]: Invalid value: limit a must be positive]"
+            "{bad}:1: Counter.example.com \"c2\" is invalid: [spec: Invalid value: min must not exceed max, spec.limits[0]: Invalid value: limit a must be positive]"
         )
     );
     let out = crd_cel(
@@ -347,4 +347,119 @@ fn validate_update_of_another_name_is_refused_as_not_found() {
     assert_eq!(v["valid"], false);
     assert_eq!(v["errors"], serde_json::json!([]));
     assert_eq!(v["text"], "counters.example.com \"c2\" not found");
+}
+
+/// A counter object with one spec field repeated and one the schema does not have.
+const REPEATED_AND_UNKNOWN: &str = "apiVersion: example.com/v1\nkind: Counter\nmetadata: {name: c3}\nspec:\n  max: 1\n  max: 5\n  extra: true\n";
+
+#[test]
+fn strict_field_validation_refuses_repeated_and_unknown_fields_as_the_apiserver_does() {
+    let crd = asset("counters.yaml");
+    let out = crd_cel(
+        &["validate", "--crd", &crd, "-"],
+        Some(REPEATED_AND_UNKNOWN),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with(
+            "<stdin>:1: Counter in version \"v1\" cannot be handled as a Counter: strict decoding error: duplicate field \"spec.max\", unknown field \"spec.extra\"\n"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn warn_field_validation_prints_a_warning_per_field_and_validates() {
+    let crd = asset("counters.yaml");
+    let args = ["validate", "--crd", &crd, "--field-validation", "warn", "-"];
+    let out = crd_cel(&args, Some(REPEATED_AND_UNKNOWN));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        "Warning: duplicate field \"spec.max\"\nWarning: unknown field \"spec.extra\"\n"
+    );
+    let args = [
+        "validate",
+        "--crd",
+        &crd,
+        "--field-validation",
+        "ignore",
+        "-",
+    ];
+    let out = crd_cel(&args, Some(REPEATED_AND_UNKNOWN));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+}
+
+#[test]
+fn a_repeated_key_in_a_crd_manifest_rejects_it_under_strict_and_warns_under_warn() {
+    let yaml = std::fs::read_to_string(asset("widgets.yaml")).expect("readable");
+    let second = yaml.split("\n---\n").nth(1).expect("two documents");
+    let repeated = second.replacen("  scope:", "  scope: Cluster\n  scope:", 1);
+    let out = crd_cel(&["check", "-"], Some(&repeated));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("<stdin>:1: CustomResourceDefinition in version \"v1\" cannot be handled as a CustomResourceDefinition: strict decoding error: duplicate field \"spec.scope\"\n"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = crd_cel(
+        &["check", "--field-validation", "warn", "-"],
+        Some(&repeated),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("Warning: <stdin>:1: duplicate field \"spec.scope\""),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn json_documents_separated_by_yaml_separators_are_read_one_by_one() {
+    // What `helm template` writes for JSON manifests.
+    let one = r#"{"apiVersion": "example.com/v1", "kind": "Counter", "metadata": {"name": "NAME"}, "spec": {"max": 5}}"#;
+    let stream = format!(
+        "{}\n---\n{}\n",
+        one.replace("NAME", "a"),
+        one.replace("NAME", "b")
+    );
+    let crd = asset("counters.yaml");
+    let out = crd_cel(&["validate", "--crd", &crd, "-"], Some(&stream));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "<stdin>:1: Counter.example.com \"a\" is valid\n<stdin>:3: Counter.example.com \"b\" is valid\nSummary: 2 objects - valid: 2, invalid: 0, input errors: 0\n"
+    );
+}
+
+#[test]
+fn hostile_input_ends_with_exit_2_and_a_located_message() {
+    // 100,000 levels of flow mappings, which libyaml alone takes minutes to refuse.
+    let deep = format!(
+        "apiVersion: example.com/v1\nkind: Counter\nspec: {}{}\n",
+        "{a: ".repeat(100_000),
+        "}".repeat(100_000)
+    );
+    let big = format!(
+        "apiVersion: example.com/v1\nkind: Counter\nspec: {{mode: \"{}\"}}\n",
+        "x".repeat(4 << 20)
+    );
+    let too_big = format!(
+        "<stdin>:1: the document is {} bytes, more than the apiserver accepts in a request (Request entity too large: limit is 3145728)",
+        big.len()
+    );
+    let crd = asset("counters.yaml");
+    for (input, want) in [
+        (deep, "<stdin>:1: YAML error: recursion limit exceeded at line 3 column 519 (more than 128 levels of nesting)".to_owned()),
+        (big, too_big),
+        ("a: 1\n--- {b: 2}\n".to_owned(), "<stdin>:2: invalid Yaml document separator: {b: 2}".to_owned()),
+    ] {
+        for args in [&["validate", "--crd", &crd, "-"][..], &["check", "-"][..]] {
+            let out = crd_cel(args, Some(&input));
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+            assert!(text(&out.stderr).contains(&want), "{args:?}: {}", text(&out.stderr));
+        }
+    }
 }

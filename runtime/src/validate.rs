@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+mod body;
 mod bounds;
 mod compile;
 mod decode;
@@ -14,11 +15,13 @@ mod request;
 mod validator;
 mod walk;
 
+pub use body::{Body, duplicate_field_error};
 pub use compile::CompiledRule;
 pub use metadata::{Conflict, GENERATED_NAME_SUFFIX, Refusal, Resource, Scope};
 pub use request::Endpoint;
 pub use validator::{
-    ManifestError, Options, Outcome, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Validator,
+    FieldValidation, ManifestError, Options, Outcome, PER_CALL_LIMIT, RUNTIME_COST_BUDGET,
+    Validator,
 };
 
 /// A type whose values can be validated against its CRD rules, as the apiserver would.

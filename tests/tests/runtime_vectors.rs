@@ -402,7 +402,9 @@ fn validate_cases_agree_with_the_oracle() {
                 file: "crd".into(),
                 index: 0,
                 item: None,
+                line: 1,
                 value: crd,
+                duplicate_fields: Vec::new(),
             }])
             .with_default_namespace(
                 vector
@@ -414,7 +416,9 @@ fn validate_cases_agree_with_the_oracle() {
                 file: "object".into(),
                 index: 0,
                 item: None,
+                line: 1,
                 value: case["object"].clone(),
+                duplicate_fields: Vec::new(),
             };
             let old = case.get("oldObject").filter(|o| !o.is_null());
             let version = case.get("version").and_then(Value::as_str);

@@ -5,8 +5,8 @@
 use serde_json::Value as Json;
 
 use super::metadata::{self, Meta, NameFn, Scope};
-use super::validator::{Options, Outcome, RUNTIME_COST_BUDGET, Validator};
-use super::{BadValue, ErrorType, FieldError};
+use super::validator::{FieldValidation, Options, Outcome, RUNTIME_COST_BUDGET, Validator};
+use super::{BadValue, Body, ErrorType, FieldError, Refusal};
 
 /// Where a request goes, for the registry's handling of `status` in
 /// [`Validator::validate_request`].
@@ -51,13 +51,49 @@ impl Validator {
         old: Option<&Json>,
         endpoint: Endpoint,
     ) -> Outcome {
+        self.request(object, &[], old, endpoint)
+    }
+
+    /// [`Validator::validate_request`] of a decoded request body, whose repeated fields the
+    /// strict decoding reports with the unknown ones, as the request's `fieldValidation` says
+    /// ([`Validator::with_field_validation`]).
+    pub fn validate_body(&self, body: &Body, old: Option<&Json>, endpoint: Endpoint) -> Outcome {
+        self.request(&body.object, &body.duplicate_fields, old, endpoint)
+    }
+
+    fn request(
+        &self,
+        object: &Json,
+        duplicates: &[String],
+        old: Option<&Json>,
+        endpoint: Endpoint,
+    ) -> Outcome {
         use std::borrow::Cow;
         // A model validator's values come from serde: nothing to prune, no defaults known.
-        let (mut new, decode_warnings): (Cow<'_, Json>, _) = if self.decodes {
+        let (mut new, unknown): (Cow<'_, Json>, _) = if self.decodes {
             let (v, w) = self.decode(object);
             (Cow::Owned(v), w)
         } else {
             (Cow::Borrowed(object), Vec::new())
+        };
+        // The handler's strict decoding: repeated fields (the JSON decoder), then the fields
+        // pruning dropped.
+        let strict: Vec<String> = duplicates
+            .iter()
+            .map(|p| super::duplicate_field_error(p))
+            .chain(unknown)
+            .collect();
+        let decode_warnings = match self.field_validation {
+            FieldValidation::Strict if !strict.is_empty() => {
+                return Outcome {
+                    remaining_budget: RUNTIME_COST_BUDGET,
+                    name: Some(metadata::name_of(&new)),
+                    refusal: Some(self.strict_decoding_error(&new, strict)),
+                    ..Outcome::default()
+                };
+            }
+            FieldValidation::Warn => strict,
+            FieldValidation::Strict | FieldValidation::Ignore => Vec::new(),
         };
         let mut old: Option<Cow<'_, Json>> = old.map(|o| {
             if self.decodes {
@@ -194,6 +230,28 @@ impl Validator {
             }
         }
         out
+    }
+
+    /// The handler's refusal of a body with strict-decoding errors (`transformDecodeError`):
+    /// the body's kind and version, and the kind the resource is served as.
+    fn strict_decoding_error(&self, object: &Json, errors: Vec<String>) -> Refusal {
+        let text = |key: &str| object.get(key).and_then(Json::as_str).unwrap_or_default();
+        let kind = text("kind").to_owned();
+        let api_version = text("apiVersion");
+        let version = api_version
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        Refusal::StrictDecoding {
+            resource_kind: self
+                .resource
+                .as_ref()
+                .map_or_else(|| kind.clone(), |r| r.kind.clone()),
+            kind,
+            version,
+            errors,
+        }
     }
 }
 

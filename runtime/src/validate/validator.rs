@@ -123,6 +123,24 @@ pub struct Validator {
     /// The namespace of requests for namespaced objects without one
     /// ([`Validator::with_default_namespace`]).
     pub(super) default_namespace: String,
+    /// What unknown and repeated fields do ([`Validator::with_field_validation`]).
+    pub(super) field_validation: FieldValidation,
+}
+
+/// The request's `fieldValidation`: what the apiserver does with the fields its strict
+/// decoding finds, unknown ones (pruned from a custom resource) and repeated ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// The request is refused (400 BadRequest, `strict decoding error: ...`); what `kubectl`
+    /// asks for unless told otherwise (`--validate=strict`).
+    Strict,
+    /// A warning per field (`unknown field "spec.x"`, `duplicate field "spec.y"`): the
+    /// apiserver's default when the request does not say.
+    #[default]
+    Warn,
+    /// Nothing is reported (unknown fields are still pruned; a repeated key keeps its last
+    /// value).
+    Ignore,
 }
 
 impl Validator {
@@ -264,6 +282,36 @@ impl Validator {
         self
     }
 
+    /// The validator, treating unknown and repeated fields as a request with `fieldValidation`
+    /// set to `mode` ([`FieldValidation::Warn`], the apiserver's default, unless set).
+    ///
+    /// ```
+    /// use crd_cel::validate::{Body, Endpoint, FieldValidation, Validator};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"spec": {
+    ///     "type": "object", "properties": {"n": {"type": "integer"}},
+    /// }}});
+    /// let body: Body =
+    ///     serde_json::from_str(r#"{"kind": "X", "apiVersion": "x/v1", "spec": {"n": 1, "n": 2, "m": 3}}"#)
+    ///         .unwrap();
+    /// let v = Validator::from_schema_json(&schema, true).unwrap();
+    /// let warn = v.validate_body(&body, None, Endpoint::Resource);
+    /// assert!(warn.is_valid());
+    /// assert_eq!(warn.warnings, [r#"duplicate field "spec.n""#, r#"unknown field "spec.m""#]);
+    /// let strict = v.with_field_validation(FieldValidation::Strict);
+    /// let out = strict.validate_body(&body, None, Endpoint::Resource);
+    /// assert_eq!(
+    ///     out.refusal.unwrap().to_string(),
+    ///     r#"X in version "v1" cannot be handled as a X: strict decoding error: duplicate field "spec.n", unknown field "spec.m""#
+    /// );
+    /// ```
+    #[must_use]
+    pub fn with_field_validation(mut self, mode: FieldValidation) -> Validator {
+        self.field_validation = mode;
+        self
+    }
+
     /// The resource objects are validated as ([`Validator::with_resource`]).
     pub fn resource(&self) -> Option<&Resource> {
         self.resource.as_ref()
@@ -322,6 +370,7 @@ impl Validator {
             kubernetes_minor: NEWEST_KUBERNETES_MINOR,
             resource: None,
             default_namespace: "default".into(),
+            field_validation: FieldValidation::default(),
         }
     }
 

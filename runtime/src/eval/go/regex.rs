@@ -20,8 +20,9 @@ pub(crate) fn compiled_regex(pattern: &str) -> Result<Arc<::regex::Regex>, EvalE
             .map_err(|e| EvalError::new(format!("error parsing regexp: {e}")))?,
     );
     if let Ok(mut c) = cache.lock() {
-        // Patterns built from data could grow the cache without bound.
-        if c.len() >= 1024 {
+        // Patterns built from data could grow the cache without bound, and one compiled
+        // pattern can hold megabytes (its program and lazy DFA): keep few.
+        if c.len() >= 64 {
             c.clear();
         }
         c.insert(pattern.to_owned(), compiled.clone());

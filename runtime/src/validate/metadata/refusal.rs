@@ -1,5 +1,5 @@
 //! The answers of the apiserver's request path that are not a 422 `Invalid` with field
-//! errors: the update handler's name check (400), the registry store's NotFound (404) and
+//! errors: the handlers' strict decoding (400), the update handler's name check (400), the registry store's NotFound (404) and
 //! Conflicts (409), and the etcd3 store's refusal of a resourceVersion on create (500).
 
 use std::fmt;
@@ -24,6 +24,18 @@ use crate::validate::go_quoted;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
+    /// 400 BadRequest of the create and update handlers under `fieldValidation=Strict`: the
+    /// body has repeated or unknown fields (`transformDecodeError` of a strict decoding error).
+    StrictDecoding {
+        /// The body's kind.
+        kind: String,
+        /// The version of the body's `apiVersion`.
+        version: String,
+        /// The kind the resource is served as.
+        resource_kind: String,
+        /// The errors: `duplicate field "spec.x"`, then `unknown field "spec.y"`.
+        errors: Vec<String>,
+    },
     /// 400 BadRequest of the update handler: the body's name is not the URL's (an update
     /// whose body has no name).
     NameMismatch {
@@ -73,6 +85,17 @@ pub enum Conflict {
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Refusal::StrictDecoding {
+                kind,
+                version,
+                resource_kind,
+                errors,
+            } => write!(
+                f,
+                "{kind} in version {} cannot be handled as a {resource_kind}: strict decoding error: {}",
+                go_quoted(version),
+                errors.join(", ")
+            ),
             Refusal::NameMismatch { object, url } => write!(
                 f,
                 "the name of the object ({object}) does not match the name on the URL ({url})"

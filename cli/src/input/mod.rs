@@ -1,0 +1,384 @@
+//! Reading manifests: files or stdin, split into documents as kubectl splits a YAML stream
+//! (JSON documents included), each decoded with its repeated keys recorded, and `kind: List`
+//! expanded. Input is bounded: per source ([`MAX_SOURCE_BYTES`]), per document (the
+//! apiserver's request limit, [`MAX_DOCUMENT_BYTES`]) and in nesting depth, refused in linear
+//! time before a parser could take long.
+
+mod depth;
+mod stream;
+
+use crd_cel::validate::Body;
+use serde::Deserialize;
+use serde_json::Value;
+use std::fmt;
+use std::io::Read;
+
+/// The largest document: the apiserver's request body limit (`MaxRequestBodyBytes`, 3 MiB),
+/// which it answers with `413 Request entity too large`.
+pub const MAX_DOCUMENT_BYTES: usize = 3 * 1024 * 1024;
+
+/// The largest source (file or stdin) read.
+pub const MAX_SOURCE_BYTES: u64 = 512 * 1024 * 1024;
+
+/// One document of an input stream, as JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// The file name as given (`-` for stdin).
+    pub file: String,
+    /// 0-based index of the document in the stream, as kubectl's YAML reader counts them
+    /// (the stretch between two separator lines that follow each other is not a document;
+    /// one holding only comments is, though nothing is checked in it).
+    pub index: usize,
+    /// The item index when the document is a `kind: List` that was expanded.
+    pub item: Option<usize>,
+    /// The line (1-based) where the document's content starts.
+    pub line: usize,
+    /// The document (the last value of a repeated key).
+    pub value: Value,
+    /// The paths of repeated keys (`spec.ports[0].name`), which the apiserver's strict
+    /// decoding reports as `duplicate field "..."`.
+    pub duplicate_fields: Vec<String>,
+}
+
+impl Document {
+    /// Where the document is, for messages: `crds.yaml:12` (`: item 0` in a list).
+    pub fn location(&self) -> String {
+        let at = at_line(&self.file, self.line);
+        match self.item {
+            Some(i) => format!("{at}: item {i}"),
+            None => at,
+        }
+    }
+}
+
+/// `FILE:LINE`, stdin as `<stdin>`.
+fn at_line(file: &str, line: usize) -> String {
+    format!("{}:{line}", display_name(file))
+}
+
+fn display_name(file: &str) -> &str {
+    if file == "-" { "<stdin>" } else { file }
+}
+
+/// Input that cannot be checked: an unreadable file, a syntax error, a document that is not a
+/// CRD, a CRD without a schema. The CLI exits with 2 on these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// Where (`crd.yaml`, `crd.yaml:12`).
+    pub location: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Reads a file, or `stdin` for `-`, up to [`MAX_SOURCE_BYTES`].
+pub fn read_source(name: &str, stdin: &mut dyn Read) -> Result<String, InputError> {
+    let fail = |message: String| InputError {
+        location: display_name(name).to_owned(),
+        message,
+    };
+    let mut bytes = Vec::new();
+    let read = if name == "-" {
+        stdin.take(MAX_SOURCE_BYTES + 1).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(name).and_then(|f| f.take(MAX_SOURCE_BYTES + 1).read_to_end(&mut bytes))
+    };
+    read.map_err(|e| fail(format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(fail(format!(
+            "larger than {} MiB, the most crd-cel reads from one source",
+            MAX_SOURCE_BYTES >> 20
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| fail(format!("not UTF-8 text: {e}")))
+}
+
+/// Splits a stream into documents at kubectl's separator lines; a document whose text starts
+/// with `{` is read as JSON (several JSON values in a row are several documents), else as
+/// YAML. Empty documents are dropped (but counted); lists are expanded.
+pub fn split_documents(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let chunks = stream::chunks(text).map_err(|e| InputError {
+        location: at_line(file, e.line),
+        message: e.message,
+    })?;
+    let mut out = Vec::new();
+    let mut index = 0usize;
+    for chunk in chunks {
+        let fail = |message: String| InputError {
+            location: at_line(file, chunk.content_line()),
+            message,
+        };
+        if chunk.text.len() > MAX_DOCUMENT_BYTES {
+            return Err(fail(format!(
+                "the document is {} bytes, more than the apiserver accepts in a request (Request entity too large: limit is {MAX_DOCUMENT_BYTES})",
+                chunk.text.len()
+            )));
+        }
+        let values = decode_chunk(chunk).map_err(fail)?;
+        if values.is_empty() {
+            // Comments only: still a document of kubectl's reader, with nothing to check.
+            index += 1;
+        }
+        for (line, body) in values {
+            push_document(&mut out, file, index, line, body);
+            index += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// A non-null document, or the items of a `kind: List`, each with its repeated keys.
+fn push_document(out: &mut Vec<Document>, file: &str, index: usize, line: usize, body: Body) {
+    if body.object.is_null() {
+        return;
+    }
+    let document = |item, value, duplicate_fields| Document {
+        file: file.to_owned(),
+        index,
+        item,
+        line,
+        value,
+        duplicate_fields,
+    };
+    match list_items(&body.object) {
+        Some(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let duplicates = body.duplicates_under(&format!("items[{i}]"));
+                out.push(document(Some(i), item.clone(), duplicates));
+            }
+        }
+        None => out.push(document(None, body.object, body.duplicate_fields)),
+    }
+}
+
+/// The values of one document's text, each with the line it starts on: JSON values when the
+/// text starts with `{` (falling back to YAML when the first is not JSON, as kubectl's decoder
+/// does: `{a: 1}` is YAML), else the YAML document.
+fn decode_chunk(chunk: stream::Chunk<'_>) -> Result<Vec<(usize, Body)>, String> {
+    if chunk.text.trim_start().starts_with('{') {
+        match json_values(chunk) {
+            Ok(values) => return Ok(values),
+            Err((0, json_error)) => {
+                return yaml_value(chunk).map_err(|_| json_error);
+            }
+            Err((_, json_error)) => return Err(json_error),
+        }
+    }
+    yaml_value(chunk)
+}
+
+/// The JSON values of a text, or the number read before an error and the error.
+fn json_values(chunk: stream::Chunk<'_>) -> Result<Vec<(usize, Body)>, (usize, String)> {
+    let mut out = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(chunk.text).into_iter::<Body>();
+    let mut end = 0usize;
+    loop {
+        let start = end + (chunk.text[end..].len() - chunk.text[end..].trim_start().len());
+        let Some(next) = stream.next() else { break };
+        let body = next.map_err(|e| {
+            (
+                out.len(),
+                shift_lines(&format!("JSON error: {e}"), chunk.first_line),
+            )
+        })?;
+        let line = chunk.first_line + chunk.text[..start].matches('\n').count();
+        out.push((line, body));
+        end = stream.byte_offset();
+    }
+    Ok(out)
+}
+
+/// The YAML document of a text (none when it holds only comments), after the nesting check.
+fn yaml_value(chunk: stream::Chunk<'_>) -> Result<Vec<(usize, Body)>, String> {
+    if let Err(e) = depth::check_flow_depth(chunk.text) {
+        return Err(format!(
+            "YAML error: recursion limit exceeded at line {} column {} (more than {} levels of nesting)",
+            chunk.first_line + e.line - 1,
+            e.column,
+            depth::MAX_DEPTH
+        ));
+    }
+    let mut documents = serde_yaml::Deserializer::from_str(chunk.text);
+    let Some(first) = documents.next() else {
+        return Ok(Vec::new());
+    };
+    let yaml_error =
+        |e: serde_yaml::Error| shift_lines(&format!("YAML error: {e}"), chunk.first_line);
+    let body = Body::deserialize(first).map_err(yaml_error)?;
+    if documents.next().is_some() {
+        return Err(
+            "more than one YAML document between two `---` lines (kubectl reads only the first): \
+             separate them with a `---` line"
+                .to_owned(),
+        );
+    }
+    Ok(vec![(chunk.content_line(), body)])
+}
+
+/// A parser's message with its `line N` positions, which count from the document's first line,
+/// made lines of the file.
+fn shift_lines(message: &str, first_line: usize) -> String {
+    if first_line == 1 {
+        return message.to_owned();
+    }
+    let mut out = String::with_capacity(message.len() + 8);
+    let mut rest = message;
+    while let Some(at) = rest.find("line ") {
+        let (before, after) = rest.split_at(at + "line ".len());
+        out.push_str(before);
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        match after[..digits].parse::<usize>() {
+            Ok(n) if after[digits..].starts_with(" column ") => {
+                out.push_str(&(n + first_line - 1).to_string());
+            }
+            _ => out.push_str(&after[..digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The items of a `kind: List` (or `*List`) document.
+fn list_items(v: &Value) -> Option<&Vec<Value>> {
+    let kind = v.get("kind")?.as_str()?;
+    if !kind.ends_with("List") {
+        return None;
+    }
+    v.get("items")?.as_array()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_are_counted_as_kubectl_counts_them_and_keep_their_line() {
+        let docs = split_documents("f", "a: 1\n---\n---\n# only a comment\n---\n\nb: 2\n")
+            .expect("parses");
+        let at: Vec<_> = docs.iter().map(|d| (d.index, d.line)).collect();
+        assert_eq!(at, [(0, 1), (2, 7)]);
+        assert_eq!(docs[1].value["b"], 2);
+        assert_eq!(docs[1].location(), "f:7");
+    }
+
+    #[test]
+    fn json_documents_between_separators_are_documents() {
+        // What `helm template` of JSON manifests writes.
+        let docs = split_documents("f", "{\n  \"a\": 1\n}\n---\n{\"b\": [1]}\n").expect("parses");
+        assert_eq!(docs.len(), 2);
+        assert_eq!((docs[1].index, docs[1].line), (1, 5));
+    }
+
+    #[test]
+    fn json_values_in_a_row_are_documents_each_with_its_line() {
+        let docs = split_documents("f", " {\"a\": 1}\n\n{\"b\": [1]}").expect("parses");
+        let at: Vec<_> = docs.iter().map(|d| (d.index, d.line)).collect();
+        assert_eq!(at, [(0, 1), (1, 3)]);
+    }
+
+    #[test]
+    fn a_flow_mapping_that_is_not_json_is_read_as_yaml() {
+        let docs = split_documents("f", "{a: 1, b: [x]}\n").expect("parses");
+        assert_eq!(docs[0].value, serde_json::json!({"a": 1, "b": ["x"]}));
+    }
+
+    #[test]
+    fn lists_are_expanded_with_the_duplicates_of_each_item() {
+        let docs =
+            split_documents("f", "kind: List\nitems:\n- a: 1\n- a: 2\n  a: 3\n").expect("parses");
+        assert_eq!(docs.len(), 2);
+        assert_eq!(docs[1].location(), "f:1: item 1");
+        assert_eq!(docs[1].value["a"], 3);
+        assert_eq!(docs[1].duplicate_fields, ["a"]);
+        assert!(docs[0].duplicate_fields.is_empty());
+    }
+
+    #[test]
+    fn repeated_keys_keep_the_last_value_and_are_recorded_in_yaml_and_json() {
+        for text in [
+            "spec:\n  a: 1\n  list:\n  - {n: 1, n: 2}\n  a: 2\n",
+            r#"{"spec": {"a": 1, "list": [{"n": 1, "n": 2}], "a": 2}}"#,
+        ] {
+            let docs = split_documents("f", text).expect("parses");
+            assert_eq!(docs[0].value["spec"]["a"], 2, "{text}");
+            assert_eq!(
+                docs[0].duplicate_fields,
+                ["spec.list[0].n", "spec.a"],
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn yaml_errors_give_the_line_of_the_file() {
+        let e = split_documents("crd.yaml", "a: 1\n---\nb: [1\nc: 2\n").expect_err("bad");
+        assert_eq!(e.location, "crd.yaml:3");
+        assert!(e.message.starts_with("YAML error: "), "{e}");
+        assert!(e.message.contains("line 4 column "), "{e}");
+    }
+
+    #[test]
+    fn json_errors_give_the_line_of_the_file() {
+        // Not YAML either (`{"a": }` would be: YAML reads it as `{"a": null}`, as kubectl does).
+        let e = split_documents("crd.json", "a: 1\n---\n{\"a\": [1}").expect_err("bad");
+        assert!(
+            e.to_string()
+                .contains("JSON error: expected `,` or `]` at line 3 column"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn deep_flow_nesting_is_refused_with_its_place() {
+        let text = format!(
+            "a: 1\n---\nspec: {}{}",
+            "{a: ".repeat(100_000),
+            "}".repeat(100_000)
+        );
+        let e = split_documents("deep.yaml", &text).expect_err("too deep");
+        assert_eq!(e.location, "deep.yaml:3");
+        assert_eq!(
+            e.message,
+            "YAML error: recursion limit exceeded at line 3 column 519 (more than 128 levels of nesting)"
+        );
+    }
+
+    #[test]
+    fn a_document_larger_than_a_request_is_refused() {
+        let text = format!("a: 1\n---\nb: \"{}\"\n", "x".repeat(MAX_DOCUMENT_BYTES));
+        let e = split_documents("big.yaml", &text).expect_err("too big");
+        assert_eq!(e.location, "big.yaml:3");
+        assert!(
+            e.message
+                .ends_with("(Request entity too large: limit is 3145728)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_separator_with_content_is_refused_where_it_is() {
+        let e = split_documents("f", "a: 1\n--- b: 2\n").expect_err("refused");
+        assert_eq!(e.to_string(), "f:2: invalid Yaml document separator: b: 2");
+    }
+
+    #[test]
+    fn two_yaml_documents_without_a_separator_line_are_refused() {
+        let e = split_documents("f", "a: 1\n...\nb: 2\n").expect_err("refused");
+        assert!(e.message.starts_with("more than one YAML document"), "{e}");
+    }
+
+    #[test]
+    fn stdin_is_named_in_locations() {
+        let docs = split_documents("-", "a: 1\n").expect("parses");
+        assert_eq!(docs[0].location(), "<stdin>:1");
+    }
+}

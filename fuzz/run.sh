@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs every fuzz target (or those named) for SECONDS each, seeded from ../../shared/corpus when
+# it is there, and prints one line per target: executions, coverage, time, crashes.
+#   fuzz/run.sh SECONDS [TARGET...]
+# Needs the nightly toolchain and cargo-fuzz. A crash, hang (> 1 s) or out-of-memory (> 2 GiB)
+# fails the run and leaves the input in fuzz/artifacts/TARGET/.
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
+shift
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(rule crd object typed input)
+
+if [ -d ../../shared/corpus ]; then
+  python3 seed.py
+else
+  echo "fuzz: ../../shared/corpus is missing: the targets start from an empty corpus" >&2
+fi
+
+cargo +nightly fuzz build -O 2>&1 | tail -3
+status=0
+printf '%-8s %14s %8s %8s %6s\n' target executions cov seconds crash
+for t in "${targets[@]}"; do
+  dict=dict/k8s.dict
+  [ "$t" = rule ] && dict=dict/cel.dict
+  mkdir -p "corpus/$t" "artifacts/$t"
+  log=$(mktemp)
+  start=$(date +%s)
+  set +e
+  cargo +nightly fuzz run -O "$t" "corpus/$t" -- \
+    -max_total_time="$seconds" -dict="$dict" -rss_limit_mb=2048 -timeout=1 -max_len=65536 \
+    -print_final_stats=1 >"$log" 2>&1
+  code=$?
+  set -e
+  elapsed=$(( $(date +%s) - start ))
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo "?")
+  crash=no
+  if [ "$code" -ne 0 ]; then
+    crash=YES
+    status=1
+    grep -E 'ERROR|panicked|Test unit written' "$log" | head -5 >&2
+  fi
+  printf '%-8s %14s %8s %8s %6s\n' "$t" "$execs" "$cov" "$elapsed" "$crash"
+  rm -f "$log"
+done
+exit $status

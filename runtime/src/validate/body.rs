@@ -1,0 +1,276 @@
+//! A request body as the apiserver's strict decoding reads it: the object, and the paths of
+//! the fields given more than once (`sigs.k8s.io/json`'s `DisallowDuplicateFields`, which the
+//! JSON serializer turns on for `fieldValidation=Strict` and `Warn`).
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value as Json};
+
+/// At most this many strict-decoding errors are kept, as `sigs.k8s.io/json` keeps them.
+const MAX_STRICT_ERRORS: usize = 100;
+
+/// An object decoded from a request body, with the fields that were given more than once.
+///
+/// It deserializes from any serde format (JSON with `serde_json`, YAML with a YAML crate); a
+/// repeated key keeps its last value, as Go's decoders do, and its path is recorded in the
+/// apiserver's form (`spec.ports[0].name`): [`Validator::validate_body`] reports it as
+/// `duplicate field "spec.ports[0].name"`.
+///
+/// ```
+/// use crd_cel::validate::Body;
+///
+/// let body: Body = serde_json::from_str(r#"{"spec": {"a": 1, "a": 2}}"#).unwrap();
+/// assert_eq!(body.object["spec"]["a"], 2);
+/// assert_eq!(body.duplicate_fields, ["spec.a"]);
+/// ```
+///
+/// [`Validator::validate_body`]: crate::validate::Validator::validate_body
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Body {
+    /// The object (the last value of a repeated key).
+    pub object: Json,
+    /// The paths of the repeated keys, in the order found, each once, at most 100 (as the
+    /// apiserver keeps them).
+    pub duplicate_fields: Vec<String>,
+}
+
+impl Body {
+    /// The paths of [`Body::duplicate_fields`] under `prefix` (a list's `items[3]`), relative
+    /// to it: the duplicates of one item of an expanded `kind: List`.
+    pub fn duplicates_under(&self, prefix: &str) -> Vec<String> {
+        self.duplicate_fields
+            .iter()
+            .filter_map(|p| p.strip_prefix(prefix)?.strip_prefix('.'))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// The apiserver's strict-decoding error for a repeated field (`sigs.k8s.io/json`'s
+/// `strictError`): `duplicate field "spec.a"`.
+///
+/// ```
+/// assert_eq!(crd_cel::validate::duplicate_field_error("spec.a"), r#"duplicate field "spec.a""#);
+/// ```
+pub fn duplicate_field_error(path: &str) -> String {
+    format!("duplicate field {}", super::go_quoted(path))
+}
+
+impl<'de> Deserialize<'de> for Body {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Body, D::Error> {
+        let mut duplicates = Vec::new();
+        let object = Node {
+            path: &mut String::new(),
+            duplicates: &mut duplicates,
+        }
+        .deserialize(deserializer)?;
+        Ok(Body {
+            object,
+            duplicate_fields: duplicates,
+        })
+    }
+}
+
+/// One value being decoded: where it is (the strict field stack, as one string) and where
+/// duplicates go.
+struct Node<'a> {
+    path: &'a mut String,
+    duplicates: &'a mut Vec<String>,
+}
+
+impl Node<'_> {
+    fn child(&mut self) -> Node<'_> {
+        Node {
+            path: self.path,
+            duplicates: self.duplicates,
+        }
+    }
+
+    fn duplicate(&mut self, key: &str) {
+        let path = if self.path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{}.{key}", self.path)
+        };
+        if self.duplicates.len() < MAX_STRICT_ERRORS && !self.duplicates.contains(&path) {
+            self.duplicates.push(path);
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Node<'_> {
+    type Value = Json;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Json, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Node<'_> {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+        // JSON has no NaN or infinities (a YAML `.nan` / `.inf` has no JSON form).
+        Ok(Number::from_f64(v).map_or(Json::Null, Json::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Json, E> {
+        Ok(Json::String(v))
+    }
+
+    fn visit_none<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+        self.deserialize(d)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Json, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        let len = self.path.len();
+        loop {
+            self.path.truncate(len);
+            self.path.push_str(&format!("[{}]", out.len()));
+            match seq.next_element_seed(self.child())? {
+                Some(v) => out.push(v),
+                None => break,
+            }
+        }
+        self.path.truncate(len);
+        Ok(Json::Array(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Json, A::Error> {
+        let mut out = Map::new();
+        let len = self.path.len();
+        while let Some(key) = map.next_key::<Key>()? {
+            if out.contains_key(&key.0) {
+                self.duplicate(&key.0);
+            }
+            if len > 0 {
+                self.path.push('.');
+            }
+            self.path.push_str(&key.0);
+            let value = map.next_value_seed(self.child());
+            self.path.truncate(len);
+            out.insert(key.0, value?);
+        }
+        Ok(Json::Object(out))
+    }
+}
+
+/// A map key: a string, or a YAML scalar key (`1`, `true`) in its text form, as the YAML to
+/// JSON conversion writes it.
+struct Key(String);
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key, E> {
+                Ok(Key(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Key, E> {
+                Ok(Key(v))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Key, E> {
+                Ok(Key(v.to_string()))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Key, E> {
+                Ok(Key(v.to_string()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Key, E> {
+                Ok(Key(v.to_string()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Key, E> {
+                Ok(Key(v.to_string()))
+            }
+            fn visit_unit<E>(self) -> Result<Key, E> {
+                Ok(Key("null".to_owned()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Key, A::Error> {
+                Err(de::Error::custom("a map cannot be a key"))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Key, A::Error> {
+                Err(de::Error::custom("a list cannot be a key"))
+            }
+        }
+        d.deserialize_any(KeyVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(json: &str) -> Body {
+        serde_json::from_str(json).expect("valid JSON")
+    }
+
+    #[test]
+    fn the_last_value_of_a_repeated_key_wins_and_its_path_is_recorded() {
+        let b =
+            body(r#"{"a": 1, "spec": {"x": [{"n": 1, "n": 2}], "y": 1, "y": {"z": 3}}, "a": 2}"#);
+        assert_eq!(b.object["a"], 2);
+        assert_eq!(b.object["spec"]["y"]["z"], 3);
+        assert_eq!(b.object["spec"]["x"][0]["n"], 2);
+        assert_eq!(b.duplicate_fields, ["spec.x[0].n", "spec.y", "a"]);
+    }
+
+    #[test]
+    fn each_path_is_reported_once_and_at_most_a_hundred() {
+        assert_eq!(body(r#"{"a": 1, "a": 2, "a": 3}"#).duplicate_fields, ["a"]);
+        let many: Vec<String> = (0..150)
+            .map(|i| format!(r#""k{i}": 1, "k{i}": 2"#))
+            .collect();
+        let b = body(&format!("{{{}}}", many.join(", ")));
+        assert_eq!(b.duplicate_fields.len(), MAX_STRICT_ERRORS);
+        assert_eq!(b.duplicate_fields[0], "k0");
+    }
+
+    #[test]
+    fn paths_of_list_items_are_relative_to_the_item() {
+        let b = body(r#"{"kind": "List", "items": [{"a": 1}, {"spec": {"b": 1, "b": 2}}]}"#);
+        assert_eq!(b.duplicates_under("items[1]"), ["spec.b"]);
+        assert!(b.duplicates_under("items[0]").is_empty());
+    }
+
+    #[test]
+    fn numbers_and_nulls_decode_as_serde_json_does() {
+        let text = r#"{"i": -3, "u": 18446744073709551615, "f": 1.5, "n": null, "e": []}"#;
+        assert_eq!(
+            body(text).object,
+            serde_json::from_str::<Json>(text).unwrap()
+        );
+    }
+}
