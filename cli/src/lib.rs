@@ -58,9 +58,9 @@ enum Command {
 
 #[derive(Args, Debug)]
 struct ValidateArgs {
-    /// The CRD manifests (YAML or JSON, several documents allowed); each object is checked
-    /// against the CRD of its kind and group.
-    #[arg(long, value_name = "FILE", required = true)]
+    /// The CRD manifests (files or directories; YAML or JSON, several documents allowed;
+    /// repeatable); each object is checked against the CRD of its kind and group.
+    #[arg(long, value_name = "FILE")]
     crd: Vec<String>,
     /// The CRD version to validate with (default: the object's apiVersion).
     #[arg(long, value_name = "V")]
@@ -90,10 +90,39 @@ struct ValidateArgs {
     /// `ignore` says nothing.
     #[arg(long, value_enum, value_name = "MODE", default_value_t = FieldValidationArg::Strict)]
     field_validation: FieldValidationArg,
-    /// Object files (YAML streams or JSON); `-` reads stdin, as does no file when stdin is not
-    /// a terminal.
+    #[command(flatten)]
+    inputs: InputArgs,
+    /// Kinds not to validate (reported as skipped): `Kind` or `group/version/Kind`
+    /// (`apps/v1/Deployment`, `v1/ConfigMap`); repeatable, or comma-separated.
+    #[arg(long, value_name = "KIND", value_delimiter = ',')]
+    skip: Vec<String>,
+    /// Skip objects whose kind no CRD defines, instead of kubectl's `no matches for kind`
+    /// input error.
+    #[arg(long)]
+    ignore_missing_crds: bool,
+    /// Exit 0 even when objects are invalid (input errors still exit 2).
+    #[arg(long)]
+    exit_zero: bool,
+    /// Object files (YAML streams or JSON) or directories of them; `-` reads stdin, as does no
+    /// file when stdin is not a terminal. CRDs among them are registered, as `--crd` ones.
     #[arg(value_name = "OBJECT")]
     objects: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+struct InputArgs {
+    /// Leave out the files whose path matches this regular expression (repeatable), in
+    /// directories and among the named files.
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    ignore_filename_pattern: Vec<regex::Regex>,
+    /// Succeed when the inputs hold no document at all (by default exit 2: a pipeline that
+    /// produced nothing is usually a broken one).
+    #[arg(long)]
+    allow_empty: bool,
+}
+
+fn parse_regex(s: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(s).map_err(|e| e.to_string())
 }
 
 #[derive(Args, Debug)]
@@ -111,8 +140,13 @@ struct CheckArgs {
     /// prints a warning per key, `ignore` says nothing.
     #[arg(long, value_enum, value_name = "MODE", default_value_t = FieldValidationArg::Strict)]
     field_validation: FieldValidationArg,
-    /// Manifest files (YAML streams or JSON); `-` reads stdin, as does no file when stdin is
-    /// not a terminal.
+    #[command(flatten)]
+    inputs: InputArgs,
+    /// Exit 0 even when CRDs are rejected (input errors still exit 2).
+    #[arg(long)]
+    exit_zero: bool,
+    /// Manifest files (YAML streams or JSON) or directories of them; `-` reads stdin, as does
+    /// no file when stdin is not a terminal.
     #[arg(value_name = "FILE")]
     files: Vec<String>,
 }
@@ -205,22 +239,52 @@ fn read_documents(files: &[String], io: &mut Io<'_>, bad: &mut Vec<InputError>) 
     let mut out = Vec::new();
     for file in files {
         match input::read_source(file, io.stdin).and_then(|t| input::split_documents(file, &t)) {
-            Ok(docs) if docs.is_empty() => {
-                let e = InputError {
-                    location: file.clone(),
-                    message: "no documents".to_owned(),
-                };
-                let _ = writeln!(io.stderr, "crd-cel: {e}");
-                bad.push(e);
-            }
             Ok(docs) => out.extend(docs),
-            Err(e) => {
-                let _ = writeln!(io.stderr, "crd-cel: {e}");
-                bad.push(e);
-            }
+            Err(e) => report_input_error(e, io, bad),
         }
     }
     out
+}
+
+fn report_input_error(e: InputError, io: &mut Io<'_>, bad: &mut Vec<InputError>) {
+    let _ = writeln!(io.stderr, "crd-cel: {e}");
+    bad.push(e);
+}
+
+/// The files of the named inputs (directories expanded), or the input error.
+fn expand_inputs(
+    names: &[String],
+    inputs: &InputArgs,
+    io: &mut Io<'_>,
+    bad: &mut Vec<InputError>,
+) -> Vec<String> {
+    match input::files::expand(names, &inputs.ignore_filename_pattern) {
+        Ok(files) => files,
+        Err(e) => {
+            report_input_error(e, io, bad);
+            Vec::new()
+        }
+    }
+}
+
+/// The "nothing to check" input error, unless `--allow-empty`.
+fn check_not_empty(
+    what: &str,
+    found: usize,
+    inputs: &InputArgs,
+    io: &mut Io<'_>,
+    bad: &mut Vec<InputError>,
+) {
+    if found == 0 && !inputs.allow_empty && bad.is_empty() {
+        report_input_error(
+            InputError {
+                location: "crd-cel".to_owned(),
+                message: format!("no {what} in the input (pass --allow-empty if that is expected)"),
+            },
+            io,
+            bad,
+        );
+    }
 }
 
 fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
@@ -246,35 +310,38 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
         return EXIT_BAD_INPUT;
     }
     let mut bad = Vec::<InputError>::new();
-    let crd_docs: Vec<Document> = read_documents(&args.crd, io, &mut bad)
-        .into_iter()
-        .filter(|d| {
-            let problem = crd::crd_kind_problem(&d.value);
-            if let Some(p) = &problem {
-                let e = InputError {
-                    location: d.location(),
-                    message: p.clone(),
-                };
-                let _ = writeln!(io.stderr, "crd-cel: {e}");
-                bad.push(e);
-            }
-            problem.is_none()
-        })
-        .collect();
+    let crd_files = expand_inputs(&args.crd, &args.inputs, io, &mut bad);
+    let object_files = expand_inputs(&objects, &args.inputs, io, &mut bad);
+    let mut crd_docs: Vec<Document> = Vec::new();
+    for d in read_documents(&crd_files, io, &mut bad) {
+        match crd::crd_kind_problem(&d.value) {
+            None => crd_docs.push(d),
+            Some(message) => report_input_error(validate::input_error(&d, message), io, &mut bad),
+        }
+    }
+    // CRDs among the objects are registered too (what `helm template` writes first).
+    let (registered, object_docs): (Vec<Document>, Vec<Document>) =
+        read_documents(&object_files, io, &mut bad)
+            .into_iter()
+            .partition(|d| crd::crd_kind_problem(&d.value).is_none());
+    let registered_count = registered.len();
+    crd_docs.extend(registered);
+    check_not_empty("objects", object_docs.len(), &args.inputs, io, &mut bad);
     let old = match &args.old {
         None => None,
         Some(f) => {
             let docs = read_documents(std::slice::from_ref(f), io, &mut bad);
             match docs.as_slice() {
                 [one] => Some(one.value.clone()),
-                [] => None,
                 _ => {
                     let e = InputError {
                         location: f.clone(),
-                        message: "--old must hold exactly one object".to_owned(),
+                        message: format!(
+                            "--old must hold exactly one object, it holds {}",
+                            docs.len()
+                        ),
                     };
-                    let _ = writeln!(io.stderr, "crd-cel: {e}");
-                    bad.push(e);
+                    report_input_error(e, io, &mut bad);
                     None
                 }
             }
@@ -287,17 +354,34 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
         .with_kubernetes_version(args.kubernetes_version)
         .with_default_namespace(&args.namespace)
         .with_field_validation(args.field_validation.into());
-    let (mut checked, mut invalid) = (0usize, 0usize);
-    for doc in read_documents(&objects, io, &mut bad) {
-        let target = match crds.target(&doc.value, args.version.as_deref()) {
-            Ok(t) => t,
-            Err(message) => {
-                let e = validate::input_error(&doc, message);
-                let _ = writeln!(io.stderr, "crd-cel: {e}");
-                bad.push(e);
-                continue;
-            }
-        };
+    let (mut checked, mut invalid, mut skipped) = (0usize, 0usize, 0usize);
+    for doc in object_docs {
+        let skip = validate::skip_reason(&doc.value, &args.skip);
+        let target =
+            match skip.map_or_else(|| crds.target(&doc.value, args.version.as_deref()), Err) {
+                Ok(t) => t,
+                Err(validate::NoTarget::Invalid(message)) => {
+                    report_input_error(validate::input_error(&doc, message), io, &mut bad);
+                    continue;
+                }
+                Err(validate::NoTarget::NoMatch(message)) if !args.ignore_missing_crds => {
+                    report_input_error(validate::input_error(&doc, message), io, &mut bad);
+                    continue;
+                }
+                Err(validate::NoTarget::Skipped(reason) | validate::NoTarget::NoMatch(reason)) => {
+                    skipped += 1;
+                    let skip = validate::Skipped::new(&doc, reason);
+                    match args.output {
+                        OutputFormat::Json => {
+                            let _ = writeln!(io.stdout, "{}", gojson::to_string(&skip));
+                        }
+                        OutputFormat::Text => {
+                            let _ = writeln!(io.stdout, "{}: {}", doc.location(), skip.text());
+                        }
+                    }
+                    continue;
+                }
+            };
         let verdict = validate::validate_one(
             &doc,
             old.as_ref(),
@@ -335,13 +419,21 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
         }
     }
     if args.output == OutputFormat::Text {
+        let crds_note = if registered_count > 0 {
+            format!(", CRDs among them: {registered_count}")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             io.stdout,
-            "Summary: {checked} object{} - valid: {}, invalid: {invalid}, input errors: {}",
+            "Summary: {checked} object{} - valid: {}, invalid: {invalid}, skipped: {skipped}, input errors: {}{crds_note}",
             plural(checked),
             checked - invalid,
             bad.len(),
         );
+    }
+    if args.exit_zero && bad.is_empty() {
+        return EXIT_ACCEPTED;
     }
     if !bad.is_empty() {
         EXIT_BAD_INPUT
@@ -386,25 +478,12 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
     };
     let mut bad = Vec::<InputError>::new();
     let (mut crds, mut rejected, mut rules) = (0usize, 0usize, 0usize);
+    let names = files;
+    let files = expand_inputs(&names, &args.inputs, io, &mut bad);
+    let mut documents = 0usize;
     for file in &files {
-        let docs =
-            input::read_source(file, io.stdin).and_then(|text| input::split_documents(file, &text));
-        let docs = match docs {
-            Ok(d) => d,
-            Err(e) => {
-                let _ = writeln!(io.stderr, "crd-cel: {e}");
-                bad.push(e);
-                continue;
-            }
-        };
-        if docs.is_empty() {
-            let e = InputError {
-                location: file.clone(),
-                message: "no documents".to_owned(),
-            };
-            let _ = writeln!(io.stderr, "crd-cel: {e}");
-            bad.push(e);
-        }
+        let docs = read_documents(std::slice::from_ref(file), io, &mut bad);
+        documents += docs.len();
         for doc in &docs {
             let duplicates: Vec<String> = doc
                 .duplicate_fields
@@ -444,6 +523,7 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
             }
         }
     }
+    check_not_empty("documents", documents, &args.inputs, io, &mut bad);
     if args.output == OutputFormat::Text {
         let _ = writeln!(
             io.stdout,
@@ -459,7 +539,7 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
     }
     if !bad.is_empty() {
         EXIT_BAD_INPUT
-    } else if rejected > 0 {
+    } else if rejected > 0 && !args.exit_zero {
         EXIT_REJECTED
     } else {
         EXIT_ACCEPTED

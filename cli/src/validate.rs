@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crd_cel::go::quote as go_quoted;
 use crd_cel::validate::{BadValue, Body, FieldValidation, ManifestError, Validator};
 use serde::Serialize;
 use serde_json::Value;
@@ -26,6 +27,110 @@ pub struct Crds {
     namespace: String,
     /// The requests' `fieldValidation` (`--field-validation`).
     field_validation: FieldValidation,
+}
+
+/// Why an object is not validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoTarget {
+    /// No CRD given defines its kind and group: kubectl's `no matches for kind` (an input
+    /// error unless `--ignore-missing-crds`).
+    NoMatch(String),
+    /// Not validated, and why: a built-in kind, or `--skip`.
+    Skipped(String),
+    /// It cannot be validated: no kind, no such version of its CRD, a CRD that does not read.
+    Invalid(String),
+}
+
+impl std::fmt::Display for NoTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoTarget::NoMatch(m) | NoTarget::Skipped(m) | NoTarget::Invalid(m) => f.write_str(m),
+        }
+    }
+}
+
+/// The API groups of the built-in kinds: the core group (`v1`), the groups without a dot
+/// (`apps`, `batch`, `policy`, ...) and Kubernetes' own `*.k8s.io` groups, except those
+/// served by CRDs (`x-k8s.io` projects, Gateway API's `gateway.networking.k8s.io`). A CRD
+/// given for a kind always wins.
+fn is_built_in_group(group: &str) -> bool {
+    const BUILT_IN_K8S_IO: &[&str] = &[
+        "admissionregistration.k8s.io",
+        "apiextensions.k8s.io",
+        "apiregistration.k8s.io",
+        "authentication.k8s.io",
+        "authorization.k8s.io",
+        "certificates.k8s.io",
+        "coordination.k8s.io",
+        "discovery.k8s.io",
+        "events.k8s.io",
+        "flowcontrol.apiserver.k8s.io",
+        "internal.apiserver.k8s.io",
+        "networking.k8s.io",
+        "node.k8s.io",
+        "rbac.authorization.k8s.io",
+        "resource.k8s.io",
+        "scheduling.k8s.io",
+        "storage.k8s.io",
+        "storagemigration.k8s.io",
+    ];
+    !group.contains('.') || BUILT_IN_K8S_IO.contains(&group)
+}
+
+/// Why `--skip` leaves an object out: its `Kind` or `group/version/Kind` (`v1/Kind` for the
+/// core group) is listed.
+pub fn skip_reason(object: &Value, skip: &[String]) -> Option<NoTarget> {
+    let kind = object.get("kind").and_then(Value::as_str)?;
+    let api_version = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let full = format!("{api_version}/{kind}");
+    skip.iter()
+        .any(|s| s == kind || *s == full)
+        .then(|| NoTarget::Skipped(format!("{api_version} {kind} is skipped (--skip)")))
+}
+
+/// An object left out, as a line of `--output json`.
+#[derive(Serialize)]
+pub struct Skipped {
+    file: String,
+    doc: usize,
+    line: usize,
+    kind: String,
+    name: String,
+    skipped: String,
+}
+
+impl Skipped {
+    /// The object of `doc`, not validated for `reason`.
+    pub fn new(doc: &Document, reason: String) -> Skipped {
+        let text = |p: &str| {
+            doc.value
+                .pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        Skipped {
+            file: doc.file.clone(),
+            doc: doc.index,
+            line: doc.line,
+            kind: text("/kind"),
+            name: text("/metadata/name"),
+            skipped: reason,
+        }
+    }
+
+    /// The text line: `Kind "name" skipped: reason`.
+    pub fn text(&self) -> String {
+        format!(
+            "{} {} skipped: {}",
+            self.kind,
+            go_quoted(&self.name),
+            self.skipped
+        )
+    }
 }
 
 /// What one object is checked against.
@@ -80,15 +185,15 @@ impl Crds {
     }
 
     /// The CRD and version for an object (by its `apiVersion` and `kind`, or `--version`).
-    pub fn target(&mut self, object: &Value, version: Option<&str>) -> Result<Target, String> {
+    pub fn target(&mut self, object: &Value, version: Option<&str>) -> Result<Target, NoTarget> {
         let kind = object
             .get("kind")
             .and_then(Value::as_str)
-            .ok_or("the object has no kind")?;
+            .ok_or_else(|| NoTarget::Invalid("the object has no kind".to_owned()))?;
         let api_version = object
             .get("apiVersion")
             .and_then(Value::as_str)
-            .ok_or("the object has no apiVersion")?;
+            .ok_or_else(|| NoTarget::Invalid("the object has no apiVersion".to_owned()))?;
         let (group, object_version) = group_of(api_version);
         let version = version.unwrap_or(object_version);
         let found = self.docs.iter().position(|d| {
@@ -96,6 +201,11 @@ impl Crds {
                 && d.value.pointer("/spec/group").and_then(Value::as_str) == Some(group)
         });
         let Some(i) = found else {
+            if is_built_in_group(group) {
+                return Err(NoTarget::Skipped(format!(
+                    "{api_version} {kind} is a built-in kind (crd-cel validates custom resources)"
+                )));
+            }
             let known: Vec<String> = self
                 .docs
                 .iter()
@@ -107,14 +217,17 @@ impl Crds {
                     ))
                 })
                 .collect();
-            return Err(format!(
-                "no CRD for kind {kind} in group {group:?} (the --crd files define: {})",
+            // kubectl's RESTMapper error, and what the given CRDs define.
+            return Err(NoTarget::NoMatch(format!(
+                "no matches for kind {} in version {}: ensure CRDs are installed first (the CRDs given define: {})",
+                go_quoted(kind),
+                go_quoted(api_version),
                 if known.is_empty() {
-                    "no CRD".to_owned()
+                    "none".to_owned()
                 } else {
                     known.join(", ")
                 }
-            ));
+            )));
         };
         let crd = &self.docs[i].value;
         let validator = match self.validators.get(&(i, version.to_owned())) {
@@ -122,14 +235,16 @@ impl Crds {
             None => {
                 let v = Arc::new(
                     Validator::from_crd(crd, Some(version))
-                        .map_err(|e| match e {
-                            ManifestError::UnknownVersion { version, available } => format!(
-                                "the CRD {} has no version {version:?} (it has: {available})",
-                                crd.pointer("/metadata/name")
-                                    .and_then(Value::as_str)
-                                    .unwrap_or("?")
-                            ),
-                            other => other.to_string(),
+                        .map_err(|e| {
+                            NoTarget::Invalid(match e {
+                                ManifestError::UnknownVersion { version, available } => format!(
+                                    "the CRD {} has no version {version:?} (it has: {available})",
+                                    crd.pointer("/metadata/name")
+                                        .and_then(Value::as_str)
+                                        .unwrap_or("?")
+                                ),
+                                other => other.to_string(),
+                            })
                         })?
                         .with_kubernetes_version(self.kubernetes_minor)
                         .with_default_namespace(self.namespace.clone())
@@ -167,6 +282,7 @@ pub struct JsonError {
 pub struct JsonResult {
     file: String,
     doc: usize,
+    line: usize,
     valid: bool,
     operation: &'static str,
     errors: Vec<JsonError>,
@@ -259,6 +375,7 @@ pub fn validate_one(
         json: JsonResult {
             file: doc.file.clone(),
             doc: doc.index,
+            line: doc.line,
             valid,
             operation: if old.is_some() { "UPDATE" } else { "CREATE" },
             errors,

@@ -283,7 +283,10 @@ fn validate_bad_input_exits_2_and_says_where() {
     let crd = asset("counters.yaml");
     let cases = [
         (asset("counter-broken.yaml"), "counter-broken.yaml"),
-        (asset("gadget-object.yaml"), "no CRD for kind Gadget"),
+        (
+            asset("gadget-object.yaml"),
+            "no matches for kind \"Gadget\" in version \"example.com/v1\": ensure CRDs are installed first (the CRDs given define: Counter.example.com)",
+        ),
         (asset("missing.yaml"), "cannot read"),
     ];
     for (file, want) in cases {
@@ -430,7 +433,7 @@ fn json_documents_separated_by_yaml_separators_are_read_one_by_one() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
-        "<stdin>:1: Counter.example.com \"a\" is valid\n<stdin>:3: Counter.example.com \"b\" is valid\nSummary: 2 objects - valid: 2, invalid: 0, input errors: 0\n"
+        "<stdin>:1: Counter.example.com \"a\" is valid\n<stdin>:3: Counter.example.com \"b\" is valid\nSummary: 2 objects - valid: 2, invalid: 0, skipped: 0, input errors: 0\n"
     );
 }
 
@@ -462,4 +465,123 @@ fn hostile_input_ends_with_exit_2_and_a_located_message() {
             assert!(text(&out.stderr).contains(&want), "{args:?}: {}", text(&out.stderr));
         }
     }
+}
+
+/// A directory holding a CRD, objects of it, a built-in kind, a kind no CRD defines and a
+/// file to leave out, for the input-selection tests.
+fn project_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("crd-cel-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("deploy/nested")).expect("creates");
+    std::fs::copy(asset("counters.yaml"), dir.join("deploy/00-crd.yaml")).expect("copies");
+    std::fs::copy(asset("counter-ok.yaml"), dir.join("deploy/nested/ok.yml")).expect("copies");
+    std::fs::write(
+        dir.join("deploy/web.json"),
+        r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}"#,
+    )
+    .expect("writes");
+    std::fs::copy(asset("gadget-object.yaml"), dir.join("deploy/gadget.yaml")).expect("copies");
+    std::fs::write(dir.join("deploy/notes.txt"), "not a manifest").expect("writes");
+    dir
+}
+
+#[test]
+fn a_directory_is_its_manifests_and_crds_among_them_are_registered() {
+    let dir = project_dir("dir");
+    let deploy = dir.join("deploy").display().to_string();
+    let out = crd_cel(
+        &["validate", &deploy, "--ignore-filename-pattern", "gadget"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "{deploy}/nested/ok.yml:1: Counter.example.com \"c1\" is valid\n\
+             {deploy}/web.json:1: Deployment \"web\" skipped: apps/v1 Deployment is a built-in kind (crd-cel validates custom resources)\n\
+             Summary: 1 object - valid: 1, invalid: 0, skipped: 1, input errors: 0, CRDs among them: 1\n"
+        )
+    );
+    // Without the pattern the Gadget, whose CRD is not given, is kubectl's input error ...
+    let out = crd_cel(&["validate", &deploy], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("gadget.yaml:1: no matches for kind \"Gadget\""),
+        "{}",
+        text(&out.stderr)
+    );
+    // ... unless missing CRDs are to be skipped; --skip leaves out a kind that has one.
+    let out = crd_cel(
+        &[
+            "validate",
+            &deploy,
+            "--ignore-missing-crds",
+            "--skip",
+            "example.com/v1/Counter",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Counter \"c1\" skipped: example.com/v1 Counter is skipped (--skip)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Summary: 0 objects - valid: 0, invalid: 0, skipped: 3,"),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).expect("removes");
+}
+
+#[test]
+fn no_documents_at_all_is_an_input_error_unless_allowed() {
+    let crd = asset("counters.yaml");
+    for args in [&["validate", "--crd", &crd, "-"][..], &["check", "-"][..]] {
+        let out = crd_cel(args, Some("# nothing here\n---\n"));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains("(pass --allow-empty if that is expected)"),
+            "{}",
+            text(&out.stderr)
+        );
+        let allowed: Vec<&str> = args.iter().copied().chain(["--allow-empty"]).collect();
+        let out = crd_cel(&allowed, Some("# nothing here\n---\n"));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{allowed:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn exit_zero_turns_invalid_into_success_but_not_input_errors() {
+    let crd = asset("counters.yaml");
+    let out = crd_cel(
+        &[
+            "validate",
+            "--crd",
+            &crd,
+            "--exit-zero",
+            &asset("counter-bad.yaml"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("is invalid"));
+    let out = crd_cel(&["check", "--exit-zero", &asset("widgets.yaml")], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = crd_cel(
+        &[
+            "validate",
+            "--crd",
+            &crd,
+            "--exit-zero",
+            &asset("missing.yaml"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
 }

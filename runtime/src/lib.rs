@@ -14,6 +14,11 @@ pub mod model {
     pub use crd_cel_core::model::*;
 }
 
+/// Go's string quoting (`strconv.Quote`, `%q`), as the apiserver's messages print strings.
+pub mod go {
+    pub use crd_cel_core::go::quote;
+}
+
 /// Parsing CEL as the apiserver does, with cel-go's error rendering.
 pub mod syntax {
     pub use crd_cel_core::syntax::*;

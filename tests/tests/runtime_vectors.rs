@@ -423,7 +423,7 @@ fn validate_cases_agree_with_the_oracle() {
             let old = case.get("oldObject").filter(|o| !o.is_null());
             let version = case.get("version").and_then(Value::as_str);
             let actual = match crds.target(&doc.value, version) {
-                Err(e) => json!({ "error": e }),
+                Err(e) => json!({ "error": e.to_string() }),
                 Ok(target) => {
                     let v = validate_one(
                         &doc,

@@ -5,6 +5,7 @@
 //! time before a parser could take long.
 
 mod depth;
+pub mod files;
 mod stream;
 
 use crd_cel::validate::Body;
@@ -97,7 +98,14 @@ pub fn read_source(name: &str, stdin: &mut dyn Read) -> Result<String, InputErro
             MAX_SOURCE_BYTES >> 20
         )));
     }
-    String::from_utf8(bytes).map_err(|e| fail(format!("not UTF-8 text: {e}")))
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
+        InputError {
+            location: at_line(name, line),
+            message: format!("not UTF-8 text: {}", e.utf8_error()),
+        }
+    })
 }
 
 /// Splits a stream into documents at kubectl's separator lines; a document whose text starts
@@ -374,6 +382,15 @@ mod tests {
     fn two_yaml_documents_without_a_separator_line_are_refused() {
         let e = split_documents("f", "a: 1\n...\nb: 2\n").expect_err("refused");
         assert!(e.message.starts_with("more than one YAML document"), "{e}");
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_is_refused_at_its_line() {
+        let e = read_source("-", &mut &b"a: 1\nb: \"\xff\"\n"[..]).expect_err("not UTF-8");
+        assert_eq!(
+            e.to_string(),
+            "<stdin>:2: not UTF-8 text: invalid utf-8 sequence of 1 bytes from index 9"
+        );
     }
 
     #[test]
