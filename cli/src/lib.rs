@@ -18,6 +18,7 @@ use crd_cel::gojson;
 use crd_cel::validate::{FieldValidation, Refusal};
 
 pub mod input;
+pub mod report;
 pub mod validate;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -92,6 +93,9 @@ struct ValidateArgs {
     field_validation: FieldValidationArg,
     #[command(flatten)]
     inputs: InputArgs,
+    /// Also write the results as FORMAT (`github`, `junit`, `sarif`) to FILE; repeatable.
+    #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_report)]
+    report: Vec<ReportTo>,
     /// Kinds not to validate (reported as skipped): `Kind` or `group/version/Kind`
     /// (`apps/v1/Deployment`, `v1/ConfigMap`); repeatable, or comma-separated.
     #[arg(long, value_name = "KIND", value_delimiter = ',')]
@@ -142,6 +146,9 @@ struct CheckArgs {
     field_validation: FieldValidationArg,
     #[command(flatten)]
     inputs: InputArgs,
+    /// Also write the results as FORMAT (`github`, `junit`, `sarif`) to FILE; repeatable.
+    #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_report)]
+    report: Vec<ReportTo>,
     /// Exit 0 even when CRDs are rejected (input errors still exit 2).
     #[arg(long)]
     exit_zero: bool,
@@ -170,8 +177,84 @@ impl From<FieldValidationArg> for FieldValidation {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum OutputFormat {
+    /// The apiserver's message per document, `FILE:LINE: ` first, and a summary.
     Text,
+    /// One JSON object per document, one per line (the oracle's shape).
     Json,
+    /// GitHub Actions workflow commands: an annotation per error on its file and line.
+    Github,
+    /// JUnit XML: a test case per document.
+    Junit,
+    /// SARIF 2.1.0: a result per error, with its file and line.
+    Sarif,
+}
+
+impl OutputFormat {
+    /// Whether results are written as they come (else all at the end).
+    fn streams(self) -> bool {
+        matches!(self, OutputFormat::Text | OutputFormat::Json)
+    }
+}
+
+/// `--report FORMAT=FILE`.
+#[derive(Clone, Debug)]
+struct ReportTo {
+    format: OutputFormat,
+    file: std::path::PathBuf,
+}
+
+fn parse_report(s: &str) -> Result<ReportTo, String> {
+    let (format, file) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected FORMAT=FILE (junit=report.xml), got {s:?}"))?;
+    let format = OutputFormat::from_str(format, true)?;
+    if format.streams() {
+        return Err(
+            "--report writes github, junit or sarif; text and json go to stdout with --output"
+                .to_owned(),
+        );
+    }
+    Ok(ReportTo {
+        format,
+        file: file.into(),
+    })
+}
+
+/// The formats written at the end of a run: `--output` when it is one of them, and each
+/// `--report`.
+fn write_reports(
+    command: &str,
+    output: OutputFormat,
+    reports: &[ReportTo],
+    mut entries: Vec<report::Entry>,
+    bad: &[InputError],
+    io: &mut Io<'_>,
+) -> Result<(), ()> {
+    if output.streams() && reports.is_empty() {
+        return Ok(());
+    }
+    entries.extend(bad.iter().map(report::Entry::input_error));
+    let render = |format: OutputFormat| match format {
+        OutputFormat::Github => report::github(&entries),
+        OutputFormat::Junit => report::junit(command, &entries),
+        OutputFormat::Sarif => report::sarif(&entries),
+        OutputFormat::Text | OutputFormat::Json => String::new(),
+    };
+    if !output.streams() {
+        let _ = write!(io.stdout, "{}", render(output));
+    }
+    let mut ok = Ok(());
+    for r in reports {
+        if let Err(e) = std::fs::write(&r.file, render(r.format)) {
+            let _ = writeln!(
+                io.stderr,
+                "crd-cel: {}: cannot write the report: {e}",
+                r.file.display()
+            );
+            ok = Err(());
+        }
+    }
+    ok
 }
 
 /// Parses `1.N`, `v1.N` or `1.N.P` into the minor version, within the supported range.
@@ -277,10 +360,10 @@ fn check_not_empty(
 ) {
     if found == 0 && !inputs.allow_empty && bad.is_empty() {
         report_input_error(
-            InputError {
-                location: "crd-cel".to_owned(),
-                message: format!("no {what} in the input (pass --allow-empty if that is expected)"),
-            },
+            InputError::in_file(
+                "crd-cel",
+                format!("no {what} in the input (pass --allow-empty if that is expected)"),
+            ),
             io,
             bad,
         );
@@ -311,7 +394,6 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     }
     let mut bad = Vec::<InputError>::new();
     let crd_files = expand_inputs(&args.crd, &args.inputs, io, &mut bad);
-    let object_files = expand_inputs(&objects, &args.inputs, io, &mut bad);
     let mut crd_docs: Vec<Document> = Vec::new();
     for d in read_documents(&crd_files, io, &mut bad) {
         match crd::crd_kind_problem(&d.value) {
@@ -319,6 +401,33 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
             Some(message) => report_input_error(validate::input_error(&d, message), io, &mut bad),
         }
     }
+    let old = match &args.old {
+        None => None,
+        Some(f) => {
+            let docs = read_documents(std::slice::from_ref(f), io, &mut bad);
+            match docs.as_slice() {
+                [one] => Some(one.value.clone()),
+                _ => {
+                    let e = InputError::in_file(
+                        f,
+                        format!(
+                            "--old must hold exactly one object, it holds {}",
+                            docs.len()
+                        ),
+                    );
+                    report_input_error(e, io, &mut bad);
+                    None
+                }
+            }
+        }
+    };
+    // Without every CRD and the old object no verdict can be trusted; an unreadable object
+    // file is reported and the others are validated.
+    if !bad.is_empty() {
+        let _ = write_reports("validate", args.output, &args.report, Vec::new(), &bad, io);
+        return EXIT_BAD_INPUT;
+    }
+    let object_files = expand_inputs(&objects, &args.inputs, io, &mut bad);
     // CRDs among the objects are registered too (what `helm template` writes first).
     let (registered, object_docs): (Vec<Document>, Vec<Document>) =
         read_documents(&object_files, io, &mut bad)
@@ -327,29 +436,7 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     let registered_count = registered.len();
     crd_docs.extend(registered);
     check_not_empty("objects", object_docs.len(), &args.inputs, io, &mut bad);
-    let old = match &args.old {
-        None => None,
-        Some(f) => {
-            let docs = read_documents(std::slice::from_ref(f), io, &mut bad);
-            match docs.as_slice() {
-                [one] => Some(one.value.clone()),
-                _ => {
-                    let e = InputError {
-                        location: f.clone(),
-                        message: format!(
-                            "--old must hold exactly one object, it holds {}",
-                            docs.len()
-                        ),
-                    };
-                    report_input_error(e, io, &mut bad);
-                    None
-                }
-            }
-        }
-    };
-    if !bad.is_empty() {
-        return EXIT_BAD_INPUT;
-    }
+    let mut entries = Vec::new();
     let mut crds = validate::Crds::new(crd_docs)
         .with_kubernetes_version(args.kubernetes_version)
         .with_default_namespace(&args.namespace)
@@ -370,7 +457,7 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
                 }
                 Err(validate::NoTarget::Skipped(reason) | validate::NoTarget::NoMatch(reason)) => {
                     skipped += 1;
-                    let skip = validate::Skipped::new(&doc, reason);
+                    let skip = validate::Skipped::new(&doc, reason.clone());
                     match args.output {
                         OutputFormat::Json => {
                             let _ = writeln!(io.stdout, "{}", gojson::to_string(&skip));
@@ -378,7 +465,14 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
                         OutputFormat::Text => {
                             let _ = writeln!(io.stdout, "{}: {}", doc.location(), skip.text());
                         }
+                        _ => {}
                     }
+                    entries.push(report::Entry::of(
+                        &doc,
+                        skip.subject(),
+                        report::Status::Skipped,
+                        reason,
+                    ));
                     continue;
                 }
             };
@@ -392,6 +486,12 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
         if !verdict.valid {
             invalid += 1;
         }
+        let name = doc
+            .value
+            .pointer("/metadata/name")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default();
+        let subject = format!("{} {name:?}", target.qualified_kind);
         match args.output {
             OutputFormat::Json => {
                 let _ = writeln!(io.stdout, "{}", gojson::to_string(&verdict.json));
@@ -400,23 +500,23 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
                 for w in &verdict.warnings {
                     let _ = writeln!(io.stderr, "Warning: {w}");
                 }
-                let name = doc
-                    .value
-                    .pointer("/metadata/name")
-                    .and_then(serde_json::Value::as_str)
-                    .unwrap_or_default();
                 if verdict.valid {
-                    let _ = writeln!(
-                        io.stdout,
-                        "{}: {} {name:?} is valid",
-                        doc.location(),
-                        target.qualified_kind
-                    );
+                    let _ = writeln!(io.stdout, "{}: {subject} is valid", doc.location());
                 } else {
                     let _ = writeln!(io.stdout, "{}: {}", doc.location(), verdict.text);
                 }
             }
+            _ => {}
         }
+        let status = if verdict.valid {
+            report::Status::Passed
+        } else {
+            report::Status::Failed
+        };
+        let mut entry = report::Entry::of(&doc, subject, status, verdict.text);
+        entry.causes = verdict.causes;
+        entry.warnings = verdict.warnings;
+        entries.push(entry);
     }
     if args.output == OutputFormat::Text {
         let crds_note = if registered_count > 0 {
@@ -431,6 +531,9 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
             checked - invalid,
             bad.len(),
         );
+    }
+    if write_reports("validate", args.output, &args.report, entries, &bad, io).is_err() {
+        return EXIT_BAD_INPUT;
     }
     if args.exit_zero && bad.is_empty() {
         return EXIT_ACCEPTED;
@@ -477,6 +580,7 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
         kubernetes_minor: args.kubernetes_version,
     };
     let mut bad = Vec::<InputError>::new();
+    let mut entries = Vec::new();
     let (mut crds, mut rejected, mut rules) = (0usize, 0usize, 0usize);
     let names = files;
     let files = expand_inputs(&names, &args.inputs, io, &mut bad);
@@ -490,12 +594,26 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
                 .iter()
                 .map(|p| crd_cel::validate::duplicate_field_error(p))
                 .collect();
+            let name = doc
+                .value
+                .pointer("/metadata/name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
             if args.field_validation == FieldValidationArg::Strict && !duplicates.is_empty() {
                 // The handler's strict decoding refuses the manifest before any check.
                 crds += 1;
                 rejected += 1;
                 let refusal = strict_decoding_refusal(&doc.value, duplicates);
                 print_refusal(args.output, doc, &refusal, io);
+                let mut entry =
+                    report::Entry::of(doc, name, report::Status::Failed, refusal.to_string());
+                entry.causes = vec![report::Cause {
+                    field: String::new(),
+                    reason: refusal.reason().to_owned(),
+                    message: refusal.to_string(),
+                }];
+                entries.push(entry);
                 continue;
             }
             match crd::check_crd(&doc.value, &opts) {
@@ -511,14 +629,26 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
                         Vec::new()
                     };
                     print_report(args.output, doc, &report, &warnings, io);
+                    let status = if report.accepted() {
+                        report::Status::Passed
+                    } else {
+                        report::Status::Failed
+                    };
+                    let mut entry = report::Entry::of(doc, name, status, report.text());
+                    entry.causes = report
+                        .errors
+                        .iter()
+                        .map(|e| report::Cause {
+                            field: e.field.clone(),
+                            reason: e.kind.reason().to_owned(),
+                            message: e.to_string(),
+                        })
+                        .collect();
+                    entry.warnings = warnings;
+                    entries.push(entry);
                 }
                 Err(message) => {
-                    let e = InputError {
-                        location: doc.location(),
-                        message,
-                    };
-                    let _ = writeln!(io.stderr, "crd-cel: {e}");
-                    bad.push(e);
+                    report_input_error(validate::input_error(doc, message), io, &mut bad);
                 }
             }
         }
@@ -536,6 +666,9 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
             bad.len(),
             opts.kubernetes_minor,
         );
+    }
+    if write_reports("check", args.output, &args.report, entries, &bad, io).is_err() {
+        return EXIT_BAD_INPUT;
     }
     if !bad.is_empty() {
         EXIT_BAD_INPUT
@@ -572,6 +705,7 @@ fn strict_decoding_refusal(manifest: &serde_json::Value, errors: Vec<String>) ->
 
 fn print_refusal(format: OutputFormat, doc: &Document, refusal: &Refusal, io: &mut Io<'_>) {
     match format {
+        OutputFormat::Github | OutputFormat::Junit | OutputFormat::Sarif => {}
         OutputFormat::Text => {
             let _ = writeln!(io.stdout, "{}: {refusal}", doc.location());
         }
@@ -603,6 +737,7 @@ fn print_report(
     io: &mut Io<'_>,
 ) {
     match format {
+        OutputFormat::Github | OutputFormat::Junit | OutputFormat::Sarif => {}
         OutputFormat::Text => {
             for w in warnings {
                 let _ = writeln!(io.stderr, "Warning: {}: {w}", doc.location());

@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::input::{Document, InputError};
+use crate::report::Cause;
 
 /// The CRDs given with `--crd`, and the validators built from them (once per CRD version).
 pub struct Crds {
@@ -122,14 +123,14 @@ impl Skipped {
         }
     }
 
+    /// What is skipped: `Kind "name"`.
+    pub fn subject(&self) -> String {
+        format!("{} {}", self.kind, go_quoted(&self.name))
+    }
+
     /// The text line: `Kind "name" skipped: reason`.
     pub fn text(&self) -> String {
-        format!(
-            "{} {} skipped: {}",
-            self.kind,
-            go_quoted(&self.name),
-            self.skipped
-        )
+        format!("{} skipped: {}", self.subject(), self.skipped)
     }
 }
 
@@ -298,6 +299,8 @@ pub struct Verdict {
     pub text: String,
     /// Ratcheting warnings.
     pub warnings: Vec<String>,
+    /// The field errors (or the refusal) as report causes.
+    pub causes: Vec<Cause>,
     /// The `--output json` line.
     pub json: JsonResult,
 }
@@ -368,10 +371,28 @@ pub fn validate_one(
         })
         .collect();
     let valid = out.is_valid();
+    let causes = match &out.refusal {
+        Some(r) => vec![Cause {
+            field: String::new(),
+            reason: r.reason().to_owned(),
+            message: r.to_string(),
+        }],
+        None => out
+            .errors
+            .errors
+            .iter()
+            .map(|e| Cause {
+                field: e.path.clone(),
+                reason: e.kind.as_str().to_owned(),
+                message: e.to_string(),
+            })
+            .collect(),
+    };
     Verdict {
         valid,
         text: text.clone(),
         warnings: out.warnings.clone(),
+        causes,
         json: JsonResult {
             file: doc.file.clone(),
             doc: doc.index,
@@ -387,8 +408,5 @@ pub fn validate_one(
 
 /// A bad object document, for the CLI's exit code 2.
 pub fn input_error(doc: &Document, message: String) -> InputError {
-    InputError {
-        location: doc.location(),
-        message,
-    }
+    InputError::at(&doc.file, doc.line, message)
 }

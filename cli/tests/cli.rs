@@ -585,3 +585,96 @@ fn exit_zero_turns_invalid_into_success_but_not_input_errors() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn github_output_annotates_each_cause_on_the_documents_line() {
+    let crd = asset("counters.yaml");
+    let bad = asset("counter-bad.yaml");
+    let out = crd_cel(
+        &[
+            "validate",
+            "--crd",
+            &crd,
+            "-o",
+            "github",
+            &bad,
+            &asset("counter-ok.yaml"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let file = bad.replace(':', "%3A").replace(',', "%2C");
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "::error file={file},line=1,title=crd-cel%3A Counter.example.com \"c2\"::spec: Invalid value: min must not exceed max\n\
+             ::error file={file},line=1,title=crd-cel%3A Counter.example.com \"c2\"::spec.limits[0]: Invalid value: limit a must be positive\n"
+        )
+    );
+}
+
+#[test]
+fn junit_and_sarif_reports_are_written_beside_the_text_output() {
+    let dir = std::env::temp_dir().join(format!("crd-cel-reports-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("creates");
+    let (xml, sarif) = (dir.join("r.xml"), dir.join("r.sarif"));
+    let crd = asset("counters.yaml");
+    let junit_arg = format!("junit={}", xml.display());
+    let sarif_arg = format!("sarif={}", sarif.display());
+    let args = [
+        "validate", "--crd", &crd, "--report", &junit_arg, "--report", &sarif_arg,
+    ];
+    let files = [
+        asset("counter-bad.yaml"),
+        asset("counter-ok.yaml"),
+        asset("missing.yaml"),
+    ];
+    let all: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(files.iter().map(String::as_str))
+        .collect();
+    let out = crd_cel(&all, None);
+    assert_eq!(out.status.code(), Some(2), "missing.yaml is an input error");
+    assert!(
+        text(&out.stdout).contains("Summary: 2 objects - valid: 1, invalid: 1"),
+        "{}",
+        text(&out.stdout)
+    );
+    let xml = std::fs::read_to_string(&xml).expect("junit written");
+    assert!(
+        xml.contains("tests=\"3\" failures=\"1\" errors=\"1\" skipped=\"0\""),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("counter-ok.yaml:1 Counter.example.com &quot;c1&quot;\"/>"),
+        "{xml}"
+    );
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).expect("sarif written"))
+            .expect("JSON");
+    let results = log["runs"][0]["results"].as_array().expect("results");
+    let rules: Vec<&str> = results
+        .iter()
+        .filter_map(|r| r["ruleId"].as_str())
+        .collect();
+    assert_eq!(
+        rules,
+        ["FieldValueInvalid", "FieldValueInvalid", "InputError"]
+    );
+    std::fs::remove_dir_all(&dir).expect("removes");
+}
+
+#[test]
+fn a_report_in_a_streaming_format_is_a_usage_error() {
+    let out = crd_cel(
+        &["check", "--report", "text=out.txt", &asset("widgets.yaml")],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--report writes github, junit or sarif"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -35,15 +35,14 @@ pub fn expand(names: &[String], ignore: &[Regex]) -> Result<Vec<String>, InputEr
 }
 
 fn walk(dir: &Path, depth: usize, out: &mut Vec<String>) -> Result<(), InputError> {
-    let fail = |e: std::io::Error| InputError {
-        location: dir.display().to_string(),
-        message: format!("cannot read the directory: {e}"),
-    };
+    let name = dir.display().to_string();
+    let fail =
+        |e: std::io::Error| InputError::in_file(&name, format!("cannot read the directory: {e}"));
     if depth > MAX_DIRECTORY_DEPTH {
-        return Err(InputError {
-            location: dir.display().to_string(),
-            message: format!("directories nested more than {MAX_DIRECTORY_DEPTH} deep"),
-        });
+        return Err(InputError::in_file(
+            &name,
+            format!("directories nested more than {MAX_DIRECTORY_DEPTH} deep"),
+        ));
     }
     for entry in std::fs::read_dir(dir).map_err(fail)? {
         let entry = entry.map_err(fail)?;

@@ -65,15 +65,45 @@ fn display_name(file: &str) -> &str {
 /// CRD, a CRD without a schema. The CLI exits with 2 on these.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputError {
-    /// Where (`crd.yaml`, `crd.yaml:12`).
-    pub location: String,
+    /// The file (as named; `-` for stdin), or `crd-cel` for what concerns no file.
+    pub file: String,
+    /// The line (1-based), when the error is in a document.
+    pub line: Option<usize>,
     /// What is wrong.
     pub message: String,
 }
 
+impl InputError {
+    /// An error about a file as a whole.
+    pub fn in_file(file: &str, message: String) -> InputError {
+        InputError {
+            file: file.to_owned(),
+            line: None,
+            message,
+        }
+    }
+
+    /// An error at a line of a file.
+    pub fn at(file: &str, line: usize, message: String) -> InputError {
+        InputError {
+            file: file.to_owned(),
+            line: Some(line),
+            message,
+        }
+    }
+
+    /// Where: `crd.yaml`, `crd.yaml:12`, `<stdin>:3`.
+    pub fn location(&self) -> String {
+        match self.line {
+            Some(line) => at_line(&self.file, line),
+            None => display_name(&self.file).to_owned(),
+        }
+    }
+}
+
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.location, self.message)
+        write!(f, "{}: {}", self.location(), self.message)
     }
 }
 
@@ -81,10 +111,7 @@ impl std::error::Error for InputError {}
 
 /// Reads a file, or `stdin` for `-`, up to [`MAX_SOURCE_BYTES`].
 pub fn read_source(name: &str, stdin: &mut dyn Read) -> Result<String, InputError> {
-    let fail = |message: String| InputError {
-        location: display_name(name).to_owned(),
-        message,
-    };
+    let fail = |message: String| InputError::in_file(name, message);
     let mut bytes = Vec::new();
     let read = if name == "-" {
         stdin.take(MAX_SOURCE_BYTES + 1).read_to_end(&mut bytes)
@@ -101,10 +128,7 @@ pub fn read_source(name: &str, stdin: &mut dyn Read) -> Result<String, InputErro
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
-        InputError {
-            location: at_line(name, line),
-            message: format!("not UTF-8 text: {}", e.utf8_error()),
-        }
+        InputError::at(name, line, format!("not UTF-8 text: {}", e.utf8_error()))
     })
 }
 
@@ -113,17 +137,11 @@ pub fn read_source(name: &str, stdin: &mut dyn Read) -> Result<String, InputErro
 /// YAML. Empty documents are dropped (but counted); lists are expanded.
 pub fn split_documents(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let chunks = stream::chunks(text).map_err(|e| InputError {
-        location: at_line(file, e.line),
-        message: e.message,
-    })?;
+    let chunks = stream::chunks(text).map_err(|e| InputError::at(file, e.line, e.message))?;
     let mut out = Vec::new();
     let mut index = 0usize;
     for chunk in chunks {
-        let fail = |message: String| InputError {
-            location: at_line(file, chunk.content_line()),
-            message,
-        };
+        let fail = |message: String| InputError::at(file, chunk.content_line(), message);
         if chunk.text.len() > MAX_DOCUMENT_BYTES {
             return Err(fail(format!(
                 "the document is {} bytes, more than the apiserver accepts in a request (Request entity too large: limit is {MAX_DOCUMENT_BYTES})",
@@ -329,7 +347,7 @@ mod tests {
     #[test]
     fn yaml_errors_give_the_line_of_the_file() {
         let e = split_documents("crd.yaml", "a: 1\n---\nb: [1\nc: 2\n").expect_err("bad");
-        assert_eq!(e.location, "crd.yaml:3");
+        assert_eq!(e.location(), "crd.yaml:3");
         assert!(e.message.starts_with("YAML error: "), "{e}");
         assert!(e.message.contains("line 4 column "), "{e}");
     }
@@ -353,7 +371,7 @@ mod tests {
             "}".repeat(100_000)
         );
         let e = split_documents("deep.yaml", &text).expect_err("too deep");
-        assert_eq!(e.location, "deep.yaml:3");
+        assert_eq!(e.location(), "deep.yaml:3");
         assert_eq!(
             e.message,
             "YAML error: recursion limit exceeded at line 3 column 519 (more than 128 levels of nesting)"
@@ -364,7 +382,7 @@ mod tests {
     fn a_document_larger_than_a_request_is_refused() {
         let text = format!("a: 1\n---\nb: \"{}\"\n", "x".repeat(MAX_DOCUMENT_BYTES));
         let e = split_documents("big.yaml", &text).expect_err("too big");
-        assert_eq!(e.location, "big.yaml:3");
+        assert_eq!(e.location(), "big.yaml:3");
         assert!(
             e.message
                 .ends_with("(Request entity too large: limit is 3145728)"),

@@ -73,26 +73,27 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The same kind as a [`validate::ErrorType`](crate::validate::ErrorType) (whose
+    /// [`as_str`](crate::validate::ErrorType::as_str) is the `reason` of the Status cause).
+    pub const fn error_type(self) -> crate::validate::ErrorType {
+        use crate::validate::ErrorType;
+        match self {
+            Kind::Required => ErrorType::Required,
+            Kind::Invalid => ErrorType::Invalid,
+            Kind::Unsupported => ErrorType::NotSupported,
+            Kind::Forbidden => ErrorType::Forbidden,
+            Kind::Internal => ErrorType::InternalError,
+        }
+    }
+
     /// The words apimachinery prints.
     pub const fn as_str(self) -> &'static str {
-        match self {
-            Kind::Required => "Required value",
-            Kind::Invalid => "Invalid value",
-            Kind::Unsupported => "Unsupported value",
-            Kind::Forbidden => "Forbidden",
-            Kind::Internal => "Internal error",
-        }
+        self.error_type().description()
     }
 
     /// The Status cause type (`FieldValueInvalid`, ...).
     pub const fn reason(self) -> &'static str {
-        match self {
-            Kind::Required => "FieldValueRequired",
-            Kind::Invalid => "FieldValueInvalid",
-            Kind::Unsupported => "FieldValueNotSupported",
-            Kind::Forbidden => "FieldValueForbidden",
-            Kind::Internal => "InternalError",
-        }
+        self.error_type().as_str()
     }
 }
 

@@ -82,6 +82,19 @@ pub enum Conflict {
     },
 }
 
+impl Refusal {
+    /// The `reason` of the apiserver's Status (`BadRequest`, `NotFound`, `Conflict`,
+    /// `InternalError`).
+    pub const fn reason(&self) -> &'static str {
+        match self {
+            Refusal::StrictDecoding { .. } | Refusal::NameMismatch { .. } => "BadRequest",
+            Refusal::NotFound { .. } => "NotFound",
+            Refusal::Conflict { .. } => "Conflict",
+            Refusal::ResourceVersionSetOnCreate => "InternalError",
+        }
+    }
+}
+
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
