@@ -612,6 +612,7 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
                     field: String::new(),
                     reason: refusal.reason().to_owned(),
                     message: refusal.to_string(),
+                    line: None,
                 }];
                 entries.push(entry);
                 continue;
@@ -642,6 +643,7 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
                             field: e.field.clone(),
                             reason: e.kind.reason().to_owned(),
                             message: e.to_string(),
+                            line: Some(doc.line_of(&manifest_path(&e.field))),
                         })
                         .collect();
                     entry.warnings = warnings;
@@ -676,6 +678,16 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
         EXIT_REJECTED
     } else {
         EXIT_ACCEPTED
+    }
+}
+
+/// Where a CRD error's field is in the manifest: the apiserver reports a schema all versions
+/// share under the internal `spec.validation`, which a v1 manifest holds in each version
+/// (the first is where to look).
+fn manifest_path(field: &str) -> String {
+    match field.strip_prefix("spec.validation.") {
+        Some(rest) => format!("spec.versions[0].schema.{rest}"),
+        None => field.to_owned(),
     }
 }
 

@@ -28,6 +28,8 @@ pub struct Cause {
     pub reason: String,
     /// The message (`spec.replicas: Invalid value: ...`).
     pub message: String,
+    /// The line of the field, when found (else the document's line is used).
+    pub line: Option<usize>,
 }
 
 /// The outcome of one document, where it was read.
@@ -91,6 +93,7 @@ impl Entry {
                 field: String::new(),
                 reason: reason.to_owned(),
                 message: self.message.clone(),
+                line: None,
             }]
         } else {
             self.causes.clone()
@@ -103,27 +106,32 @@ impl Entry {
 pub fn github(entries: &[Entry]) -> String {
     let mut out = String::new();
     for e in entries {
-        let mut props = format!("file={}", property(e.display_file()));
-        if let Some(line) = e.line {
-            props.push_str(&format!(",line={line}"));
-        }
         let title = if e.subject.is_empty() {
             "crd-cel".to_owned()
         } else {
             format!("crd-cel: {}", e.subject)
         };
-        let props = format!("{props},title={}", property(&title));
+        let props = |line: Option<usize>| {
+            let mut p = format!("file={}", property(e.display_file()));
+            if let Some(line) = line.or(e.line) {
+                p.push_str(&format!(",line={line}"));
+            }
+            format!("{p},title={}", property(&title))
+        };
         match e.status {
             Status::Failed => {
                 for c in e.causes_or_message("Invalid") {
-                    out.push_str(&format!("::error {props}::{}\n", data(&c.message)));
+                    let p = props(c.line);
+                    out.push_str(&format!("::error {p}::{}\n", data(&c.message)));
                 }
             }
-            Status::Error => out.push_str(&format!("::error {props}::{}\n", data(&e.message))),
+            Status::Error => {
+                out.push_str(&format!("::error {}::{}\n", props(None), data(&e.message)));
+            }
             Status::Passed | Status::Skipped => {}
         }
         for w in &e.warnings {
-            out.push_str(&format!("::warning {props}::{}\n", data(w)));
+            out.push_str(&format!("::warning {}::{}\n", props(None), data(w)));
         }
     }
     out
@@ -246,12 +254,12 @@ fn xml(s: &str) -> String {
 pub fn sarif(entries: &[Entry]) -> String {
     let mut rules: Vec<String> = Vec::new();
     let mut results = Vec::new();
-    let mut add = |rule: &str, level: &str, message: &str, e: &Entry| {
+    let mut add = |rule: &str, level: &str, message: &str, e: &Entry, line: Option<usize>| {
         if !rules.iter().any(|r| r == rule) {
             rules.push(rule.to_owned());
         }
         let mut location = json!({"artifactLocation": {"uri": uri(&e.file)}});
-        if let Some(line) = e.line {
+        if let Some(line) = line.or(e.line) {
             location["region"] = json!({"startLine": line});
         }
         results.push(json!({
@@ -265,14 +273,14 @@ pub fn sarif(entries: &[Entry]) -> String {
         match e.status {
             Status::Failed => {
                 for c in e.causes_or_message("Invalid") {
-                    add(&c.reason, "error", &c.message, e);
+                    add(&c.reason, "error", &c.message, e, c.line);
                 }
             }
-            Status::Error => add("InputError", "error", &e.message, e),
+            Status::Error => add("InputError", "error", &e.message, e, None),
             Status::Passed | Status::Skipped => {}
         }
         for w in &e.warnings {
-            add("Warning", "warning", w, e);
+            add("Warning", "warning", w, e, None);
         }
     }
     let rules: Vec<Value> = rules
@@ -343,6 +351,7 @@ mod tests {
                 field: "spec".into(),
                 reason: "FieldValueInvalid".into(),
                 message: "spec: Invalid value: a, b\n100%".into(),
+                line: Some(14),
             }],
             warnings: vec!["unknown field \"spec.x\"".into()],
         }
@@ -352,7 +361,7 @@ mod tests {
     fn github_annotations_are_on_the_line_and_escaped() {
         assert_eq!(
             github(&[failed()]),
-            "::error file=deploy/app.yaml,line=12,title=crd-cel%3A Counter.example.com \"c2\"::spec: Invalid value: a, b%0A100%25\n\
+            "::error file=deploy/app.yaml,line=14,title=crd-cel%3A Counter.example.com \"c2\"::spec: Invalid value: a, b%0A100%25\n\
              ::warning file=deploy/app.yaml,line=12,title=crd-cel%3A Counter.example.com \"c2\"::unknown field \"spec.x\"\n"
         );
     }
@@ -378,8 +387,13 @@ mod tests {
         let results = log["runs"][0]["results"].as_array().expect("results");
         assert_eq!(results.len(), 2);
         assert_eq!(results[0]["ruleId"], "FieldValueInvalid");
+        // The cause on its field's line, the warning on the document's.
         assert_eq!(
             results[0]["locations"][0]["physicalLocation"]["region"]["startLine"],
+            14
+        );
+        assert_eq!(
+            results[1]["locations"][0]["physicalLocation"]["region"]["startLine"],
             12
         );
         assert_eq!(

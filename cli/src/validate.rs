@@ -376,6 +376,7 @@ pub fn validate_one(
             field: String::new(),
             reason: r.reason().to_owned(),
             message: r.to_string(),
+            line: None,
         }],
         None => out
             .errors
@@ -385,6 +386,7 @@ pub fn validate_one(
                 field: e.path.clone(),
                 reason: e.kind.as_str().to_owned(),
                 message: e.to_string(),
+                line: Some(doc.line_of(&e.path)),
             })
             .collect(),
     };

@@ -587,7 +587,7 @@ fn exit_zero_turns_invalid_into_success_but_not_input_errors() {
 }
 
 #[test]
-fn github_output_annotates_each_cause_on_the_documents_line() {
+fn github_output_annotates_each_cause_on_its_fields_line() {
     let crd = asset("counters.yaml");
     let bad = asset("counter-bad.yaml");
     let out = crd_cel(
@@ -607,9 +607,26 @@ fn github_output_annotates_each_cause_on_the_documents_line() {
     assert_eq!(
         text(&out.stdout),
         format!(
-            "::error file={file},line=1,title=crd-cel%3A Counter.example.com \"c2\"::spec: Invalid value: min must not exceed max\n\
-             ::error file={file},line=1,title=crd-cel%3A Counter.example.com \"c2\"::spec.limits[0]: Invalid value: limit a must be positive\n"
+            "::error file={file},line=4,title=crd-cel%3A Counter.example.com \"c2\"::spec: Invalid value: min must not exceed max\n\
+             ::error file={file},line=4,title=crd-cel%3A Counter.example.com \"c2\"::spec.limits[0]: Invalid value: limit a must be positive\n"
         )
+    );
+}
+
+#[test]
+fn annotations_of_block_yaml_point_at_the_failing_field() {
+    // The second document; its spec.limits[1] fails (line 14 of the stream).
+    let stream = "apiVersion: example.com/v1\nkind: Counter\nmetadata: {name: a}\n---\n\
+                  apiVersion: example.com/v1\nkind: Counter\nmetadata:\n  name: b\nspec:\n  max: 5\n  limits:\n  - name: x\n    value: 1\n  - name: y\n    value: 0\n";
+    let crd = asset("counters.yaml");
+    let out = crd_cel(
+        &["validate", "--crd", &crd, "-o", "github", "-"],
+        Some(stream),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "::error file=<stdin>,line=14,title=crd-cel%3A Counter.example.com \"b\"::spec.limits[1]: Invalid value: limit y must be positive\n"
     );
 }
 

@@ -405,6 +405,7 @@ fn validate_cases_agree_with_the_oracle() {
                 line: 1,
                 value: crd,
                 duplicate_fields: Vec::new(),
+                source: Default::default(),
             }])
             .with_default_namespace(
                 vector
@@ -419,6 +420,7 @@ fn validate_cases_agree_with_the_oracle() {
                 line: 1,
                 value: case["object"].clone(),
                 duplicate_fields: Vec::new(),
+                source: Default::default(),
             };
             let old = case.get("oldObject").filter(|o| !o.is_null());
             let version = case.get("version").and_then(Value::as_str);

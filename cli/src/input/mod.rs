@@ -6,6 +6,7 @@
 
 mod depth;
 pub mod files;
+mod lines;
 mod stream;
 
 use crd_cel::validate::Body;
@@ -13,6 +14,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::fmt;
 use std::io::Read;
+use std::ops::Range;
+use std::sync::Arc;
 
 /// The largest document: the apiserver's request body limit (`MaxRequestBodyBytes`, 3 MiB),
 /// which it answers with `413 Request entity too large`.
@@ -39,9 +42,36 @@ pub struct Document {
     /// The paths of repeated keys (`spec.ports[0].name`), which the apiserver's strict
     /// decoding reports as `duplicate field "..."`.
     pub duplicate_fields: Vec<String>,
+    /// The text the document was read from.
+    pub source: Source,
+}
+
+/// The text of a document, kept to find the line of a field ([`Document::line_of`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Source {
+    text: Arc<str>,
+    span: Range<usize>,
+    first_line: usize,
 }
 
 impl Document {
+    /// The line of the field `path` (an apiserver field path, `spec.ports[0].name`) in the
+    /// document's text: where it is in block YAML, else the nearest enclosing field found (a
+    /// field in flow style or JSON), else the document's line.
+    pub fn line_of(&self, path: &str) -> usize {
+        let path = match self.item {
+            Some(i) if path.is_empty() => format!("items[{i}]"),
+            Some(i) => format!("items[{i}].{path}"),
+            None => path.to_owned(),
+        };
+        let text = self
+            .source
+            .text
+            .get(self.source.span.clone())
+            .unwrap_or_default();
+        lines::line_of(text, self.source.first_line, &path).unwrap_or(self.line)
+    }
+
     /// Where the document is, for messages: `crds.yaml:12` (`: item 0` in a list).
     pub fn location(&self) -> String {
         let at = at_line(&self.file, self.line);
@@ -138,6 +168,7 @@ pub fn read_source(name: &str, stdin: &mut dyn Read) -> Result<String, InputErro
 pub fn split_documents(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let chunks = stream::chunks(text).map_err(|e| InputError::at(file, e.line, e.message))?;
+    let shared: Arc<str> = Arc::from(text);
     let mut out = Vec::new();
     let mut index = 0usize;
     for chunk in chunks {
@@ -153,8 +184,13 @@ pub fn split_documents(file: &str, text: &str) -> Result<Vec<Document>, InputErr
             // Comments only: still a document of kubectl's reader, with nothing to check.
             index += 1;
         }
+        let source = Source {
+            text: shared.clone(),
+            span: chunk.start..chunk.start + chunk.text.len(),
+            first_line: chunk.first_line,
+        };
         for (line, body) in values {
-            push_document(&mut out, file, index, line, body);
+            push_document(&mut out, file, index, line, body, &source);
             index += 1;
         }
     }
@@ -162,7 +198,14 @@ pub fn split_documents(file: &str, text: &str) -> Result<Vec<Document>, InputErr
 }
 
 /// A non-null document, or the items of a `kind: List`, each with its repeated keys.
-fn push_document(out: &mut Vec<Document>, file: &str, index: usize, line: usize, body: Body) {
+fn push_document(
+    out: &mut Vec<Document>,
+    file: &str,
+    index: usize,
+    line: usize,
+    body: Body,
+    source: &Source,
+) {
     if body.object.is_null() {
         return;
     }
@@ -173,6 +216,7 @@ fn push_document(out: &mut Vec<Document>, file: &str, index: usize, line: usize,
         line,
         value,
         duplicate_fields,
+        source: source.clone(),
     };
     match list_items(&body.object) {
         Some(items) => {

@@ -7,6 +7,8 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Chunk<'a> {
     pub(super) first_line: usize,
+    /// Where the text starts in the stream (bytes).
+    pub(super) start: usize,
     pub(super) text: &'a str,
 }
 
@@ -50,6 +52,7 @@ pub(super) fn chunks(text: &str) -> Result<Vec<Chunk<'_>>, BadSeparator> {
             if offset > start {
                 out.push(Chunk {
                     first_line: start_line,
+                    start,
                     text: &text[start..offset],
                 });
             }
@@ -61,6 +64,7 @@ pub(super) fn chunks(text: &str) -> Result<Vec<Chunk<'_>>, BadSeparator> {
     if text.len() > start {
         out.push(Chunk {
             first_line: start_line,
+            start,
             text: &text[start..],
         });
     }
