@@ -152,6 +152,16 @@ struct CheckArgs {
     /// Exit 0 even when CRDs are rejected (input errors still exit 2).
     #[arg(long)]
     exit_zero: bool,
+    /// The stored CRDs (files or directories; repeatable): a CRD of the same name is checked
+    /// as an update of the stored one, as the apiserver checks `kubectl apply` of a new
+    /// version (expressions the stored CRD has keep the stored-expressions environment;
+    /// versions whose schema is unchanged are not held to the per-rule cost limit).
+    #[arg(long, value_name = "OLD_CRD")]
+    old: Vec<String>,
+    /// With `--old`: objects stored under the old CRDs (files or directories); those the old
+    /// CRD accepts and the new one rejects are listed, and make the exit code 1.
+    #[arg(long, value_name = "DIR", requires = "old")]
+    objects: Vec<String>,
     /// Manifest files (YAML streams or JSON) or directories of them; `-` reads stdin, as does
     /// no file when stdin is not a terminal.
     #[arg(value_name = "FILE")]
@@ -560,8 +570,8 @@ struct JsonResult<'a> {
     rules: &'a [crd::RuleReport],
 }
 
-fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
-    let mut files = args.files;
+fn check(mut args: CheckArgs, io: &mut Io<'_>) -> u8 {
+    let mut files = std::mem::take(&mut args.files);
     if files.is_empty() {
         if io.stdin_is_terminal {
             let _ = writeln!(
@@ -583,6 +593,23 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
     let mut entries = Vec::new();
     let (mut crds, mut rejected, mut rules) = (0usize, 0usize, 0usize);
     let names = files;
+    let old_files = expand_inputs(&args.old, &args.inputs, io, &mut bad);
+    let mut stored: Vec<Document> = Vec::new();
+    for d in read_documents(&old_files, io, &mut bad) {
+        match crd::crd_kind_problem(&d.value) {
+            None => stored.push(d),
+            Some(message) => report_input_error(validate::input_error(&d, message), io, &mut bad),
+        }
+    }
+    let stored_named = |name: &str| {
+        stored.iter().find(|d| {
+            d.value
+                .pointer("/metadata/name")
+                .and_then(serde_json::Value::as_str)
+                == Some(name)
+        })
+    };
+    let mut new_crds: Vec<Document> = Vec::new();
     let files = expand_inputs(&names, &args.inputs, io, &mut bad);
     let mut documents = 0usize;
     for file in &files {
@@ -617,7 +644,14 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
                 entries.push(entry);
                 continue;
             }
-            match crd::check_crd(&doc.value, &opts) {
+            let checked = match stored_named(&name) {
+                Some(old) => crd::check_crd_update(&doc.value, &old.value, &opts),
+                None => crd::check_crd(&doc.value, &opts),
+            };
+            if crd::crd_kind_problem(&doc.value).is_none() {
+                new_crds.push(doc.clone());
+            }
+            match checked {
                 Ok(report) => {
                     crds += 1;
                     rules += report.rules.len();
@@ -656,6 +690,20 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
         }
     }
     check_not_empty("documents", documents, &args.inputs, io, &mut bad);
+    let mut newly_rejected = 0usize;
+    if !args.objects.is_empty() && bad.is_empty() {
+        let object_files = expand_inputs(&args.objects, &args.inputs, io, &mut bad);
+        let objects = read_documents(&object_files, io, &mut bad);
+        let checked;
+        (newly_rejected, checked) =
+            upgrade_safety(stored, new_crds, &objects, &args, io, &mut entries);
+        if args.output == OutputFormat::Text {
+            let _ = writeln!(
+                io.stdout,
+                "Stored objects: {checked} checked, {newly_rejected} accepted by the stored CRD and rejected by the new one"
+            );
+        }
+    }
     if args.output == OutputFormat::Text {
         let _ = writeln!(
             io.stdout,
@@ -674,11 +722,61 @@ fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
     }
     if !bad.is_empty() {
         EXIT_BAD_INPUT
-    } else if rejected > 0 && !args.exit_zero {
+    } else if rejected + newly_rejected > 0 && !args.exit_zero {
         EXIT_REJECTED
     } else {
         EXIT_ACCEPTED
     }
+}
+
+/// The objects the stored CRDs accept and the new ones reject, each reported; returns how many
+/// there are and how many objects were checked under both.
+fn upgrade_safety(
+    stored: Vec<Document>,
+    new: Vec<Document>,
+    objects: &[Document],
+    args: &CheckArgs,
+    io: &mut Io<'_>,
+    entries: &mut Vec<report::Entry>,
+) -> (usize, usize) {
+    let minor = args.kubernetes_version;
+    let mut before = validate::Crds::new(stored).with_kubernetes_version(minor);
+    let mut after = validate::Crds::new(new).with_kubernetes_version(minor);
+    let (mut newly_rejected, mut checked) = (0usize, 0usize);
+    for doc in objects {
+        let (Ok(b), Ok(a)) = (
+            before.target(&doc.value, None),
+            after.target(&doc.value, None),
+        ) else {
+            continue;
+        };
+        checked += 1;
+        if !validate::validate_one(doc, None, &b, false).valid {
+            continue;
+        }
+        let verdict = validate::validate_one(doc, None, &a, false);
+        if verdict.valid {
+            continue;
+        }
+        newly_rejected += 1;
+        let name = doc
+            .value
+            .pointer("/metadata/name")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default();
+        let subject = format!("{} {name:?}", a.qualified_kind);
+        let message = format!(
+            "accepted by the stored CRD, rejected by the new one: {}",
+            verdict.text
+        );
+        if args.output == OutputFormat::Text {
+            let _ = writeln!(io.stdout, "{}: {subject} is {message}", doc.location());
+        }
+        let mut entry = report::Entry::of(doc, subject, report::Status::Failed, message);
+        entry.causes = verdict.causes;
+        entries.push(entry);
+    }
+    (newly_rejected, checked)
 }
 
 /// Where a CRD error's field is in the manifest: the apiserver reports a schema all versions

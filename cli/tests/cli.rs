@@ -695,3 +695,68 @@ fn a_report_in_a_streaming_format_is_a_usage_error() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn check_old_checks_an_update_and_lists_stored_objects_the_new_crd_rejects() {
+    let dir = std::env::temp_dir().join(format!("crd-cel-upgrade-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("objects")).expect("creates");
+    let old = std::fs::read_to_string(asset("counters.yaml")).expect("readable");
+    // The new version caps max at 10.
+    let first = "            - rule: self.min <= self.max\n              message: min must not exceed max\n";
+    assert!(old.contains(first));
+    let new = old.replacen(
+        first,
+        &format!(
+            "{first}            - rule: self.max <= 10\n              message: max is at most 10\n"
+        ),
+        1,
+    );
+    assert_ne!(old, new);
+    std::fs::write(dir.join("new.yaml"), &new).expect("writes");
+    let object = |name: &str, max: u32| {
+        format!(
+            "apiVersion: example.com/v1\nkind: Counter\nmetadata: {{name: {name}}}\nspec: {{max: {max}}}\n"
+        )
+    };
+    std::fs::write(dir.join("objects/small.yaml"), object("small", 5)).expect("writes");
+    std::fs::write(dir.join("objects/big.yaml"), object("big", 50)).expect("writes");
+    let (old_path, new_path, objects) = (
+        asset("counters.yaml"),
+        dir.join("new.yaml").display().to_string(),
+        dir.join("objects").display().to_string(),
+    );
+    let out = crd_cel(
+        &[
+            "check",
+            "--old",
+            &old_path,
+            "--objects",
+            &objects,
+            &new_path,
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "{objects}/big.yaml:1: Counter.example.com \"big\" is accepted by the stored CRD, rejected by the new one: Counter.example.com \"big\" is invalid: spec: Invalid value: max is at most 10\n"
+        )),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("small"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "Stored objects: 2 checked, 1 accepted by the stored CRD and rejected by the new one"
+        ),
+        "{stdout}"
+    );
+    // The CRD itself is a valid update.
+    assert!(
+        stdout.contains("counters.example.com accepted (5 rules)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("accepted: 1, rejected: 0"), "{stdout}");
+    std::fs::remove_dir_all(&dir).expect("removes");
+}

@@ -19,6 +19,7 @@ use crate::rule_fields::{
 use crate::schema::{OwnedSchema, SchemaArena};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 use std::fmt;
 
 mod structural;
@@ -242,6 +243,124 @@ pub fn crd_kind_problem(doc: &Value) -> Option<String> {
 /// Checks one `apiextensions.k8s.io/v1` CRD document. `Err` is input that cannot be checked
 /// (not a CRD, no versions, a version without a schema, a schema that does not read).
 pub fn check_crd(doc: &Value, opts: &Options) -> Result<CrdReport, String> {
+    check_crd_with(doc, opts, None)
+}
+
+/// Checks `new` as an update of the stored CRD `old`, as the apiserver validates a CRD update
+/// (`ValidateCustomResourceDefinitionUpdate`): a rule or messageExpression the stored CRD
+/// already has compiles in the stored-expressions environment (every library of the release,
+/// where a new one compiles at the compatibility version), and a version whose schema is
+/// unchanged is not held to the per-expression cost limit (the per-CRD total still applies).
+///
+/// ```
+/// use crd_cel::crd::{Options, check_crd, check_crd_update};
+/// use serde_json::json;
+///
+/// let crd = |rule: &str| json!({
+///     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+///     "metadata": {"name": "things.example.com"},
+///     "spec": {"group": "example.com", "scope": "Namespaced",
+///              "names": {"kind": "Thing", "plural": "things"},
+///              "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+///                  "type": "object", "properties": {"spec": {"type": "object",
+///                      "properties": {"items": {"type": "array", "maxItems": 2000,
+///                          "items": {"type": "string", "maxLength": 8}}},
+///                      "x-kubernetes-validations": [{"rule": rule}]}}}}}]}
+/// });
+/// // Too expensive for a new CRD (about 60,000,000: over the per-rule limit of 10,000,000,
+/// // within the per-CRD 100,000,000) ...
+/// let costly = crd("self.items.all(a, self.items.all(b, a != b || a == b))");
+/// assert!(!check_crd(&costly, &Options::default()).unwrap().accepted());
+/// // ... but an update that leaves the schema as it was is not held to the per-rule limit.
+/// let report = check_crd_update(&costly, &costly, &Options::default()).unwrap();
+/// assert!(report.accepted(), "{}", report.text());
+/// ```
+pub fn check_crd_update(new: &Value, old: &Value, opts: &Options) -> Result<CrdReport, String> {
+    if let Some(problem) = crd_kind_problem(old) {
+        return Err(format!("the stored CRD: {problem}"));
+    }
+    let name = |d: &Value| {
+        d.pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    if name(new) != name(old) {
+        return Err(format!(
+            "the stored CRD is {} and this one is {}: an update keeps the name",
+            go_quote(&name(old)),
+            go_quote(&name(new))
+        ));
+    }
+    let mut previous = Previous::default();
+    let versions = |d: &Value| {
+        d.pointer("/spec/versions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    for v in versions(old) {
+        if let Some(schema) = v.pointer("/schema/openAPIV3Schema") {
+            collect_expressions(schema, &mut previous);
+        }
+    }
+    let old_versions = versions(old);
+    for v in versions(new) {
+        let Some(n) = v.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let stored = old_versions
+            .iter()
+            .find(|o| o.get("name").and_then(Value::as_str) == Some(n));
+        if stored.is_some_and(|o| o.get("schema") == v.get("schema")) {
+            previous.unchanged_versions.insert(n.to_owned());
+        }
+    }
+    check_crd_with(new, opts, Some(previous))
+}
+
+/// What a CRD update takes from the stored CRD.
+#[derive(Debug, Default)]
+struct Previous {
+    rules: HashSet<String>,
+    message_expressions: HashSet<String>,
+    unchanged_versions: HashSet<String>,
+}
+
+/// The rules and messageExpressions anywhere in a schema (`SchemaHas` visits every node).
+fn collect_expressions(v: &Value, into: &mut Previous) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
+                for r in rules {
+                    if let Some(rule) = r.get("rule").and_then(Value::as_str) {
+                        into.rules.insert(rule.to_owned());
+                    }
+                    if let Some(me) = r.get("messageExpression").and_then(Value::as_str) {
+                        into.message_expressions.insert(me.to_owned());
+                    }
+                }
+            }
+            m.values().for_each(|c| collect_expressions(c, into));
+        }
+        Value::Array(a) => a.iter().for_each(|c| collect_expressions(c, into)),
+        _ => {}
+    }
+}
+
+/// What the walker needs of an update: the stored expressions and the schema roots (paths)
+/// whose version's schema is unchanged.
+pub(super) struct Update {
+    pub(super) rules: HashSet<String>,
+    pub(super) message_expressions: HashSet<String>,
+    pub(super) unchanged_roots: HashSet<String>,
+}
+
+fn check_crd_with(
+    doc: &Value,
+    opts: &Options,
+    previous: Option<Previous>,
+) -> Result<CrdReport, String> {
     if let Some(problem) = crd_kind_problem(doc) {
         return Err(problem);
     }
@@ -284,7 +403,27 @@ pub fn check_crd(doc: &Value, opts: &Options) -> Result<CrdReport, String> {
             .map(|(i, s)| (format!("spec.versions[{i}].schema.openAPIV3Schema"), *s))
             .collect()
     };
-    let (errors, rules, checked_expressions) = check_roots(&roots, true, opts)?;
+    let version_unchanged = |i: usize| {
+        previous.as_ref().is_some_and(|p| {
+            versions[i]
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| p.unchanged_versions.contains(n))
+        })
+    };
+    // A shared schema is checked as the internal top-level version's (the first).
+    let unchanged_roots = roots
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| version_unchanged(*i))
+        .map(|(_, (path, _))| path.clone())
+        .collect();
+    let update = previous.map(|p| Update {
+        rules: p.rules,
+        message_expressions: p.message_expressions,
+        unchanged_roots,
+    });
+    let (errors, rules, checked_expressions) = check_roots(&roots, true, opts, update.as_ref())?;
     Ok(CrdReport {
         name,
         errors,
@@ -317,7 +456,7 @@ pub fn check_schema(
     opts: &Options,
 ) -> Result<CrdReport, String> {
     let (errors, rules, checked_expressions) =
-        check_roots(&[(path.to_owned(), schema)], resource_root, opts)?;
+        check_roots(&[(path.to_owned(), schema)], resource_root, opts, None)?;
     Ok(CrdReport {
         name: name.to_owned(),
         errors,

@@ -165,3 +165,58 @@ fn type_information_failure() {
     );
     assert_eq!(r.checked_expressions, 0);
 }
+
+#[test]
+fn an_update_compiles_stored_expressions_in_the_stored_environment() {
+    // `includes` arrives in 1.37: at 1.37 a new rule compiles at 1.36, without it.
+    let schema = |rule: &str, message_expression: &str| {
+        crd(json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "properties": {"items": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 8}}},
+            "x-kubernetes-validations": [{"rule": rule, "messageExpression": message_expression}]}}}))
+    };
+    let uses = schema(
+        "self.items.includes('a')",
+        "self.items.includes('b') ? 'b' : 'no b'",
+    );
+    let opts = Options::default();
+    let created = check_crd(&uses, &opts).expect("checks");
+    assert_eq!(created.errors.len(), 1, "{}", created.text());
+    // Stored already: both expressions keep compiling.
+    assert!(
+        check_crd_update(&uses, &uses, &opts)
+            .expect("checks")
+            .accepted()
+    );
+    // A new rule is held to the compatibility version, even on update; so is a new
+    // messageExpression beside a stored rule.
+    let stored = schema("true", "'x'");
+    assert!(
+        !check_crd_update(&uses, &stored, &opts)
+            .expect("checks")
+            .accepted()
+    );
+    let new_message = schema(
+        "self.items.includes('a')",
+        "self.items.includes('c') ? 'c' : 'no'",
+    );
+    let r = check_crd_update(&new_message, &uses, &opts).expect("checks");
+    assert_eq!(r.errors.len(), 1, "{}", r.text());
+    assert!(
+        r.errors[0].field.ends_with("messageExpression"),
+        "{}",
+        r.text()
+    );
+}
+
+#[test]
+fn an_update_of_another_crd_is_refused() {
+    let a = crd(json!({"type": "object"}));
+    let mut b = a.clone();
+    b["metadata"]["name"] = json!("others.example.com");
+    assert!(
+        check_crd_update(&a, &b, &Options::default())
+            .expect_err("not an update")
+            .contains("an update keeps the name")
+    );
+}

@@ -9,9 +9,13 @@ pub(super) fn check_roots(
     roots: &[(String, &Value)],
     resource_root: bool,
     opts: &Options,
+    update: Option<&Update>,
 ) -> Result<Checked, String> {
     let mut walker = Walker {
         compat: opts.compat(),
+        stored_compat: opts.kubernetes_minor,
+        preexisting: update,
+        suppress_per_expression_cost: false,
         schema_errors: Vec::new(),
         cel_errors: Vec::new(),
         rules: Vec::new(),
@@ -33,6 +37,8 @@ pub(super) fn check_roots(
         let structural = structural_errors(json, path);
         let compile = structural.is_empty();
         walker.schema_errors.extend(structural);
+        walker.suppress_per_expression_cost =
+            update.is_some_and(|u| u.unchanged_roots.contains(path));
         walker.total = 0;
         walker.expensive.clear();
         walker.walk(
@@ -73,8 +79,17 @@ pub(super) struct Ctx<'p> {
     cardinality: Option<u64>,
 }
 
-pub(super) struct Walker {
+pub(super) struct Walker<'u> {
+    /// The compatibility version new expressions compile at.
     compat: u8,
+    /// What expressions already in the stored CRD compile at (the stored-expressions
+    /// environment: every library of the release).
+    stored_compat: u8,
+    /// On a CRD update, the stored CRD's expressions.
+    preexisting: Option<&'u Update>,
+    /// On a CRD update, the schema being walked is its version's stored one: the
+    /// per-expression cost limit does not apply (the per-CRD total does).
+    suppress_per_expression_cost: bool,
     schema_errors: Vec<CrdError>,
     cel_errors: Vec<CrdError>,
     rules: Vec<RuleReport>,
@@ -152,7 +167,7 @@ pub(super) fn has_decl_type(s: &Schema<'_>) -> bool {
     }
 }
 
-impl Walker {
+impl Walker<'_> {
     /// Visits a node as `ValidateCustomResourceDefinitionOpenAPISchema` does: children first,
     /// then the node's own checks and rules. Returns how many schema errors (not CEL errors)
     /// were found in the subtree: any of them stops this node's rules from being compiled.
@@ -425,7 +440,7 @@ impl Walker {
             let Some(c) = c else { continue };
             let p = format!("{path}.x-kubernetes-validations[{i}]");
             let costs = self.costs(Some(&c), model, ctx);
-            if costs.estimated > cost::PER_EXPRESSION_LIMIT {
+            if costs.estimated > cost::PER_EXPRESSION_LIMIT && !self.suppress_per_expression_cost {
                 self.cel_errors.push(cost_error(
                     format!("{p}.rule"),
                     "estimated rule cost",
@@ -451,7 +466,7 @@ impl Walker {
                 });
             } else if let Some(me) = costs.message_expression {
                 // Not multiplied by the cardinality (4.5 step 4).
-                if me > cost::PER_EXPRESSION_LIMIT {
+                if me > cost::PER_EXPRESSION_LIMIT && !self.suppress_per_expression_cost {
                     self.cel_errors.push(cost_error(
                         format!("{p}.messageExpression"),
                         "estimated messageExpression cost",
@@ -551,12 +566,25 @@ impl Walker {
 
     /// Compiles a rule and, if it compiled, its messageExpression (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go`).
     fn compile(&mut self, r: &RuleInput<'_>, model: &Schema<'_>, ctx: Ctx<'_>) -> Compiled {
+        // On a CRD update an expression the stored CRD has compiles in the stored-expressions
+        // environment (`preexistingExpressions.RuleEnv`), a new one at the compatibility version.
+        let compat_of =
+            |expression: &str, stored: fn(&Update) -> &HashSet<String>| match self.preexisting {
+                Some(u) if stored(u).contains(expression) => self.stored_compat,
+                _ => self.compat,
+            };
         let node = Node {
             schema: model,
             resource_root: ctx.resource_root,
             optional_old_self: r.optional_old_self == Some(true),
-            compat: self.compat,
+            compat: compat_of(r.rule, |u| &u.rules),
             type_name: "selfType<N>",
+        };
+        let message_node = Node {
+            compat: r
+                .message_expression
+                .map_or(node.compat, |me| compat_of(me, |u| &u.message_expressions)),
+            ..node
         };
         // An empty rule yields no program and no error (it is reported as Required).
         if r.rule.trim().is_empty() {
@@ -571,7 +599,7 @@ impl Walker {
         let message_expression = match (&rule, r.message_expression) {
             (Ok(_), Some(me)) if !me.is_empty() => {
                 self.checked += 1;
-                check_source(me, Target::MessageExpression, &node).map(|c| Some(c.max_cost))
+                check_source(me, Target::MessageExpression, &message_node).map(|c| Some(c.max_cost))
             }
             _ => Ok(None),
         };
