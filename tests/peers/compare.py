@@ -73,7 +73,8 @@ def crd_cel_verdicts(tool, crd, objects):
     verdicts = {}
     for line in p.stdout.splitlines():
         r = json.loads(line)
-        verdicts[os.path.basename(r["file"])] = "valid" if r.get("valid") else "invalid"
+        verdict = "valid" if r.get("valid") else "invalid"
+        verdicts[os.path.basename(r["file"])] = (verdict, r.get("text", ""))
     return verdicts, t
 
 
@@ -87,15 +88,13 @@ def kubeconform_verdicts(tool, schemas, objects):
         doc = {}
     for r in doc.get("resources", []):
         status = r.get("status")
-        verdicts[os.path.basename(r["filename"])] = {
-            "statusValid": "valid",
-            "statusInvalid": "invalid",
-        }.get(status, "error")
+        verdict = {"statusValid": "valid", "statusInvalid": "invalid"}.get(status, "error")
+        verdicts[os.path.basename(r["filename"])] = (verdict, r.get("msg", ""))
     return verdicts, t
 
 
 def kubectl_validate_verdicts(tool, crds, objects):
-    p, t = run([tool, objects, "--local-crds", crds, "--output-format", "json"])
+    p, t = run([tool, objects, "--local-crds", crds, "-o", "json"])
     verdicts = {}
     try:
         doc = json.loads(p.stdout or "{}")
@@ -112,7 +111,8 @@ def kubectl_validate_verdicts(tool, crds, objects):
             verdict = "invalid" if reasons & {"Invalid", "BadRequest"} else "error"
         else:
             verdict = "error"
-        verdicts[os.path.basename(path)] = verdict
+        message = " ".join(r.get("message", "") for r in results if isinstance(r, dict))
+        verdicts[os.path.basename(path)] = (verdict, message)
     return verdicts, t
 
 
@@ -160,23 +160,26 @@ def main():
                 got, s = kubectl_validate_verdicts(path, os.path.join(d, "crds"), objects)
             seconds[t] += s
             for v in group:
-                verdicts[t][v["id"]] = got.get(v["id"] + ".json", "error")
+                verdicts[t][v["id"]] = got.get(v["id"] + ".json", ("error", ""))
     shutil.rmtree(work)
     suites = sorted({v["suite"] for v in vs})
     print("| tool | " + " | ".join(f"{s} ({sum(1 for v in vs if v['suite'] == s)})" for s in suites)
-          + " | invalid caught | tool errors | objects/s |")
-    print("|---|" + "---|" * (len(suites) + 3))
+          + " | invalid caught | with the expected message | tool errors | objects/s |")
+    print("|---|" + "---|" * (len(suites) + 4))
     for t in tools:
+        verdict = lambda v: verdicts[t][v["id"]][0]
         cells = []
         for s in suites:
             mine = [v for v in vs if v["suite"] == s]
-            agree = sum(1 for v in mine if verdicts[t][v["id"]] == v["expect"])
+            agree = sum(1 for v in mine if verdict(v) == v["expect"])
             cells.append(f"{agree}/{len(mine)}")
         invalid = [v for v in vs if v["expect"] == "invalid"]
-        caught = sum(1 for v in invalid if verdicts[t][v["id"]] == "invalid")
-        errors = sum(1 for v in vs if verdicts[t][v["id"]] == "error")
+        caught = [v for v in invalid if verdict(v) == "invalid"]
+        # The vectors' expected substrings, as the suites check them against the apiserver's text.
+        worded = sum(1 for v in caught if all(e in verdicts[t][v["id"]][1] for e in v.get("errorsContain", [])))
+        errors = sum(1 for v in vs if verdict(v) == "error")
         rate = len(vs) / seconds[t] if seconds[t] else 0
-        print(f"| {t} | " + " | ".join(cells) + f" | {caught}/{len(invalid)} | {errors} | {rate:,.0f} |")
+        print(f"| {t} | " + " | ".join(cells) + f" | {len(caught)}/{len(invalid)} | {worded}/{len(invalid)} | {errors} | {rate:,.0f} |")
     print(f"\n{len(vs)} CREATE vectors in {len(groups)} CRD groups, one process per group and tool; "
           f"seconds: " + ", ".join(f"{t} {seconds[t]:.2f}" for t in tools))
 
