@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod convert;
 pub mod cost;
 pub mod crd;
 pub mod decl;

@@ -1,8 +1,10 @@
 //! Checks of constant arguments, which need no types: cel-go's literal validators (from
 //! compatibility version 1.29: `duration`, `timestamp` and `matches` arguments) and the errors
-//! the apiserver's program planning raises for constants (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go`).
+//! the apiserver's program planning raises for constants (cel-go's planner folds type
+//! conversions of constants, `interpreter/decorators.go`, and fails on their errors) (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go`).
 
 use crate::ast::{Ast, Expr};
+use crate::convert::Scalar;
 
 /// One issue found in a constant argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +24,8 @@ pub enum LiteralIssue {
 pub fn check(ast: &Ast<'_>, compat: u8) -> Vec<LiteralIssue> {
     let mut out = Vec::new();
     let mut program = None;
+    // Constant values, as cel-go's planner folds them: literals and conversions of constants.
+    let mut consts: Vec<Option<Scalar>> = vec![None; ast.len()];
     for i in 0..ast.len() as u32 {
         let node = ast.node(i);
         let Expr::Call {
@@ -30,9 +34,22 @@ pub fn check(ast: &Ast<'_>, compat: u8) -> Vec<LiteralIssue> {
             args,
         } = node.expr
         else {
+            consts[i as usize] = scalar(ast, node.expr);
             continue;
         };
         let function = ast.text_str(function);
+        if target.is_none()
+            && args.len == 1
+            && let Some(arg) = &consts[ast.r(args, 0) as usize]
+        {
+            match crate::convert::fold(function, arg) {
+                Some(Ok(v)) => consts[i as usize] = Some(v),
+                Some(Err(e)) => {
+                    program.get_or_insert(e);
+                }
+                None => {}
+            }
+        }
         let arg = |i: u32| -> Option<(u32, &str)> {
             if i >= args.len {
                 return None;
@@ -100,6 +117,21 @@ pub fn check(ast: &Ast<'_>, compat: u8) -> Vec<LiteralIssue> {
         out.push(LiteralIssue::Program(p));
     }
     out
+}
+
+/// A literal's value.
+fn scalar(ast: &Ast<'_>, expr: Expr) -> Option<Scalar> {
+    Some(match expr {
+        Expr::Bool(b) => Scalar::Bool(b),
+        Expr::Int(i) => Scalar::Int(i),
+        Expr::Uint(u) => Scalar::Uint(u),
+        Expr::Double(d) => Scalar::Double(d),
+        Expr::String(s) => Scalar::String(ast.text_str(s).to_owned()),
+        Expr::Bytes(s) => {
+            Scalar::Bytes(ast.text[s.start as usize..(s.start + s.len) as usize].to_vec())
+        }
+        _ => return None,
+    })
 }
 
 fn compile(offset: u32, message: &str) -> LiteralIssue {

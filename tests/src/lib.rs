@@ -22,3 +22,5 @@ pub fn shared_dir(what: &str) -> Option<std::path::PathBuf> {
         None
     }
 }
+
+pub mod mirror;

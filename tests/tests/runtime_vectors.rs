@@ -11,7 +11,9 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crd_cel::validate::{Options, Validator};
+use crd_cel_tests::mirror::{
+    compare_with_oracle, runtime_case as run_case, sorted_strings as strs,
+};
 use serde_json::{Value, json};
 
 fn manifest_dir() -> PathBuf {
@@ -35,136 +37,6 @@ fn json_files(dir: &Path) -> Vec<PathBuf> {
         })
         .unwrap_or_default();
     out.sort();
-    out
-}
-
-/// A harness field of the case, else of the vector.
-fn harness<'a>(vector: &'a Value, case: &'a Value, key: &str) -> Option<&'a Value> {
-    case.get("harnessOverride")
-        .and_then(|h| h.get(key))
-        .or_else(|| vector.get("harness").and_then(|h| h.get(key)))
-}
-
-/// Runs one runtime case and renders the result in the oracle's `eval` shape.
-fn run_case(vector: &Value, case: &Value) -> Result<Value, String> {
-    let mut schema = case
-        .get("schema")
-        .or_else(|| vector.get("schema"))
-        .cloned()
-        .ok_or("no schema")?;
-    if let Some(rule) = case.get("rule") {
-        schema["x-kubernetes-validations"] = json!([{ "rule": rule }]);
-    } else if let Some(rules) = case.get("rules") {
-        schema["x-kubernetes-validations"] = rules.clone();
-    }
-    let object = case
-        .get("object")
-        .or_else(|| vector.get("object"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    let old = case
-        .get("oldObject")
-        .or_else(|| vector.get("oldObject"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    let resource = harness(vector, case, "isResourceRoot").and_then(Value::as_bool) == Some(true);
-    let root = harness(vector, case, "rootPath")
-        .and_then(Value::as_str)
-        .unwrap_or("root");
-    let budget = harness(vector, case, "costBudget")
-        .and_then(Value::as_i64)
-        .unwrap_or(10_000_000);
-    let opts = Options {
-        root_path: (root != "<nil>").then(|| root.to_owned()),
-        budget,
-        per_call_limit: harness(vector, case, "perCallLimit")
-            .and_then(Value::as_u64)
-            .unwrap_or(1_000_000),
-        ratcheting: harness(vector, case, "ratcheting").and_then(Value::as_bool) == Some(true),
-    };
-    let validator = Validator::from_schema_json(&schema, resource).map_err(|e| e.to_string())?;
-    let old = (!old.is_null()).then_some(&old);
-    let out = validator.validate(&object, old, &opts);
-    let errors: Vec<Value> = out
-        .errors
-        .errors
-        .iter()
-        .map(|e| {
-            json!({
-                "field": e.path,
-                "type": e.kind.as_str(),
-                "detail": e.detail,
-                "message": e.to_string(),
-            })
-        })
-        .collect();
-    Ok(json!({
-        "result": if errors.is_empty() { "pass" } else { "error" },
-        "errors": errors,
-        "warnings": out.warnings,
-        "runtimeCost": budget - out.remaining_budget,
-        "remainingBudget": out.remaining_budget,
-    }))
-}
-
-fn strs(v: Option<&Value>) -> Vec<String> {
-    let mut out: Vec<String> = v
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort();
-    out
-}
-
-/// crd-cel's result against the oracle's recorded one: everything must be equal.
-fn compare_with_oracle(actual: &Value, oracle: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    if actual["result"] != oracle["result"] {
-        out.push(format!(
-            "result {} (oracle {})",
-            actual["result"], oracle["result"]
-        ));
-    }
-    let key = |e: &Value| {
-        format!(
-            "{} | {} | {}",
-            e["field"].as_str().unwrap_or_default(),
-            e["type"].as_str().unwrap_or_default(),
-            e["message"].as_str().unwrap_or_default()
-        )
-    };
-    let mut a: Vec<String> = actual["errors"]
-        .as_array()
-        .map(|v| v.iter().map(key).collect())
-        .unwrap_or_default();
-    let mut o: Vec<String> = oracle
-        .get("errors")
-        .and_then(Value::as_array)
-        .map(|v| v.iter().map(key).collect())
-        .unwrap_or_default();
-    a.sort();
-    o.sort();
-    if a != o {
-        out.push(format!("errors {a:?} (oracle {o:?})"));
-    }
-    if strs(actual.get("warnings")) != strs(oracle.get("warnings")) {
-        out.push(format!(
-            "warnings {:?} (oracle {:?})",
-            strs(actual.get("warnings")),
-            strs(oracle.get("warnings"))
-        ));
-    }
-    for k in ["runtimeCost", "remainingBudget"] {
-        if let Some(want) = oracle.get(k)
-            && actual[k] != *want
-        {
-            out.push(format!("{k} {} (oracle {want})", actual[k]));
-        }
-    }
     out
 }
 

@@ -450,7 +450,7 @@ impl<'a> Checker<'a> {
             if self.is_optional_index(optional, i) {
                 et = self.optional_element(e, et);
             }
-            elems = Some(self.join(e, elems, et));
+            elems = Some(self.join(elems, et));
             i += 1;
         }
         let e = match elems {
@@ -494,12 +494,12 @@ impl<'a> Checker<'a> {
             let key = self.typed.ast.r(entries, i);
             let val = self.typed.ast.r(entries, i + 1);
             let opt = self.typed.ast.r(entries, i + 2) == 1;
-            kt = Some(self.join(key, kt, self.typed.ty[key as usize]));
+            kt = Some(self.join(kt, self.typed.ty[key as usize]));
             let mut v = self.typed.ty[val as usize];
             if opt {
                 v = self.optional_element(val, v);
             }
-            vt = Some(self.join(val, vt, v));
+            vt = Some(self.join(vt, v));
             i += 3;
         }
         let k = match kt {
@@ -513,16 +513,18 @@ impl<'a> Checker<'a> {
         self.typed.t.map(k, v)
     }
 
-    /// cel-go's `joinTypes` with homogeneous aggregate literals.
-    pub(super) const fn join(&mut self, n: u32, previous: Option<TyId>, current: TyId) -> TyId {
+    /// cel-go's `joinTypes`: elements of unrelated types make the literal's element type `dyn`.
+    /// The apiserver's `HomogeneousAggregateLiterals` is an AST validator since cel-go 0.17, not
+    /// the checker option, so mixed literals type-check and the validator (compatibility 1.29
+    /// on, `validators.rs`) reports them afterwards, except inside `format` calls.
+    pub(super) const fn join(&mut self, previous: Option<TyId>, current: TyId) -> TyId {
         match previous {
             None => current,
             Some(prev) => {
                 if self.typed.t.assignable(prev, current) {
                     self.typed.t.most_general(prev, current, 0)
                 } else {
-                    self.mismatch(n, prev, current);
-                    id::ERROR
+                    id::DYN
                 }
             }
         }

@@ -117,10 +117,16 @@ impl Lowering<'_> {
         before.trim_end().ends_with(name) && self.buf.source.chars().nth(offset) == Some('(')
     }
 
+    /// Node `id`'s offset in code points, cel-go's unit. The parser records byte offsets (its
+    /// input stream indexes UTF-8 bytes), so they are converted here, once per node.
     pub(super) fn offset(&self, id: u64) -> u32 {
         match self.synthetic.get(&id) {
             Some(&o) => o,
-            None => self.info.offset_for(id).map(|(s, _)| s).unwrap_or(0),
+            None => self
+                .info
+                .offset_for(id)
+                .map(|(s, _)| code_points_before(&self.buf.source, s))
+                .unwrap_or(0),
         }
     }
 
@@ -264,4 +270,13 @@ impl Lowering<'_> {
         }
         Expr::Ident(self.text(name.as_bytes()))
     }
+}
+
+/// How many code points of `source` start before byte `byte`.
+fn code_points_before(source: &str, byte: u32) -> u32 {
+    let byte = byte as usize;
+    if source.is_ascii() {
+        return byte.min(source.len()) as u32;
+    }
+    source.char_indices().take_while(|&(i, _)| i < byte).count() as u32
 }

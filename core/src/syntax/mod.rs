@@ -92,7 +92,8 @@ fn parse_with<T>(
                     .into_iter()
                     .map(|e| Issue {
                         line: usize::try_from(e.pos.0).unwrap_or(1).max(1),
-                        column: usize::try_from(e.pos.1).unwrap_or(0) + 1,
+                        // The parser's column is already cel-go's: 1-based, in code points.
+                        column: usize::try_from(e.pos.1).unwrap_or(1).max(1),
                         message: e.msg,
                     })
                     .collect::<Vec<_>>()

@@ -30,7 +30,7 @@ use crd_cel_core::ast::Ast;
 use super::error::{ErrorKind, EvalError};
 use super::value::Value;
 use evaluate::Evaluator;
-use ir::{LimitExceeded, Op, Step};
+use ir::{Halt, Op, Step};
 pub use plan::PlanError;
 pub use reads::Need;
 
@@ -134,10 +134,11 @@ impl Evaluation {
         let result = match outcome {
             Ok(Value::Error(e)) => Err((*e).clone()),
             Ok(v) => Ok(v),
-            Err(LimitExceeded) => Err(EvalError {
+            Err(Halt::CostLimit) => Err(EvalError {
                 kind: ErrorKind::CostLimit,
                 message: "operation cancelled: actual cost limit exceeded".into(),
             }),
+            Err(Halt::Internal(message)) => Err(EvalError::new(message)),
         };
         Evaluation { result, cost }
     }

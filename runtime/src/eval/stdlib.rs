@@ -328,10 +328,14 @@ fn string_cost(args: &[Value], r: &Value) -> u64 {
     }
 }
 
+/// A string argument, or an error in its place: cel-go's tracker costs a call whose argument
+/// is an error with the error's size, 1.
+fn is_string_or_error(v: Option<&Value>) -> bool {
+    matches!(v, Some(Value::String(_) | Value::Error(_)))
+}
+
 fn contains_cost(args: &[Value], _: &Value) -> u64 {
-    if !(matches!(args.first(), Some(Value::String(_)))
-        && matches!(args.get(1), Some(Value::String(_))))
-    {
+    if !(is_string_or_error(args.first()) && is_string_or_error(args.get(1))) {
         return 1;
     }
     traversal_cost(size_of(args.first()), STRING_TRAVERSAL_FACTOR)
@@ -339,7 +343,7 @@ fn contains_cost(args: &[Value], _: &Value) -> u64 {
 }
 
 fn prefix_cost(args: &[Value], _: &Value) -> u64 {
-    if !matches!(args.first(), Some(Value::String(_))) {
+    if !is_string_or_error(args.first()) {
         return 1;
     }
     traversal_cost(size_of(args.get(1)), STRING_TRAVERSAL_FACTOR)

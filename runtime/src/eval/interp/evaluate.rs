@@ -9,7 +9,7 @@ use super::super::go::float::go_g;
 use super::super::lists;
 use super::super::stdlib::matches_cost_of;
 use super::super::value::{Key, ListKind, Map, Value};
-use super::ir::{Base, Fold, LimitExceeded, OLD_SELF, Op, Qual, QualKind, SELF, Step};
+use super::ir::{Base, Fold, Halt, OLD_SELF, Op, Qual, QualKind, SELF, Step};
 
 /// Exact-type membership, as a Go map keyed by CEL values finds it.
 fn set_contains(set: &[Value], v: &Value) -> bool {
@@ -95,14 +95,14 @@ impl<'p> Evaluator<'p> {
     fn charge(&mut self, n: u64) -> Step<()> {
         self.cost = self.cost.saturating_add(n);
         if self.cost > self.limit {
-            return Err(LimitExceeded);
+            return Err(Halt::CostLimit);
         }
         Ok(())
     }
 
     /// A call of two evaluated arguments (see [`invoke`]), charged.
     fn call2(&mut self, function: &'static Function, vals: [Value; 2]) -> Step<Value> {
-        let (result, cost) = invoke(function, &vals);
+        let (result, cost) = invoke(function, &vals)?;
         drop(vals);
         self.charge(cost)?;
         Ok(result)
@@ -119,7 +119,7 @@ impl<'p> Evaluator<'p> {
                 // Arguments go on a stack shared by all calls (no allocation per call); a
                 // call's arguments are `stack[base..]` while it runs.
                 let base = self.stack.len();
-                for &a in args {
+                for (i, &a) in args.iter().enumerate() {
                     let v = match self.eval(a) {
                         Ok(v) => v,
                         Err(e) => {
@@ -129,22 +129,23 @@ impl<'p> Evaluator<'p> {
                     };
                     let is_err = matches!(v, Value::Error(_));
                     // Calls of three or more arguments stop at the first error, and are then
-                    // not charged (cel-go's tracker finds no complete argument list).
-                    if is_err && args.len() > 2 {
+                    // not charged unless it was the last (cel-go's tracker needs every argument).
+                    if is_err && args.len() > 2 && i + 1 < args.len() {
                         self.stack.truncate(base);
                         return Ok(v);
                     }
                     self.stack.push(v);
                 }
-                let (result, cost) = invoke(function, &self.stack[base..]);
+                let invoked = invoke(function, &self.stack[base..]);
                 self.stack.truncate(base);
+                let (result, cost) = invoked?;
                 self.charge(cost)?;
                 Ok(result)
             }
             Op::Call1 { function, arg } => {
                 let function = *function;
                 let vals = [self.eval(*arg)?];
-                let (result, cost) = invoke(function, &vals);
+                let (result, cost) = invoke(function, &vals)?;
                 drop(vals);
                 self.charge(cost)?;
                 Ok(result)
@@ -498,8 +499,15 @@ impl<'p> Evaluator<'p> {
             }
             Base::Op(op) => self.eval(*op)?,
         };
-        // has() pays for its qualifiers only.
-        let charge_base = charge_base && !test;
+        // has() pays for its qualifiers only, and a qualified ternary (`(c ? a : b).f`, cel-go's
+        // `conditionalAttribute`) for its condition, branch and qualifiers only.
+        let conditional = matches!(base, Base::Op(op) if matches!(self.ops[*op], Op::Cond(..)));
+        let charge_base = charge_base && !test && !conditional;
+        // cel-go's `applyQualifiers`: once the value or a qualifier is optional, every later
+        // qualifier selects only what is present. The first absent one ends the walk with
+        // `optional.none()`, and is not charged: the qualifier's watcher observes (and the cost
+        // tracker counts) present values only.
+        let mut optional = false;
         for (k, q) in quals.iter().enumerate().skip(start) {
             if let Value::Error(_) = value {
                 break;
@@ -513,11 +521,46 @@ impl<'p> Evaluator<'p> {
                 },
                 QualKind::Op(op) => Some(self.eval(*op)?),
             };
+            if !presence {
+                if let Value::Optional(o) = &value {
+                    optional = true;
+                    match o {
+                        None => break,
+                        Some(inner) => value = (**inner).clone(),
+                    }
+                }
+                optional |= q.optional;
+            }
+            if optional {
+                match find(&value, q, index.as_ref()) {
+                    Lookup::Found(v) => {
+                        self.charge(1)?;
+                        value = v;
+                    }
+                    Lookup::Missing(_) => {
+                        value = Value::Optional(None);
+                        break;
+                    }
+                    Lookup::Error(e) => {
+                        value = e;
+                        break;
+                    }
+                }
+                continue;
+            }
             self.charge(1)?;
             value = select(&value, q, index.as_ref(), presence);
         }
+        if optional && !matches!(value, Value::Optional(_) | Value::Error(_)) {
+            value = Value::some(value);
+        }
         if charge_base {
             self.charge(1)?;
+        }
+        if test && conditional {
+            // cel-go's tracker takes back the select cost of every presence test, also on a
+            // conditional attribute, which it never charged one.
+            self.cost = self.cost.saturating_sub(1);
         }
         Ok(value)
     }
@@ -554,20 +597,34 @@ fn walk_fields<'v>(mut v: &'v Value, quals: &[Qual], stop: usize) -> (&'v Value,
 }
 
 /// A call of evaluated arguments: the first error argument is the result, else the
-/// function's; with the function's cost either way.
-fn invoke(function: &Function, vals: &[Value]) -> (Value, u64) {
+/// function's; with the function's cost either way. cel-go's tracker costs the call with the
+/// error among its arguments, and the trackers that read a list argument without checking
+/// its type panic on it: the evaluation halts with the recovered panic's text.
+fn invoke(function: &Function, vals: &[Value]) -> Step<(Value, u64)> {
     match vals.iter().find(|v| matches!(v, Value::Error(_))) {
-        Some(e) => (e.clone(), function.cost_of(vals, e)),
+        Some(e) => {
+            if let Some(i) = crate::eval::library::lists::tracker_asserts_list(function.name)
+                && let Some(Value::Error(_)) = vals.get(i)
+            {
+                return Err(Halt::Internal(ERROR_IS_NOT_A_LISTER));
+            }
+            Ok((e.clone(), function.cost_of(vals, e)))
+        }
         None => {
             let result = match (function.call)(vals) {
                 Ok(v) => v,
                 Err(e) => err(e),
             };
             let cost = function.cost_of(vals, &result);
-            (result, cost)
+            Ok((result, cost))
         }
     }
 }
+
+/// What Go's runtime says when an error value is asserted to be a `traits.Lister`, with the
+/// prefix `Program.Eval` adds to a recovered panic.
+const ERROR_IS_NOT_A_LISTER: &str =
+    "internal error: interface conversion: *types.Err is not traits.Lister: missing method Add";
 
 /// cel-go's runtime cost of `==`/`!=`: `ceil(min(size(a), size(b)) * 0.1)`, 1 for library types.
 fn equality_cost(l: &Value, r: &Value) -> u64 {
@@ -592,28 +649,13 @@ fn select(value: &Value, q: &Qual, index: Option<&Value>, presence: bool) -> Val
     if let Some(Value::Error(_)) = index {
         return index.cloned().unwrap_or(Value::Null);
     }
-    let found = match (&q.kind, value) {
-        (QualKind::Field { raw, property }, Value::Map(m)) => {
-            let name = if m.object {
-                property.as_deref()
-            } else {
-                Some(&**raw)
-            };
-            Lookup::from(name.and_then(|n| m.get_str(n)), || Value::string(&**raw))
-        }
-        (QualKind::Field { raw, .. }, _) => {
-            if presence {
-                return Value::Bool(false);
-            }
-            return err(EvalError::no_such_key(raw));
-        }
-        (QualKind::Const(k), _) => lookup(value, k),
-        (_, _) => match index {
-            Some(k) => lookup(value, k),
-            None => Lookup::Error(no_such_overload()),
-        },
-    };
-    match found {
+    if presence
+        && let QualKind::Field { .. } = q.kind
+        && !matches!(value, Value::Map(_))
+    {
+        return Value::Bool(false);
+    }
+    match find(value, q, index) {
         Lookup::Found(v) => {
             if presence {
                 Value::Bool(true)
@@ -633,6 +675,29 @@ fn select(value: &Value, q: &Qual, index: Option<&Value>, presence: bool) -> Val
             }
         }
         Lookup::Error(e) => e,
+    }
+}
+
+/// What qualifier `q` (with its evaluated `index`) finds in a plain (not optional) value.
+fn find(value: &Value, q: &Qual, index: Option<&Value>) -> Lookup {
+    if let Some(Value::Error(_)) = index {
+        return Lookup::Error(index.cloned().unwrap_or(Value::Null));
+    }
+    match (&q.kind, value) {
+        (QualKind::Field { raw, property }, Value::Map(m)) => {
+            let name = if m.object {
+                property.as_deref()
+            } else {
+                Some(&**raw)
+            };
+            Lookup::from(name.and_then(|n| m.get_str(n)), || Value::string(&**raw))
+        }
+        (QualKind::Field { raw, .. }, _) => Lookup::Error(err(EvalError::no_such_key(raw))),
+        (QualKind::Const(k), _) => lookup(value, k),
+        (_, _) => match index {
+            Some(k) => lookup(value, k),
+            None => Lookup::Error(no_such_overload()),
+        },
     }
 }
 

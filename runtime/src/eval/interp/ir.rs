@@ -6,11 +6,18 @@ use std::sync::Arc;
 use super::super::function::Function;
 use super::super::value::Value;
 
-/// The cost tracker ran over the per-call limit: evaluation stops at once.
+/// Why an evaluation stops at once, whatever the operators around the current step would make
+/// of an error value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct LimitExceeded;
+pub(super) enum Halt {
+    /// The cost tracker ran over the per-call limit.
+    CostLimit,
+    /// cel-go's interpreter panicked and `Program.Eval` recovered the panic as this error
+    /// (`internal error: ...`), which the apiserver reports as the rule's evaluation error.
+    Internal(&'static str),
+}
 
-pub(super) type Step<T> = Result<T, LimitExceeded>;
+pub(super) type Step<T> = Result<T, Halt>;
 
 /// Slot of `self` in the variable frame.
 pub(super) const SELF: usize = 0;

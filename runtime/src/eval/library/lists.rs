@@ -77,6 +77,17 @@ pub(crate) const FUNCTIONS: &[Function] = &[
     },
 ];
 
+/// The argument that cel-go's cost tracker of `name` asserts to be a list without checking
+/// (`ext/lists.go`: `trackListDistinct`, `trackListSort`, `trackListSortBy`), so that an error
+/// there panics the interpreter instead of being the call's result.
+pub(crate) fn tracker_asserts_list(name: &str) -> Option<usize> {
+    match name {
+        "distinct" | "sort" => Some(0),
+        "@sortByAssociatedKeys" => Some(1),
+        _ => None,
+    }
+}
+
 /// The implementation of one overload, for the callers that know which overload the checker
 /// resolved. Only `sum` needs it: its result for an empty list is the zero of the overload's
 /// element type (`[].sum()` on a `list(double)` is `0.0`), which the values alone cannot tell.
