@@ -47,7 +47,20 @@ pub fn check(ast: &Ast<'_>, compat: u8) -> Vec<LiteralIssue> {
                 Some(Err(e)) => {
                     program.get_or_insert(e);
                 }
-                None => {}
+                // Folded, with a value the checks below do not need.
+                None => match (function, arg) {
+                    ("duration", Scalar::String(s)) if parse_go_duration(s).is_none() => {
+                        program.get_or_insert_with(|| {
+                            crate::convert::conversion_error("string", "google.protobuf.Duration")
+                        });
+                    }
+                    ("timestamp", Scalar::String(s)) if !is_rfc3339(s) => {
+                        program.get_or_insert_with(|| {
+                            crate::convert::conversion_error("string", "google.protobuf.Timestamp")
+                        });
+                    }
+                    _ => {}
+                },
             }
         }
         let arg = |i: u32| -> Option<(u32, &str)> {

@@ -182,9 +182,15 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
     })?;
     let ast = ast.as_ast();
     let report = check(&ast, target, node);
-    let checked = report.into_result(source, target)?;
-    // The literal validators run on expressions that type-checked (cel-go's order).
+    let checked = report.into_result(source, target);
+    if !matches!(checked, Ok(_) | Err(CheckError::WrongType { .. })) {
+        return checked;
+    }
+    // The apiserver's order: the checker's issues, then the literal validators' (cel-go runs
+    // them on expressions that type-checked, as part of compiling), then the result type, then
+    // program planning.
     let mut issues = Vec::new();
+    let mut program = None;
     for issue in crate::literals::check(&ast, node.compat) {
         match issue {
             crate::literals::LiteralIssue::Compile { offset, message } => {
@@ -192,9 +198,7 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
                 render_issue(source, offset, &message, &mut out);
                 issues.push(out.as_str().to_owned());
             }
-            crate::literals::LiteralIssue::Program(detail) => {
-                return Err(CheckError::Program { target, detail });
-            }
+            crate::literals::LiteralIssue::Program(detail) => program = Some(detail),
         }
     }
     if !issues.is_empty() {
@@ -202,6 +206,10 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
             target,
             issues: issues.join("\n"),
         });
+    }
+    let checked = checked?;
+    if let Some(detail) = program {
+        return Err(CheckError::Program { target, detail });
     }
     Ok(checked)
 }
