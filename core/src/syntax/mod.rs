@@ -25,7 +25,7 @@ const PARSER_STACK: usize = 256 << 20;
 /// One issue found in a CEL expression, located at a 1-based line and column.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Issue {
-    /// 1-based line.
+    /// 1-based line; 0 for an issue without a location (cel-go prints `-1:0`).
     pub line: usize,
     /// 1-based column, in characters.
     pub column: usize,
@@ -71,8 +71,8 @@ fn parse_with<T>(
         return Err(SyntaxError {
             source: source.to_owned(),
             issues: vec![Issue {
-                line: 1,
-                column: 1,
+                line: 0,
+                column: 0,
                 message: format!(
                     "expression code point size exceeds limit: size: {code_points}, limit {MAX_EXPRESSION_CODE_POINTS}"
                 ),
@@ -85,7 +85,6 @@ fn parse_with<T>(
             .max_recursion_depth(MAX_RECURSION_DEPTH)
             .error_recovery_limit(ERROR_RECOVERY_LIMIT)
             .parse_with_source_info(source)
-            .map(|(expr, info)| then(expr, info))
             .map_err(|errors| {
                 errors
                     .errors
@@ -98,19 +97,33 @@ fn parse_with<T>(
                     })
                     .collect::<Vec<_>>()
             })
+            .and_then(|(expr, info)| {
+                // cel-go's visitor counts its own recursion (`max recursion depth exceeded`, with
+                // no location), which left-associative chains reach without nesting the parse
+                // deeply: check before anything recurses over the tree.
+                if visitor_depth(&expr) > usize::from(MAX_RECURSION_DEPTH) {
+                    return Err(vec![Issue {
+                        line: 0,
+                        column: 0,
+                        message: "max recursion depth exceeded".into(),
+                    }]);
+                }
+                Ok(then(expr, info))
+            })
     });
     match result {
         Ok(Ok(expr)) => Ok(expr),
         Ok(Err(mut issues)) => {
-            // The `cel` crate reports the depth limit as an internal error followed by follow-on
-            // noise; cel-go stops with one issue. Keep only that one, in cel-go's words.
-            if let Some(deep) = issues
+            // The `cel` crate reports the parse depth limit as an internal error followed by
+            // follow-on noise; cel-go's parse listener stops with one issue and no location.
+            if issues
                 .iter()
-                .find(|i| i.message.contains("Recursion limit of"))
+                .any(|i| i.message.contains("Recursion limit of"))
             {
                 issues = vec![Issue {
-                    message: "max recursion depth exceeded".into(),
-                    ..deep.clone()
+                    line: 0,
+                    column: 0,
+                    message: format!("expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"),
                 }];
             }
             issues.sort_by_key(|i| (i.line, i.column));
@@ -138,18 +151,20 @@ fn parse_with<T>(
 /// unoptimised, a thread per parse (or a hand-off to one) cost more than the parse, and the
 /// generated parser's prediction caches are per thread and stay warm here.
 fn on_parser_stack<T>(source: &str, f: impl FnOnce() -> T) -> std::thread::Result<T> {
-    stacker::maybe_grow(stack_needed(source), PARSER_STACK, || {
+    let needed = stack_needed(source);
+    stacker::maybe_grow(needed, needed.max(PARSER_STACK), || {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
     })
 }
 
-/// A generous bound on the stack that parsing and lowering `source` use in a debug build:
-/// measured at about 256 KiB at the base, 180 KiB per level of brackets (each nests a dozen
-/// grammar rules) and 10 KiB per conditional; other constructs (operator chains, selections,
-/// unary operators) do not deepen the recursion. Brackets inside string literals count too,
-/// which can only make the bound larger.
+/// A generous bound on the stack that parsing `source` uses in a debug build (the parse tree
+/// is also walked and dropped there): measured at about 256 KiB at the base, 180 KiB per level
+/// of brackets (each nests a dozen grammar rules) and 10 KiB per conditional; every operator
+/// and selection may deepen the tree the parser builds by one level (a chain `a + b + c ...` is
+/// a left-deep tree the parser's visitor recurses through), bounded here at 8 KiB a level.
+/// Brackets and operators inside string literals count too, which only makes the bound larger.
 fn stack_needed(source: &str) -> usize {
-    let (mut depth, mut deepest, mut conditionals) = (0usize, 0usize, 0usize);
+    let (mut depth, mut deepest, mut conditionals, mut operators) = (0usize, 0, 0, 0);
     for b in source.bytes() {
         match b {
             b'(' | b'[' | b'{' => {
@@ -158,10 +173,13 @@ fn stack_needed(source: &str) -> usize {
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
             b'?' => conditionals += 1,
+            b'+' | b'-' | b'*' | b'/' | b'%' | b'<' | b'>' | b'=' | b'!' | b'.' | b'&' | b'|' => {
+                operators += 1;
+            }
             _ => {}
         }
     }
-    (1 << 20) + deepest * (384 << 10) + conditionals * (32 << 10)
+    (1 << 20) + deepest * (384 << 10) + conditionals * (32 << 10) + operators * (8 << 10)
 }
 
 /// Renders issues as cel-go's `Errors.ToDisplayString` does.
@@ -182,8 +200,82 @@ pub fn render_issues(source: &str, issues: &[Issue]) -> String {
     out
 }
 
-/// One issue: location line, then the source line and a caret under the column.
+/// The depth cel-go's parser visitor reaches on `expr`: ternaries, relations, arithmetic,
+/// field selections, member calls (macros included) and indexing each count one level (its
+/// `checkAndIncrementRecursionDepth`); `&&`, `||`, negation, global calls and literals do not.
+/// Iterative, so that a tree too deep for the limit cannot overflow the stack here.
+fn visitor_depth(expr: &cel::IdedExpr) -> usize {
+    use cel::common::ast::{EntryExpr, Expr};
+    let mut deepest = 0;
+    let mut stack = vec![(expr, 0usize)];
+    while let Some((e, above)) = stack.pop() {
+        let counted = match &e.expr {
+            Expr::Call(call) => {
+                call.target.is_some()
+                    || matches!(
+                        call.func_name.as_str(),
+                        "_?_:_"
+                            | "_<_"
+                            | "_<=_"
+                            | "_>_"
+                            | "_>=_"
+                            | "_==_"
+                            | "_!=_"
+                            | "@in"
+                            | "_+_"
+                            | "_-_"
+                            | "_*_"
+                            | "_/_"
+                            | "_%_"
+                            | "_[_]"
+                            | "_[?_]"
+                            | "_?._"
+                    )
+            }
+            Expr::Select(_) | Expr::Comprehension(_) => true,
+            _ => false,
+        };
+        let depth = above + usize::from(counted);
+        deepest = deepest.max(depth);
+        match &e.expr {
+            Expr::Call(call) => {
+                stack.extend(call.target.iter().map(|t| (&**t, depth)));
+                stack.extend(call.args.iter().map(|a| (a, depth)));
+            }
+            Expr::Select(select) => stack.push((&select.operand, depth)),
+            Expr::List(list) => stack.extend(list.elements.iter().map(|x| (x, depth))),
+            Expr::Map(map) => {
+                for entry in &map.entries {
+                    if let EntryExpr::MapEntry(m) = &entry.expr {
+                        stack.push((&m.key, depth));
+                        stack.push((&m.value, depth));
+                    }
+                }
+            }
+            Expr::Struct(st) => {
+                for entry in &st.entries {
+                    if let EntryExpr::StructField(f) = &entry.expr {
+                        stack.push((&f.value, depth));
+                    }
+                }
+            }
+            Expr::Comprehension(c) => {
+                stack.push((&c.iter_range, depth));
+                stack.push((&c.loop_step, depth));
+                stack.push((&c.result, depth));
+            }
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// One issue: location line, then the source line and a caret under the column. An issue
+/// without a location (line 0) is cel-go's `NoLocation`: `<input>:-1:0`, and no source line.
 pub fn render_issue(source: &str, issue: &Issue) -> String {
+    if issue.line == 0 {
+        return format!("ERROR: <input>:-1:0: {}", issue.message);
+    }
     let mut out = format!(
         "ERROR: <input>:{}:{}: {}",
         issue.line, issue.column, issue.message
@@ -237,12 +329,32 @@ mod tests {
 
     #[test]
     fn too_deep_is_reported_not_crashing() {
+        // Nested brackets: cel-go's parse listener, without a location.
         let rule = format!("{}1{}", "(".repeat(300), ")".repeat(300));
         let err = parse(&rule).unwrap_err();
-        assert!(
-            err.to_string().contains("max recursion depth exceeded"),
-            "{err}"
+        assert_eq!(
+            err.to_string(),
+            "ERROR: <input>:-1:0: expression recursion limit exceeded: 250"
         );
+    }
+
+    #[test]
+    fn long_left_associative_chains_hit_the_visitor_limit_without_overflowing() {
+        // 250 additions are as deep as cel-go's visitor goes; one more is refused. 20,000 (the
+        // tree the parser builds is that deep) must be refused before anything recurses on it.
+        let chain = |n: usize| format!("self{} > 0", " + 1".repeat(n));
+        assert!(parse_ast(&chain(249)).is_ok());
+        for n in [250, 20_000] {
+            let Err(err) = parse_ast(&chain(n)) else {
+                panic!("a chain of {n} additions is refused");
+            };
+            assert_eq!(
+                err.to_string(),
+                "ERROR: <input>:-1:0: max recursion depth exceeded"
+            );
+        }
+        // `&&` and `||` chains are not counted.
+        assert!(parse(&vec!["true"; 600].join(" && ")).is_ok());
     }
 
     /// The stack bound of `stack_needed` holds: expressions as deep as the apiserver allows
