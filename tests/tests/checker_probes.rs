@@ -93,9 +93,15 @@ fn checker_agrees_with_the_apiserver_on_every_probe() {
                 let uses = check::check_source(source, Target::Rule, &node)
                     .unwrap()
                     .uses_old_self;
-                if uses != want["transitionRule"].as_bool().unwrap_or(false) {
+                // The derive's answer for `optional_old_self`, read off the AST alone.
+                let refers = crd_cel::syntax::parse_ast(source)
+                    .unwrap()
+                    .as_ast()
+                    .references_old_self();
+                let want_transition = want["transitionRule"].as_bool().unwrap_or(false);
+                if uses != want_transition || refers != want_transition {
                     failures.push(format!(
-                        "[{}] rule {source:?}: transition rule flag differs",
+                        "[{}] rule {source:?}: transition rule flag differs (checker {uses}, AST {refers})",
                         group["name"]
                     ));
                 }
