@@ -97,6 +97,9 @@ pub fn checks(
     // Every expression's AST and native check first: the fingerprint the checked ones share
     // covers what any of them reads.
     let mut exprs = Vec::new();
+    // Whether each rule refers to `oldSelf`, from its AST as the checker and the apiserver
+    // decide it (`None`: a syntax error, reported already).
+    let mut old_self_used = vec![None; rules.len()];
     for (i, r) in rules.iter().enumerate() {
         let optional_old_self = r.optional_old_self.as_ref().is_some_and(|b| b.value);
         let sources = std::iter::once((r.rule.value(), r.rule.span(), Target::Rule)).chain(
@@ -109,6 +112,9 @@ pub fn checks(
             let Ok(parsed) = crate::check::take_parsed(&source) else {
                 continue;
             };
+            if target == Target::Rule {
+                old_self_used[i] = Some(parsed.as_ast().references_old_self());
+            }
             // Constant arguments need no types: checked here, with the newest environment's
             // words (older targets reject the same constants, at program planning).
             let literal = crd_cel_core::literals::check(
@@ -169,13 +175,13 @@ pub fn checks(
         }
         let optional_old_self = r.optional_old_self.as_ref().is_some_and(|b| b.value);
         // `optionalOldSelf` (either value) is rejected on a rule that does not use `oldSelf`.
-        if let Some(oos) = &r.optional_old_self {
-            let (rule, value) = (&r.rule, oos.value);
+        if let (Some(oos), Some(used)) = (&r.optional_old_self, old_self_used[i]) {
+            let value = oos.value;
             free.extend(quote_spanned! {oos.span=>
                 #[allow(long_running_const_eval)]
                 const _: () = {
                     use #p::check_optional_old_self as __cel_check;
-                    __cel_check(#rule, #value, #place, #i)
+                    __cel_check(#used, #value, #place, #i)
                 };
             });
         }

@@ -24,3 +24,70 @@ pub fn shared_dir(what: &str) -> Option<std::path::PathBuf> {
 }
 
 pub mod mirror;
+
+/// A CRD manifest whose `spec` is `T`: how a type that is not a kube root reaches the
+/// apiserver (its rules checked where a spec puts them, under a resource root).
+pub fn crd_of_type<T: JsonSchema>() -> serde_json::Value {
+    serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "things.ui.example.com"},
+        "spec": {
+            "group": "ui.example.com",
+            "scope": "Namespaced",
+            "names": {"kind": "Thing", "plural": "things", "singular": "thing", "listKind": "ThingList"},
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {
+                    "type": "object",
+                    "properties": {"spec": kube_schema::<T>()},
+                    "required": ["spec"],
+                }},
+            }],
+        },
+    })
+}
+
+/// Runs `crd-cel check -` (the command line's own entry point) on `crd`: the exit code, then
+/// stdout and stderr.
+pub fn cli_check(crd: &serde_json::Value) -> (u8, String) {
+    let text = serde_yaml::to_string(crd).expect("a CRD serializes as YAML");
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let code = crd_cel_cli::run(
+        ["crd-cel", "check", "-"],
+        &mut crd_cel_cli::Io {
+            stdin: &mut text.as_bytes(),
+            stdin_is_terminal: false,
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+        },
+    );
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&stdout),
+        String::from_utf8_lossy(&stderr)
+    );
+    (code, out)
+}
+
+/// What every UI pass case runs: the derive accepted the types (they compiled), so
+/// `crd-cel check`, which is the apiserver's verdict, must accept their CRD too. Panics with
+/// the command's output otherwise.
+pub fn assert_cli_accepts(crd: &serde_json::Value) {
+    let (code, out) = cli_check(crd);
+    assert_eq!(
+        code,
+        crd_cel_cli::EXIT_ACCEPTED,
+        "the derive accepted what `crd-cel check` rejects:\n{out}"
+    );
+}
+
+/// [`assert_cli_accepts`] on the CRD of a type that is not a kube root ([`crd_of_type`]).
+pub fn assert_cli_accepts_type<T: JsonSchema>() {
+    assert_cli_accepts(&crd_of_type::<T>());
+}
+
+/// [`assert_cli_accepts`] on a kube root's own CRD (`K::crd()`, as `crdgen` prints it).
+pub fn assert_cli_accepts_resource<K: kube::CustomResourceExt>() {
+    assert_cli_accepts(&serde_json::to_value(K::crd()).expect("a CRD serializes"));
+}

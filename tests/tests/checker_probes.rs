@@ -58,11 +58,19 @@ fn checker_agrees_with_the_apiserver_on_every_probe() {
                 ));
                 continue;
             }
-            if got.get("error").is_none() && got.get("transitionRule") != want.get("transitionRule")
-            {
-                failures.push(format!(
-                    "[{group}] rule {source:?}: transition rule flag differs"
-                ));
+            if got.get("error").is_none() {
+                let uses = got.get("transitionRule").is_some();
+                // The derive's answer for `optional_old_self`, read off the AST alone.
+                let refers = crd_cel::syntax::parse_ast(source)
+                    .unwrap()
+                    .as_ast()
+                    .references_old_self();
+                let want_transition = want["transitionRule"].as_bool().unwrap_or(false);
+                if uses != want_transition || refers != want_transition {
+                    failures.push(format!(
+                        "[{group}] rule {source:?}: transition rule flag differs (checker {uses}, AST {refers})"
+                    ));
+                }
             }
             if let Some(me) = got["messageExpression"].as_str()
                 && got.get("error").is_none()

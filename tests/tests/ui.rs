@@ -11,3 +11,25 @@ fn ui() {
     t.compile_fail("ui/cost/*.rs");
     t.pass("ui/pass/*.rs");
 }
+
+/// The derive and the command line agree on every CRD: each pass case (what the derive
+/// accepts) runs `crd-cel check` on its CRD in `main`, which trybuild runs. A new pass case
+/// without that call fails here.
+#[test]
+fn every_pass_case_runs_crd_cel_check() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/pass");
+    let mut cases = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            cases += 1;
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                text.contains("crd_cel_tests::assert_cli_accepts"),
+                "{} does not run `crd-cel check` on its CRD (crd_cel_tests::assert_cli_accepts_*)",
+                path.display()
+            );
+        }
+    }
+    assert!(cases > 0, "no pass cases in {}", dir.display());
+}

@@ -378,6 +378,22 @@ impl<'a> Ast<'a> {
 }
 
 impl Ast<'_> {
+    /// Whether the expression refers to `oldSelf`, which makes a rule a transition rule: the
+    /// apiserver's `UsesOldSelf` (`apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go`)
+    /// looks for the name `oldSelf` in the checked AST's reference map, where cel-go records
+    /// every identifier it resolves, a comprehension variable of that name too. So
+    /// `[1].all(oldSelf, oldSelf > 0)` refers to it and `[1].all(oldSelf, true)` does not (a
+    /// macro's variable is not an identifier node until its body reads it), while
+    /// `optMap(oldSelf, ..)` and `transformMap(oldSelf, ..)` always do (their expansions read
+    /// the variable). The checker's `uses_old_self` of [`Checked`](crate::check::Checked) is the
+    /// same answer, found while checking.
+    pub fn references_old_self(&self) -> bool {
+        (0..self.len() as u32).any(|i| match self.node(i).expr {
+            Expr::Ident(name) | Expr::Local { name, .. } => self.str(name) == b"oldSelf",
+            _ => false,
+        })
+    }
+
     /// Each node's parent (`None` for the root). A macro marker's expansion has no parent:
     /// the marker does not link it.
     pub fn parents(&self) -> Vec<Option<u32>> {

@@ -194,12 +194,20 @@ impl<'a> Checker<'a> {
             Expr::Bytes(_) => id::BYTES,
             Expr::Ident(_) => self.ident(n, self.typed.names[n as usize]),
             Expr::Local {
+                name,
                 var,
                 range,
                 init,
                 two_vars,
-                ..
-            } => self.local(var, range, init, two_vars),
+            } => {
+                // cel-go records a reference for every identifier it resolves, a comprehension
+                // variable too, and the apiserver's `UsesOldSelf` looks for the name `oldSelf`
+                // among them: `[1].all(oldSelf, oldSelf > 0)` is a transition rule.
+                if matches!(self.typed.ast.str(name), b"oldSelf") {
+                    self.report.uses_old_self = true;
+                }
+                self.local(var, range, init, two_vars)
+            }
             Expr::Select {
                 operand,
                 field: _,

@@ -127,7 +127,33 @@ fn rejects_with_cel_go_messages() {
 #[test]
 fn old_self_makes_a_transition_rule() {
     assert!(run("self.n >= oldSelf.n").unwrap().uses_old_self);
-    assert!(!run("[1].all(oldSelf, oldSelf > 0)").unwrap().uses_old_self);
+    // A comprehension variable named `oldSelf` counts where the rule reads it, as the
+    // apiserver's `UsesOldSelf` decides (cel-go records the variable among the references).
+    assert!(run("[1].all(oldSelf, oldSelf > 0)").unwrap().uses_old_self);
+    assert!(!run("[1].all(oldSelf, true)").unwrap().uses_old_self);
+    assert!(
+        run("optional.of(1).optMap(oldSelf, 2).hasValue()")
+            .unwrap()
+            .uses_old_self
+    );
+    // The AST's answer, which the derive uses for `optional_old_self`, is the checker's.
+    for rule in [
+        "self.n >= oldSelf.n",
+        "[1].all(oldSelf, oldSelf > 0)",
+        "[1].all(oldSelf, true)",
+        "optional.of(1).optMap(oldSelf, 2).hasValue()",
+        "{'a': 1}.transformMap(oldSelf, v, v).size() > 0",
+        "{'a': 1}.all(oldSelf, v, v > 0)",
+        "self.n > 0 // oldSelf",
+        "'oldSelf' != ''",
+    ] {
+        let ast = crate::syntax::parse_ast(rule).unwrap();
+        assert_eq!(
+            ast.as_ast().references_old_self(),
+            run(rule).unwrap().uses_old_self,
+            "{rule}"
+        );
+    }
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Where `oldSelf` may be used, as the apiserver checks it at CRD creation: `optionalOldSelf`
 //! only on a rule that uses `oldSelf`, and transition rules only where the old object can be
 //! correlated with the new one (not under the items of a list that is not
-//! `list_type = "map"`). Both read rules as text (the model carries them so), and find `oldSelf`
-//! by scanning the text's tokens, outside string literals and comments.
+//! `list_type = "map"`). The first is told by the derive whether the rule uses `oldSelf`, from
+//! its AST; the second reads the rules of other types from the model, which carries them as
+//! text, and scans it for the identifier.
 
 use crate::check::Target;
 use crate::crd::rule_fields::OPTIONAL_OLD_SELF_UNUSED;
@@ -14,10 +15,12 @@ use crate::types::bytes_eq;
 /// Const check behind `optional_old_self` (either value): the apiserver rejects the field on a
 /// rule that does not use `oldSelf` (`x-kubernetes-validations[i].optionalOldSelf: Invalid
 /// value: true: may not be set if oldSelf is not used in rule`). The derive's form of
-/// [`rule_fields::check_optional_old_self`](crate::crd::rule_fields::check_optional_old_self),
-/// which is told by the checker whether the rule uses `oldSelf`; here the rule's text is read.
-pub const fn check_optional_old_self(rule: &str, value: bool, place: &str, index: usize) {
-    if mentions_old_self(rule) {
+/// [`rule_fields::check_optional_old_self`](crate::crd::rule_fields::check_optional_old_self);
+/// both are told whether the rule uses `oldSelf` from its AST
+/// ([`Ast::references_old_self`](crate::ast::Ast::references_old_self), the checker's answer).
+/// A const item, so that the error is reported on the attribute like every other check's.
+pub const fn check_optional_old_self(uses_old_self: bool, value: bool, place: &str, index: usize) {
+    if uses_old_self {
         return;
     }
     let mut m = Buf::<1024>::new();
@@ -91,7 +94,12 @@ const fn uses_old_self_below(s: &Schema<'_>, depth: u32) -> bool {
 }
 
 /// Whether the expression has the identifier `oldSelf` as a variable: a token outside string
-/// literals and comments that is not a field selection (`x.oldSelf`).
+/// literals and comments that is not a field selection (`x.oldSelf`). Every rule that refers to
+/// `oldSelf` ([`Ast::references_old_self`](crate::ast::Ast::references_old_self)) has such a
+/// token; the one rule of this kind that does not refer to it binds a macro variable named
+/// `oldSelf` its body never reads (`[1].all(oldSelf, true)`), which the placement check then
+/// rejects though the apiserver would not: an error on the safe side, for a rule nobody
+/// writes. (Telling it apart needs the macro expansions: `optMap(oldSelf, 1)` does refer.)
 const fn mentions_old_self(rule: &str) -> bool {
     let b = rule.as_bytes();
     let mut i = 0;

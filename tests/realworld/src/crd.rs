@@ -44,6 +44,10 @@ pub struct WorkloadSpec {
     pub env: Vec<EnvVar>,
     /// Requests and limits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cel(
+        rule = "!has(self.limits) || !('memory' in self.limits) || quantity(self.limits['memory']).compareTo(quantity('64Gi')) <= 0",
+        message = "at most 64Gi of memory"
+    )]
     pub resources: Option<ResourceRequirements>,
     /// Tolerations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -68,9 +72,16 @@ pub struct WorkloadSpec {
     /// A pod template kept whole (`schema_with`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "crate::preserve_unknown")]
+    #[cel(rule = "self == oldSelf", message = "the raw template is immutable")]
     pub raw_template: Option<PodTemplateSpec>,
     /// Externally tagged enum.
     pub storage: Storage,
+    /// Internally tagged enum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    /// Adjacently tagged enum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<Rollout>,
     /// Flattened struct.
     #[serde(flatten)]
     pub common: Common,
@@ -89,8 +100,13 @@ pub struct WorkloadSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cel(rule = "self.endsWith('s') || self.endsWith('m') || self.endsWith('h')")]
     pub timeout: Option<GoDuration>,
-    /// Embedded ObjectMeta (an ordinary object here, not the resource's metadata).
+    /// Embedded ObjectMeta (an ordinary object here, not the resource's metadata: a rule sees
+    /// every field, not only `name` and `generateName`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cel(
+        rule = "!has(self.labels) || 'app' in self.labels",
+        message = "pod metadata needs an app label"
+    )]
     pub pod_metadata: Option<ObjectMeta>,
     /// std types schemars knows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,6 +114,13 @@ pub struct WorkloadSpec {
     /// Labels.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// Resources per container, keyed by an enum (a map key that is not a `String`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cel(
+        rule = "!has(self.sidecar) || has(self.sidecar.limits)",
+        message = "the sidecar needs limits"
+    )]
+    pub container_resources: BTreeMap<ContainerName, ResourceRequirements>,
     /// A port by number or name (an untagged enum).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cel(
@@ -105,6 +128,16 @@ pub struct WorkloadSpec {
         message = "port must be positive"
     )]
     pub port: Option<PortRef>,
+}
+
+/// The containers of a workload, by role.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub enum ContainerName {
+    /// The application.
+    Main,
+    /// The proxy beside it.
+    Sidecar,
 }
 
 /// A port by number or by name.
@@ -131,6 +164,41 @@ pub enum Storage {
         /// The bucket.
         name: String,
     },
+}
+
+/// Where the code comes from (internally tagged: kube's own rewriting panics on it, kube-rs
+/// issue 1279; crd-cel merges the variants into one object with `kind` a string enum).
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+#[cel(
+    rule = "self.kind != 'git' || self.url.startsWith('https://')",
+    message = "git over https"
+)]
+pub enum Source {
+    /// A git repository.
+    Git {
+        /// Its URL.
+        url: String,
+    },
+    /// An image.
+    Image {
+        /// The reference.
+        image: String,
+    },
+}
+
+/// How to roll out (adjacently tagged, one payload type: `value` keeps it).
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[serde(tag = "strategy", content = "value", rename_all = "camelCase")]
+#[cel(
+    rule = "self.value >= 0 && self.value <= 100",
+    message = "a percentage"
+)]
+pub enum Rollout {
+    /// Canary, the share of traffic.
+    Canary(i32),
+    /// Blue-green, the share moved at once.
+    BlueGreen(i32),
 }
 
 /// A volume.

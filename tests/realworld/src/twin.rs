@@ -52,6 +52,15 @@ pub struct WorkloadSpec {
     pub raw_template: Option<PodTemplateSpec>,
     /// Externally tagged enum.
     pub storage: Storage,
+    /// Internally tagged enum: kube's rewriting panics on it (kube-rs issue 1279), so the twin
+    /// leaves it out of its schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub source: Option<Source>,
+    /// Adjacently tagged enum: as above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub rollout: Option<Rollout>,
     /// Flattened struct.
     #[serde(flatten)]
     pub common: Common,
@@ -69,7 +78,8 @@ pub struct WorkloadSpec {
     /// Hand-written JsonSchema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<GoDuration>,
-    /// Embedded ObjectMeta (an ordinary object here, not the resource's metadata).
+    /// Embedded ObjectMeta (an ordinary object here, not the resource's metadata: a rule sees
+    /// every field, not only `name` and `generateName`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_metadata: Option<ObjectMeta>,
     /// std types schemars knows.
@@ -78,9 +88,22 @@ pub struct WorkloadSpec {
     /// Labels.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    /// Resources per container, keyed by an enum (a map key that is not a `String`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub container_resources: BTreeMap<ContainerName, ResourceRequirements>,
     /// A port by number or name (an untagged enum).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<PortRef>,
+}
+
+/// The containers of a workload, by role.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub enum ContainerName {
+    /// The application.
+    Main,
+    /// The proxy beside it.
+    Sidecar,
 }
 
 /// A port by number or by name.
@@ -107,6 +130,32 @@ pub enum Storage {
         /// The bucket.
         name: String,
     },
+}
+
+/// Where the code comes from (internally tagged).
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Source {
+    /// A git repository.
+    Git {
+        /// Its URL.
+        url: String,
+    },
+    /// An image.
+    Image {
+        /// The reference.
+        image: String,
+    },
+}
+
+/// How to roll out (adjacently tagged).
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug)]
+#[serde(tag = "strategy", content = "value", rename_all = "camelCase")]
+pub enum Rollout {
+    /// Canary, the share of traffic.
+    Canary(i32),
+    /// Blue-green, the share moved at once.
+    BlueGreen(i32),
 }
 
 /// A volume.

@@ -19,7 +19,8 @@ const _: () = assert!(Keyword::CEL_RULE_COSTS[0].max_cost == 2001);
 
 fn main() {
     // The derive and `crd-cel check` agree: the generated schema passes the apiserver's
-    // CRD-creation checks.
+    // CRD-creation checks, through the library and through the command line.
     let report = crd_cel::crd::check_resource::<Search>(&Default::default()).unwrap();
     assert!(report.accepted(), "{}", report.text());
+    crd_cel_tests::assert_cli_accepts_resource::<Search>();
 }

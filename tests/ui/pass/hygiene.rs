@@ -92,4 +92,5 @@ pub struct HygienicRootSpec {
 fn main() {
     let report = crd_cel::crd::check_resource::<Hygienic>(&Default::default());
     assert!(report.unwrap().accepted());
+    crd_cel_tests::assert_cli_accepts_resource::<Hygienic>();
 }

@@ -66,8 +66,9 @@ impl Default for Spec {
 
 fn main() {
     // The derive and `crd-cel check` agree: the generated schema passes the apiserver's
-    // CRD-creation checks.
+    // CRD-creation checks, through the library and through the command line.
     let report = crd_cel::crd::check_type::<Spec>(&Default::default()).unwrap();
     assert!(report.accepted(), "{}", report.text());
+    crd_cel_tests::assert_cli_accepts_type::<Spec>();
     let _ = Pair(1, String::new());
 }

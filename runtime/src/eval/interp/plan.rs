@@ -136,8 +136,17 @@ impl Planner<'_, '_> {
                 }
             }
             Expr::Local {
-                var, range, init, ..
+                name,
+                var,
+                range,
+                init,
+                ..
             } => {
+                // A comprehension variable named `oldSelf` makes a transition rule too, as
+                // the apiserver decides it (`crd_cel::check::Checked::uses_old_self`).
+                if self.text(name) == "oldSelf" {
+                    self.uses_old_self = true;
+                }
                 let Some(&base) = self.scopes.get(&(range, init)) else {
                     return Err(unsupported("a comprehension variable outside its scope"));
                 };
