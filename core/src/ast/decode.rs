@@ -394,6 +394,67 @@ impl Ast<'_> {
         })
     }
 
+    /// The node that has `n` as a direct child (`None` for the root), in constant evaluation:
+    /// post-order puts it after `n`, so a scan forward finds it. [`Ast::parents`] gives every
+    /// node's at once.
+    pub const fn parent_of(&self, n: u32) -> Option<u32> {
+        let ast = self;
+        let mut i = n as usize + 1;
+        while i < ast.len() {
+            let is_parent = match ast.node(i as u32).expr {
+                Expr::Select { operand, .. } => operand == n,
+                Expr::Call { target, args, .. } => {
+                    matches!(target, Some(t) if t == n) || Self::refs_hold(self, args, 1, n)
+                }
+                Expr::List { elements, .. } => Self::refs_hold(self, elements, 1, n),
+                Expr::Map { entries } => {
+                    Self::refs_hold(self, entries, 3, n)
+                        || (entries.len > 1
+                            && Self::refs_hold(
+                                ast,
+                                Refs {
+                                    start: entries.start + 1,
+                                    len: entries.len - 1,
+                                },
+                                3,
+                                n,
+                            ))
+                }
+                Expr::Comprehension {
+                    range,
+                    init,
+                    cond,
+                    step,
+                    result,
+                    ..
+                } => range == n || init == n || cond == n || step == n || result == n,
+                _ => false,
+            };
+            if is_parent {
+                return Some(i as u32);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Whether every `stride`-th entry of `refs` (from the first) includes `n`.
+    const fn refs_hold(
+        ast: &crate::ast::Ast<'_>,
+        refs: crate::ast::Refs,
+        stride: u32,
+        n: u32,
+    ) -> bool {
+        let mut k = 0;
+        while k < refs.len {
+            if ast.r(refs, k) == n {
+                return true;
+            }
+            k += stride;
+        }
+        false
+    }
+
     /// Each node's parent (`None` for the root). A macro marker's expansion has no parent:
     /// the marker does not link it.
     pub fn parents(&self) -> Vec<Option<u32>> {

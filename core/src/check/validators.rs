@@ -241,73 +241,13 @@ impl<'a> Checker<'a> {
     /// depth), which the validator exempts (cel-go's `inExemptFunction` walks every parent).
     pub(super) const fn in_format_call(&self, n: u32) -> bool {
         let mut at = n;
-        while let Some(p) = self.parent_of(at) {
+        while let Some(p) = self.typed.ast.parent_of(at) {
             if let Expr::Call { .. } = self.typed.nodes[p as usize].expr
                 && matches!(self.typed.names[p as usize], b"format")
             {
                 return true;
             }
             at = p;
-        }
-        false
-    }
-
-    /// The node that has `n` as a direct child. Post-order puts it after `n`; a linear scan
-    /// is enough for the few literals the validator asks about.
-    const fn parent_of(&self, n: u32) -> Option<u32> {
-        let ast = &self.typed.ast;
-        let mut i = n as usize + 1;
-        while i < ast.len() {
-            let is_parent = match self.typed.nodes[i].expr {
-                Expr::Select { operand, .. } => operand == n,
-                Expr::Call { target, args, .. } => {
-                    matches!(target, Some(t) if t == n) || Self::refs_hold(ast, args, 1, n)
-                }
-                Expr::List { elements, .. } => Self::refs_hold(ast, elements, 1, n),
-                Expr::Map { entries } => {
-                    Self::refs_hold(ast, entries, 3, n)
-                        || (entries.len > 1
-                            && Self::refs_hold(
-                                ast,
-                                crate::ast::Refs {
-                                    start: entries.start + 1,
-                                    len: entries.len - 1,
-                                },
-                                3,
-                                n,
-                            ))
-                }
-                Expr::Comprehension {
-                    range,
-                    init,
-                    cond,
-                    step,
-                    result,
-                    ..
-                } => range == n || init == n || cond == n || step == n || result == n,
-                _ => false,
-            };
-            if is_parent {
-                return Some(i as u32);
-            }
-            i += 1;
-        }
-        None
-    }
-
-    /// Whether every `stride`-th entry of `refs` (from the first) includes `n`.
-    const fn refs_hold(
-        ast: &crate::ast::Ast<'_>,
-        refs: crate::ast::Refs,
-        stride: u32,
-        n: u32,
-    ) -> bool {
-        let mut k = 0;
-        while k < refs.len {
-            if ast.r(refs, k) == n {
-                return true;
-            }
-            k += stride;
         }
         false
     }
