@@ -145,13 +145,17 @@ impl<'a> Checker<'a> {
                 (b'o', _) => Some("octal clause can only be used on integers, was given "),
                 (b'b', Ty::Int | Ty::Uint | Ty::Bool) => None,
                 (b'b', _) => Some("only integers and bools can be formatted as binary, was given "),
+                // Strings too: "NaN", "Infinity" and "-Infinity" format as doubles.
+                (b'f' | b'e', Ty::Double | Ty::String) => None,
+                (b'f', _) => Some("fixed-point clause can only be used on doubles, was given "),
+                (b'e', _) => Some("scientific clause can only be used on doubles, was given "),
                 _ => None,
             };
             if let Some(w) = what {
                 let e = self.issue(self.offset(node));
                 self.msg(e, "error during formatting: ");
                 self.msg(e, w);
-                self.msg_ty(e, t);
+                self.msg_type_name(e, t);
                 return;
             }
             arg += 1;
@@ -234,6 +238,26 @@ impl<'a> Checker<'a> {
                 _ => {}
             }
             i += 1;
+        }
+    }
+
+    /// cel-go's `Type.TypeName()`, which the format validator prints: the kind alone for
+    /// parameterized types, the protobuf names of durations and timestamps, and the formatted
+    /// type otherwise.
+    const fn msg_type_name(&mut self, k: Option<usize>, t: TyId) {
+        let name = match self.typed.t.tys[t as usize] {
+            Ty::List(_) => Some("list"),
+            Ty::Map(..) => Some("map"),
+            Ty::Optional(_) => Some("optional_type"),
+            Ty::Type(_) => Some("type"),
+            Ty::Null => Some("null_type"),
+            Ty::Duration => Some("google.protobuf.Duration"),
+            Ty::Timestamp => Some("google.protobuf.Timestamp"),
+            _ => None,
+        };
+        match name {
+            Some(n) => self.msg(k, n),
+            None => self.msg_ty(k, t),
         }
     }
 
