@@ -87,7 +87,7 @@ struct ValidateArgs {
     subresource: Option<String>,
     /// The namespace namespaced objects without `metadata.namespace` are sent to (as kubectl's
     /// context namespace); cluster-scoped objects lose their namespace, as on the apiserver.
-    #[arg(long, value_name = "NS", default_value = "default")]
+    #[arg(short, long, value_name = "NS", default_value = "default")]
     namespace: String,
     /// Output format: `text` (kubectl's message per object after `FILE:LINE:`, and a
     /// summary), `json` (one versioned document), `jsonl` (the oracle's line per object),
