@@ -523,12 +523,6 @@ fn document_error(doc: &Document, message: String, io: &mut Io<'_>, errors: &mut
     Entry::of(doc, String::new(), Status::Error, e.message)
 }
 
-/// An object to validate, or its result already.
-enum Slot {
-    Done(Box<Entry>),
-    Validate(Document, validate::Target),
-}
-
 fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     let others: Vec<&String> = args.crd.iter().chain(&args.old).collect();
     let Some(objects) = named_or_stdin(&args.objects, &others, "validate", "OBJECT", io) else {
@@ -593,56 +587,53 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
         .with_default_namespace(&args.namespace)
         .with_field_validation(args.field_validation.into());
     let mut document_errors = 0usize;
-    let mut slots = Vec::with_capacity(object_docs.len());
+    // Per object in input order its result, or `None`: the next of `pending`.
+    let mut slots: Vec<Option<Entry>> = Vec::with_capacity(object_docs.len());
+    let mut pending: Vec<(Document, validate::Target)> = Vec::new();
     for doc in object_docs {
         let skip = validate::skip_reason(&doc.value, &args.skip);
         let slot = match skip.map_or_else(|| crds.target(&doc.value, args.version.as_deref()), Err)
         {
-            Ok(target) => Slot::Validate(doc, target),
-            Err(validate::NoTarget::Invalid(message)) => Slot::Done(Box::new(document_error(
-                &doc,
-                message,
-                io,
-                &mut document_errors,
-            ))),
-            Err(validate::NoTarget::NoMatch(message)) if !args.ignore_missing_crds => Slot::Done(
-                Box::new(document_error(&doc, message, io, &mut document_errors)),
-            ),
+            Ok(target) => {
+                pending.push((doc, target));
+                None
+            }
+            Err(validate::NoTarget::Invalid(message)) => {
+                Some(document_error(&doc, message, io, &mut document_errors))
+            }
+            Err(validate::NoTarget::NoMatch(message)) if !args.ignore_missing_crds => {
+                Some(document_error(&doc, message, io, &mut document_errors))
+            }
             Err(validate::NoTarget::Skipped(reason) | validate::NoTarget::NoMatch(reason)) => {
                 let skip = validate::Skipped::new(&doc, reason.clone());
                 let mut entry = Entry::of(&doc, skip.subject(), Status::Skipped, reason);
                 entry.text = skip.text();
                 entry.jsonl = Some(gojson::to_string(&skip));
-                Slot::Done(Box::new(entry))
+                Some(entry)
             }
         };
         slots.push(slot);
     }
     let status_subresource = args.subresource.as_deref() == Some("status");
-    let verdicts = jobs::map_in_order(&slots, args.run.jobs, |slot| match slot {
-        Slot::Validate(doc, target) => Some(validate::validate_one(
-            doc,
-            old.as_ref(),
-            target,
-            status_subresource,
-        )),
-        Slot::Done(_) => None,
+    let verdicts = jobs::map_in_order(&pending, args.run.jobs, |(doc, target)| {
+        validate::validate_one(doc, old.as_ref(), target, status_subresource)
     });
     let keep_stored = args.output == OutputFormat::Yaml;
     let operation = if old.is_some() { "UPDATE" } else { "CREATE" };
     let mut entries = Vec::with_capacity(slots.len());
     let (mut checked, mut invalid, mut skipped) = (0usize, 0usize, 0usize);
-    for (slot, verdict) in slots.into_iter().zip(verdicts) {
-        let (doc, target, verdict) = match (slot, verdict) {
-            (Slot::Validate(doc, target), Some(verdict)) => (doc, target, verdict),
-            (Slot::Done(entry), _) => {
-                if entry.status == Status::Skipped {
-                    skipped += 1;
-                }
-                entries.push(*entry);
-                continue;
+    let mut validated = pending.into_iter().zip(verdicts);
+    for slot in slots {
+        if let Some(entry) = slot {
+            if entry.status == Status::Skipped {
+                skipped += 1;
             }
-            (Slot::Validate(..), None) => unreachable!("every object to validate has a verdict"),
+            entries.push(entry);
+            continue;
+        }
+        // As many `None` slots as pending objects, and a verdict for each.
+        let Some(((doc, target), verdict)) = validated.next() else {
+            break;
         };
         checked += 1;
         if !verdict.valid {

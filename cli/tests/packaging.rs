@@ -38,6 +38,14 @@ fn published_crates_have_docs_rs_metadata_and_choose_a_kubernetes_version_for_it
             assert!(text.contains(key), "{name}: {key}");
         }
     }
+    // crd-cel's documentation is the README, included from the package root, where the
+    // packaged crate has it (in the workspace, a link to the workspace's).
+    let lib = std::fs::read_to_string(root().join("runtime/src/lib.rs")).expect("readable");
+    assert!(lib.starts_with("#![doc = include_str!(\"../README.md\")]"));
+    assert_eq!(
+        std::fs::read_to_string(root().join("runtime/README.md")).expect("runtime/README.md"),
+        std::fs::read_to_string(root().join("README.md")).expect("README.md")
+    );
     // The libraries that build k8s-openapi (directly, or through kube-core) pick its version
     // for docs.rs through a direct (optional) dependency, and enable none by default.
     for manifest in ["core/Cargo.toml", "runtime/Cargo.toml"] {
