@@ -69,7 +69,7 @@ impl Validator {
     /// `managedFields`). It is the object validation saw: unknown fields pruned, defaults
     /// applied, the namespace and a `generateName` name set, `status` handled as the registry
     /// does, and `metadata.generation` (1 on create, one more on an update that changes more
-    /// than `metadata`), when the validator knows its [`Resource`].
+    /// than `metadata`), when the validator knows its [`Resource`](super::Resource).
     ///
     /// ```
     /// use crd_cel::validate::{Endpoint, Validator};
