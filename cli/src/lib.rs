@@ -1,15 +1,20 @@
 //! The `crd-cel` command line tool.
 //!
-//! `crd-cel check [--output text|json] [--kubernetes-version 1.N] FILE...` reads CRD manifests
-//! (multi-document YAML or JSON, `-` for stdin) and reports what the apiserver would report about
-//! their validation rules at CRD creation: the rule field checks, compile errors from the same
-//! checker the derive runs at `cargo build`, the `oldSelf` placement checks, with the
-//! apiserver's paths and texts. Exit code 0: every CRD accepted; 1: some rejected; 2: bad
-//! input or usage.
+//! `crd-cel check [OPTIONS] [PATH|-]...` reads CRD manifests (files, directories, `-` for stdin;
+//! YAML streams, JSON documents included) and reports what the apiserver would say about them
+//! at creation (`kubectl create -f CRD`), or as an update of the stored CRDs with `--old`: the
+//! structural and rule field checks, compile errors from the same checker the derive runs at
+//! `cargo build`, the cost limits, with the apiserver's paths and texts.
 //!
-//! `crd-cel validate --crd FILE [--version V] [--old FILE] [--subresource status] [--namespace NS] OBJECT...`
-//! validates custom resources against their CRD's rules as the apiserver's create (update with
-//! `--old`) path does; exit code 0: every object valid; 1: some invalid; 2: bad input.
+//! `crd-cel validate [--crd PATH]... [--old FILE] [OPTIONS] [PATH|-]...` validates custom
+//! resources against their CRD as the apiserver's create (update with `--old`) path does:
+//! pruning, defaults, the OpenAPI schema, list types, then the CEL rules.
+//!
+//! Both write `text` (kubectl's message after `FILE:LINE:`, and a summary), a versioned `json`
+//! document, the oracle's `jsonl`, `github` workflow commands, `junit` or `sarif`, and
+//! `validate` the stored objects as `yaml`. Exit codes, for both: [`EXIT_ACCEPTED`] (0) every
+//! document valid or skipped, [`EXIT_REJECTED`] (1) some rejected, [`EXIT_BAD_INPUT`] (2) usage
+//! or input error.
 //!
 //! The work is in this library ([`run`]); `src/bin/crd-cel.rs` only calls it.
 
@@ -18,21 +23,28 @@ use crd_cel::gojson;
 use crd_cel::validate::{FieldValidation, Refusal};
 
 pub mod input;
+mod jobs;
 pub mod report;
+mod status;
 pub mod validate;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use crd::{CrdReport, DEFAULT_KUBERNETES_MINOR, MIN_KUBERNETES_MINOR, Options};
 use input::{Document, InputError};
+use report::{Entry, Paint, Status};
 use serde::Serialize;
+use serde_json::Value;
 use std::ffi::OsString;
 use std::io::{Read, Write};
 
-/// Exit code: every CRD accepted.
+/// Exit code: every document valid (objects) or accepted (CRDs), or skipped; also the code of
+/// `--exit-zero` runs without input errors.
 pub const EXIT_ACCEPTED: u8 = 0;
-/// Exit code: at least one CRD rejected.
+/// Exit code: at least one object invalid or CRD rejected (or, with `check --objects`, one
+/// stored object the new CRD rejects).
 pub const EXIT_REJECTED: u8 = 1;
-/// Exit code: bad input (unreadable file, syntax error, not a CRD, no schema) or usage.
+/// Exit code: usage or input error: a bad flag, an unreadable or unparsable file, no documents,
+/// a kind no CRD defines, an unsupported `--kubernetes-version`, a report that cannot be written.
 pub const EXIT_BAD_INPUT: u8 = 2;
 
 #[derive(Parser, Debug)]
@@ -66,7 +78,8 @@ struct ValidateArgs {
     /// The CRD version to validate with (default: the object's apiVersion).
     #[arg(long, value_name = "V")]
     version: Option<String>,
-    /// The stored object: validate an UPDATE from it (transition rules and ratcheting).
+    /// The stored object (a file, or `-`): validate an UPDATE from it (transition rules and
+    /// ratcheting).
     #[arg(long, value_name = "FILE")]
     old: Option<String>,
     /// `status`: validate an update of the status subresource.
@@ -74,10 +87,12 @@ struct ValidateArgs {
     subresource: Option<String>,
     /// The namespace namespaced objects without `metadata.namespace` are sent to (as kubectl's
     /// context namespace); cluster-scoped objects lose their namespace, as on the apiserver.
-    #[arg(long, value_name = "NS", default_value = "default")]
+    #[arg(short, long, value_name = "NS", default_value = "default")]
     namespace: String,
-    /// Output format: `text` (the apiserver's message per object and a summary) or `json`
-    /// (one JSON object per object document, one per line, as the apiserver oracle's `validate`).
+    /// Output format: `text` (kubectl's message per object after `FILE:LINE:`, and a
+    /// summary), `json` (one versioned document), `jsonl` (the oracle's line per object),
+    /// `yaml` (the valid objects as the apiserver would store them, failures on stderr),
+    /// `github`, `junit` or `sarif`.
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Text)]
     output: OutputFormat,
     /// The Kubernetes release whose messages to print (`1.33`, `v1.33` or `1.33.4`): up to 1.34
@@ -93,7 +108,10 @@ struct ValidateArgs {
     field_validation: FieldValidationArg,
     #[command(flatten)]
     inputs: InputArgs,
-    /// Also write the results as FORMAT (`github`, `junit`, `sarif`) to FILE; repeatable.
+    #[command(flatten)]
+    run: RunArgs,
+    /// Also write the results as FORMAT (`json`, `github`, `junit`, `sarif`) to FILE;
+    /// repeatable.
     #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_report)]
     report: Vec<ReportTo>,
     /// Kinds not to validate (reported as skipped): `Kind` or `group/version/Kind`
@@ -125,14 +143,44 @@ struct InputArgs {
     allow_empty: bool,
 }
 
+/// How a run goes, for both commands.
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Check N documents at a time (0: one per CPU); the output keeps the input order.
+    #[arg(short, long, value_name = "N", default_value_t = 1)]
+    jobs: usize,
+    /// Colour the text output: `auto` when stdout is a terminal and `NO_COLOR` is unset or
+    /// empty, `always`, `never`.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+impl RunArgs {
+    fn paint(&self, io: &Io<'_>) -> Paint {
+        Paint(match self.color {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => io.stdout_is_terminal && !io.no_color,
+        })
+    }
+}
+
 fn parse_regex(s: &str) -> Result<regex::Regex, String> {
     regex::Regex::new(s).map_err(|e| e.to_string())
 }
 
 #[derive(Args, Debug)]
 struct CheckArgs {
-    /// Output format: `text` (the apiserver's message per CRD and a summary) or `json`
-    /// (one JSON object per CRD, one per line, as the apiserver oracle's `check-crd`).
+    /// Output format: `text` (the apiserver's message per CRD after `FILE:LINE:`, and a
+    /// summary), `json` (one versioned document), `jsonl` (the oracle's line per CRD, cost
+    /// figures included), `github`, `junit` or `sarif`.
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Text)]
     output: OutputFormat,
     /// The Kubernetes release to emulate (`1.31`, `v1.31` or `1.31.4`); new rules compile at
@@ -146,7 +194,10 @@ struct CheckArgs {
     field_validation: FieldValidationArg,
     #[command(flatten)]
     inputs: InputArgs,
-    /// Also write the results as FORMAT (`github`, `junit`, `sarif`) to FILE; repeatable.
+    #[command(flatten)]
+    run: RunArgs,
+    /// Also write the results as FORMAT (`json`, `github`, `junit`, `sarif`) to FILE;
+    /// repeatable.
     #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_report)]
     report: Vec<ReportTo>,
     /// Exit 0 even when CRDs are rejected (input errors still exit 2).
@@ -187,23 +238,23 @@ impl From<FieldValidationArg> for FieldValidation {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum OutputFormat {
-    /// The apiserver's message per document, `FILE:LINE: ` first, and a summary.
+    /// kubectl's message per document after `FILE:LINE: `, and a summary.
     Text,
-    /// One JSON object per document, one per line (the oracle's shape).
+    /// One document: `schemaVersion`, a result per document with its causes and the
+    /// apiserver's `Status`, and the summary.
     Json,
+    /// One JSON object per document, one per line (the apiserver oracle's shape, which the
+    /// conformance scripts compare).
+    Jsonl,
+    /// `validate`: the valid objects as the apiserver would store them (pruned, defaulted),
+    /// as `kubectl apply --dry-run=server -o yaml` prints them; failures on stderr.
+    Yaml,
     /// GitHub Actions workflow commands: an annotation per error on its file and line.
     Github,
     /// JUnit XML: a test case per document.
     Junit,
     /// SARIF 2.1.0: a result per error, with its file and line.
     Sarif,
-}
-
-impl OutputFormat {
-    /// Whether results are written as they come (else all at the end).
-    fn streams(self) -> bool {
-        matches!(self, OutputFormat::Text | OutputFormat::Json)
-    }
 }
 
 /// `--report FORMAT=FILE`.
@@ -218,9 +269,12 @@ fn parse_report(s: &str) -> Result<ReportTo, String> {
         .split_once('=')
         .ok_or_else(|| format!("expected FORMAT=FILE (junit=report.xml), got {s:?}"))?;
     let format = OutputFormat::from_str(format, true)?;
-    if format.streams() {
+    if matches!(
+        format,
+        OutputFormat::Text | OutputFormat::Jsonl | OutputFormat::Yaml
+    ) {
         return Err(
-            "--report writes github, junit or sarif; text and json go to stdout with --output"
+            "--report writes json, github, junit or sarif; text, jsonl and yaml go to stdout with --output"
                 .to_owned(),
         );
     }
@@ -230,41 +284,85 @@ fn parse_report(s: &str) -> Result<ReportTo, String> {
     })
 }
 
-/// The formats written at the end of a run: `--output` when it is one of them, and each
-/// `--report`.
-fn write_reports(
-    command: &str,
+/// What a run writes at its end.
+struct Finish<'a> {
+    command: &'static str,
     output: OutputFormat,
-    reports: &[ReportTo],
-    mut entries: Vec<report::Entry>,
-    bad: &[InputError],
-    io: &mut Io<'_>,
-) -> Result<(), ()> {
-    if output.streams() && reports.is_empty() {
-        return Ok(());
-    }
-    entries.extend(bad.iter().map(report::Entry::input_error));
-    let render = |format: OutputFormat| match format {
-        OutputFormat::Github => report::github(&entries),
-        OutputFormat::Junit => report::junit(command, &entries),
-        OutputFormat::Sarif => report::sarif(&entries),
-        OutputFormat::Text | OutputFormat::Json => String::new(),
-    };
-    if !output.streams() {
-        let _ = write!(io.stdout, "{}", render(output));
-    }
-    let mut ok = Ok(());
-    for r in reports {
-        if let Err(e) = std::fs::write(&r.file, render(r.format)) {
-            let _ = writeln!(
-                io.stderr,
-                "crd-cel: {}: cannot write the report: {e}",
-                r.file.display()
-            );
-            ok = Err(());
+    reports: &'a [ReportTo],
+    kubernetes_minor: u8,
+    /// Files read.
+    files: usize,
+    paint: Paint,
+    /// The text output's last lines (the summary).
+    trailer: Vec<String>,
+}
+
+impl Finish<'_> {
+    /// Writes the results in the `--output` format and each `--report`; the input errors of
+    /// whole files (those of documents are entries already) come last. `Err` when a report
+    /// cannot be written.
+    fn write(
+        &self,
+        mut entries: Vec<Entry>,
+        file_errors: &[InputError],
+        io: &mut Io<'_>,
+    ) -> Result<(), ()> {
+        entries.extend(file_errors.iter().map(Entry::input_error));
+        let summary = report::Summary::of(&entries, self.files);
+        let render = |format: OutputFormat| match format {
+            OutputFormat::Json => {
+                report::json(self.command, self.kubernetes_minor, &entries, &summary)
+            }
+            OutputFormat::Github => report::github(&entries),
+            OutputFormat::Junit => report::junit(self.command, &entries),
+            OutputFormat::Sarif => report::sarif(&entries),
+            OutputFormat::Jsonl => entries
+                .iter()
+                .filter_map(|e| e.jsonl.as_ref())
+                .map(|l| format!("{l}\n"))
+                .collect(),
+            OutputFormat::Yaml => report::yaml(&entries),
+            OutputFormat::Text => String::new(),
+        };
+        match self.output {
+            OutputFormat::Text => {
+                report::text(&entries, self.paint, io.stdout, io.stderr);
+                for line in &self.trailer {
+                    let _ = writeln!(io.stdout, "{}", self.paint.bold(line));
+                }
+            }
+            OutputFormat::Yaml => {
+                let _ = write!(io.stdout, "{}", render(OutputFormat::Yaml));
+                // As kubectl: the objects on stdout, what went wrong on stderr.
+                for e in &entries {
+                    for w in &e.warnings {
+                        let _ = writeln!(io.stderr, "Warning: {}: {w}", e.location());
+                    }
+                    if e.status != Status::Passed && !e.text.is_empty() {
+                        let _ = writeln!(io.stderr, "{}: {}", e.location(), e.text);
+                    }
+                }
+                for line in &self.trailer {
+                    let _ = writeln!(io.stderr, "{line}");
+                }
+            }
+            other => {
+                let _ = write!(io.stdout, "{}", render(other));
+            }
         }
+        let mut ok = Ok(());
+        for r in self.reports {
+            if let Err(e) = std::fs::write(&r.file, render(r.format)) {
+                let _ = writeln!(
+                    io.stderr,
+                    "crd-cel: {}: cannot write the report: {e}",
+                    r.file.display()
+                );
+                ok = Err(());
+            }
+        }
+        ok
     }
-    ok
 }
 
 /// Parses `1.N`, `v1.N` or `1.N.P` into the minor version, within the supported range.
@@ -297,6 +395,10 @@ pub struct Io<'a> {
     pub stdin_is_terminal: bool,
     /// Results.
     pub stdout: &'a mut dyn Write,
+    /// Whether standard output is a terminal (`--color auto` colours only then).
+    pub stdout_is_terminal: bool,
+    /// Whether `NO_COLOR` is set to something (`--color auto` never colours then).
+    pub no_color: bool,
     /// Diagnostics.
     pub stderr: &'a mut dyn Write,
 }
@@ -325,6 +427,38 @@ where
         Command::Check(args) => check(args, io),
         Command::Validate(args) => validate_objects(args, io),
     }
+}
+
+/// The inputs to read: those named, or stdin when none is and stdin is not a terminal (`None`
+/// after a usage error). `-` may stand only once among `others` (the other inputs) and them.
+fn named_or_stdin(
+    names: &[String],
+    others: &[&String],
+    command: &str,
+    what: &str,
+    io: &mut Io<'_>,
+) -> Option<Vec<String>> {
+    let mut names = names.to_vec();
+    if names.is_empty() {
+        if io.stdin_is_terminal {
+            let _ = writeln!(
+                io.stderr,
+                "crd-cel: no {what} given and stdin is a terminal: name files or directories, or `-` to read stdin (see `crd-cel {command} --help`)"
+            );
+            return None;
+        }
+        names.push("-".to_owned());
+    }
+    let stdin_uses = names
+        .iter()
+        .chain(others.iter().copied())
+        .filter(|f| *f == "-")
+        .count();
+    if stdin_uses > 1 {
+        let _ = writeln!(io.stderr, "crd-cel: `-` (stdin) may be given only once");
+        return None;
+    }
+    Some(names)
 }
 
 /// Reads every document of `files`, reporting unreadable ones.
@@ -380,28 +514,29 @@ fn check_not_empty(
     }
 }
 
+/// A document's input error, which is also its result: reported on stderr at once, counted
+/// for the exit code, and written in input order by the other formats.
+fn document_error(doc: &Document, message: String, io: &mut Io<'_>, errors: &mut usize) -> Entry {
+    let e = validate::input_error(doc, message);
+    let _ = writeln!(io.stderr, "crd-cel: {e}");
+    *errors += 1;
+    Entry::of(doc, String::new(), Status::Error, e.message)
+}
+
 fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
-    let mut objects = args.objects;
-    if objects.is_empty() {
-        if io.stdin_is_terminal {
-            let _ = writeln!(
-                io.stderr,
-                "crd-cel: no OBJECT given and stdin is a terminal: name object files, or `-` to read stdin (see `crd-cel validate --help`)"
-            );
-            return EXIT_BAD_INPUT;
-        }
-        objects.push("-".to_owned());
-    }
-    let stdin_uses = objects
-        .iter()
-        .chain(&args.crd)
-        .chain(&args.old)
-        .filter(|f| *f == "-")
-        .count();
-    if stdin_uses > 1 {
-        let _ = writeln!(io.stderr, "crd-cel: `-` (stdin) may be given only once");
+    let others: Vec<&String> = args.crd.iter().chain(&args.old).collect();
+    let Some(objects) = named_or_stdin(&args.objects, &others, "validate", "OBJECT", io) else {
         return EXIT_BAD_INPUT;
-    }
+    };
+    let mut finish = Finish {
+        command: "validate",
+        output: args.output,
+        reports: &args.report,
+        kubernetes_minor: args.kubernetes_version,
+        files: 0,
+        paint: args.run.paint(io),
+        trailer: Vec::new(),
+    };
     let mut bad = Vec::<InputError>::new();
     let crd_files = expand_inputs(&args.crd, &args.inputs, io, &mut bad);
     let mut crd_docs: Vec<Document> = Vec::new();
@@ -434,10 +569,11 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     // Without every CRD and the old object no verdict can be trusted; an unreadable object
     // file is reported and the others are validated.
     if !bad.is_empty() {
-        let _ = write_reports("validate", args.output, &args.report, Vec::new(), &bad, io);
+        let _ = finish.write(Vec::new(), &bad, io);
         return EXIT_BAD_INPUT;
     }
     let object_files = expand_inputs(&objects, &args.inputs, io, &mut bad);
+    finish.files = object_files.len();
     // CRDs among the objects are registered too (what `helm template` writes first).
     let (registered, object_docs): (Vec<Document>, Vec<Document>) =
         read_documents(&object_files, io, &mut bad)
@@ -446,52 +582,59 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     let registered_count = registered.len();
     crd_docs.extend(registered);
     check_not_empty("objects", object_docs.len(), &args.inputs, io, &mut bad);
-    let mut entries = Vec::new();
     let mut crds = validate::Crds::new(crd_docs)
         .with_kubernetes_version(args.kubernetes_version)
         .with_default_namespace(&args.namespace)
         .with_field_validation(args.field_validation.into());
-    let (mut checked, mut invalid, mut skipped) = (0usize, 0usize, 0usize);
+    let mut document_errors = 0usize;
+    // Per object in input order its result, or `None`: the next of `pending`.
+    let mut slots: Vec<Option<Entry>> = Vec::with_capacity(object_docs.len());
+    let mut pending: Vec<(Document, validate::Target)> = Vec::new();
     for doc in object_docs {
         let skip = validate::skip_reason(&doc.value, &args.skip);
-        let target =
-            match skip.map_or_else(|| crds.target(&doc.value, args.version.as_deref()), Err) {
-                Ok(t) => t,
-                Err(validate::NoTarget::Invalid(message)) => {
-                    report_input_error(validate::input_error(&doc, message), io, &mut bad);
-                    continue;
-                }
-                Err(validate::NoTarget::NoMatch(message)) if !args.ignore_missing_crds => {
-                    report_input_error(validate::input_error(&doc, message), io, &mut bad);
-                    continue;
-                }
-                Err(validate::NoTarget::Skipped(reason) | validate::NoTarget::NoMatch(reason)) => {
-                    skipped += 1;
-                    let skip = validate::Skipped::new(&doc, reason.clone());
-                    match args.output {
-                        OutputFormat::Json => {
-                            let _ = writeln!(io.stdout, "{}", gojson::to_string(&skip));
-                        }
-                        OutputFormat::Text => {
-                            let _ = writeln!(io.stdout, "{}: {}", doc.location(), skip.text());
-                        }
-                        _ => {}
-                    }
-                    entries.push(report::Entry::of(
-                        &doc,
-                        skip.subject(),
-                        report::Status::Skipped,
-                        reason,
-                    ));
-                    continue;
-                }
-            };
-        let verdict = validate::validate_one(
-            &doc,
-            old.as_ref(),
-            &target,
-            args.subresource.as_deref() == Some("status"),
-        );
+        let slot = match skip.map_or_else(|| crds.target(&doc.value, args.version.as_deref()), Err)
+        {
+            Ok(target) => {
+                pending.push((doc, target));
+                None
+            }
+            Err(validate::NoTarget::Invalid(message)) => {
+                Some(document_error(&doc, message, io, &mut document_errors))
+            }
+            Err(validate::NoTarget::NoMatch(message)) if !args.ignore_missing_crds => {
+                Some(document_error(&doc, message, io, &mut document_errors))
+            }
+            Err(validate::NoTarget::Skipped(reason) | validate::NoTarget::NoMatch(reason)) => {
+                let skip = validate::Skipped::new(&doc, reason.clone());
+                let mut entry = Entry::of(&doc, skip.subject(), Status::Skipped, reason);
+                entry.text = skip.text();
+                entry.jsonl = Some(gojson::to_string(&skip));
+                Some(entry)
+            }
+        };
+        slots.push(slot);
+    }
+    let status_subresource = args.subresource.as_deref() == Some("status");
+    let verdicts = jobs::map_in_order(&pending, args.run.jobs, |(doc, target)| {
+        validate::validate_one(doc, old.as_ref(), target, status_subresource)
+    });
+    let keep_stored = args.output == OutputFormat::Yaml;
+    let operation = if old.is_some() { "UPDATE" } else { "CREATE" };
+    let mut entries = Vec::with_capacity(slots.len());
+    let (mut checked, mut invalid, mut skipped) = (0usize, 0usize, 0usize);
+    let mut validated = pending.into_iter().zip(verdicts);
+    for slot in slots {
+        if let Some(entry) = slot {
+            if entry.status == Status::Skipped {
+                skipped += 1;
+            }
+            entries.push(entry);
+            continue;
+        }
+        // As many `None` slots as pending objects, and a verdict for each.
+        let Some(((doc, target), verdict)) = validated.next() else {
+            break;
+        };
         checked += 1;
         if !verdict.valid {
             invalid += 1;
@@ -499,65 +642,76 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
         let name = doc
             .value
             .pointer("/metadata/name")
-            .and_then(serde_json::Value::as_str)
+            .and_then(Value::as_str)
             .unwrap_or_default();
         let subject = format!("{} {name:?}", target.qualified_kind);
-        match args.output {
-            OutputFormat::Json => {
-                let _ = writeln!(io.stdout, "{}", gojson::to_string(&verdict.json));
-            }
-            OutputFormat::Text => {
-                for w in &verdict.warnings {
-                    let _ = writeln!(io.stderr, "Warning: {w}");
-                }
-                if verdict.valid {
-                    let _ = writeln!(io.stdout, "{}: {subject} is valid", doc.location());
-                } else {
-                    let _ = writeln!(io.stdout, "{}: {}", doc.location(), verdict.text);
-                }
-            }
-            _ => {}
-        }
         let status = if verdict.valid {
-            report::Status::Passed
+            Status::Passed
         } else {
-            report::Status::Failed
+            Status::Failed
         };
-        let mut entry = report::Entry::of(&doc, subject, status, verdict.text);
+        let mut entry = Entry::of(&doc, subject.clone(), status, verdict.text.clone());
+        entry.text = if verdict.valid {
+            format!("{subject} is valid")
+        } else {
+            verdict.text.clone()
+        };
+        entry.details.insert("operation".into(), operation.into());
+        // The namespace of the request: the object's, else `--namespace` for a namespaced
+        // kind (a cluster-scoped object has none).
+        let namespaced = target
+            .validator
+            .resource()
+            .is_some_and(|r| r.scope == crd_cel::validate::Scope::Namespaced);
+        if !namespaced {
+            entry.details.remove("namespace");
+        } else if !entry.details.contains_key("namespace") {
+            entry
+                .details
+                .insert("namespace".into(), args.namespace.clone().into());
+        }
+        entry.details.insert("text".into(), verdict.text.into());
+        if let Some(s) = verdict.api_status {
+            entry.details.insert("apiStatus".into(), s);
+        }
+        entry.jsonl = Some(gojson::to_string(&verdict.json));
         entry.causes = verdict.causes;
         entry.warnings = verdict.warnings;
+        if keep_stored {
+            entry.stored = verdict.stored;
+        }
         entries.push(entry);
     }
-    if args.output == OutputFormat::Text {
-        let crds_note = if registered_count > 0 {
-            format!(", CRDs among them: {registered_count}")
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            io.stdout,
-            "Summary: {checked} object{} - valid: {}, invalid: {invalid}, skipped: {skipped}, input errors: {}{crds_note}",
-            plural(checked),
-            checked - invalid,
-            bad.len(),
-        );
-    }
-    if write_reports("validate", args.output, &args.report, entries, &bad, io).is_err() {
+    let crds_note = if registered_count > 0 {
+        format!(", CRDs among them: {registered_count}")
+    } else {
+        String::new()
+    };
+    finish.trailer.push(format!(
+        "Summary: {checked} object{} - valid: {}, invalid: {invalid}, skipped: {skipped}, input errors: {}{crds_note} (Kubernetes 1.{})",
+        plural(checked),
+        checked - invalid,
+        bad.len() + document_errors,
+        args.kubernetes_version,
+    ));
+    if finish.write(entries, &bad, io).is_err() {
         return EXIT_BAD_INPUT;
     }
-    if args.exit_zero && bad.is_empty() {
-        return EXIT_ACCEPTED;
-    }
-    if !bad.is_empty() {
+    exit_code(bad.len() + document_errors, invalid, args.exit_zero)
+}
+
+/// The exit code of a run with `input_errors`, `rejected` documents, and `--exit-zero`.
+fn exit_code(input_errors: usize, rejected: usize, exit_zero: bool) -> u8 {
+    if input_errors > 0 {
         EXIT_BAD_INPUT
-    } else if invalid > 0 {
+    } else if rejected > 0 && !exit_zero {
         EXIT_REJECTED
     } else {
         EXIT_ACCEPTED
     }
 }
 
-/// One line of `--output json`: the oracle's `check-crd` object, cost figures included.
+/// One line of `--output jsonl`: the oracle's `check-crd` object, cost figures included.
 #[derive(Serialize)]
 struct JsonResult<'a> {
     file: &'a str,
@@ -570,29 +724,41 @@ struct JsonResult<'a> {
     rules: &'a [crd::RuleReport],
 }
 
-fn check(mut args: CheckArgs, io: &mut Io<'_>) -> u8 {
-    let mut files = std::mem::take(&mut args.files);
-    if files.is_empty() {
-        if io.stdin_is_terminal {
-            let _ = writeln!(
-                io.stderr,
-                "crd-cel: no FILE given and stdin is a terminal: name manifests, or `-` to read stdin (see `crd-cel check --help`)"
-            );
-            return EXIT_BAD_INPUT;
-        }
-        files.push("-".to_owned());
-    }
-    if files.iter().filter(|f| *f == "-").count() > 1 {
-        let _ = writeln!(io.stderr, "crd-cel: `-` (stdin) may be given only once");
+/// What checking one CRD document came to.
+enum Checked {
+    /// Refused by the strict decoding (repeated keys).
+    Refused(Refusal),
+    /// Checked, with the strict decoding's warnings.
+    Report(Box<CrdReport>, Vec<String>),
+    /// Not a CRD that can be checked.
+    Bad(String),
+}
+
+fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
+    let others: Vec<&String> = args.old.iter().chain(&args.objects).collect();
+    let Some(names) = named_or_stdin(&args.files, &others, "check", "FILE", io) else {
         return EXIT_BAD_INPUT;
-    }
+    };
     let opts = Options {
         kubernetes_minor: args.kubernetes_version,
     };
+    let mut finish = Finish {
+        command: "check",
+        output: args.output,
+        reports: &args.report,
+        kubernetes_minor: args.kubernetes_version,
+        files: 0,
+        paint: args.run.paint(io),
+        trailer: Vec::new(),
+    };
+    if args.output == OutputFormat::Yaml {
+        let _ = writeln!(
+            io.stderr,
+            "crd-cel: --output yaml is for validate (the stored objects); check writes text, json, jsonl, github, junit or sarif"
+        );
+        return EXIT_BAD_INPUT;
+    }
     let mut bad = Vec::<InputError>::new();
-    let mut entries = Vec::new();
-    let (mut crds, mut rejected, mut rules) = (0usize, 0usize, 0usize);
-    let names = files;
     let old_files = expand_inputs(&args.old, &args.inputs, io, &mut bad);
     let mut stored: Vec<Document> = Vec::new();
     for d in read_documents(&old_files, io, &mut bad) {
@@ -601,40 +767,71 @@ fn check(mut args: CheckArgs, io: &mut Io<'_>) -> u8 {
             Some(message) => report_input_error(validate::input_error(&d, message), io, &mut bad),
         }
     }
-    let stored_named = |name: &str| {
-        stored.iter().find(|d| {
-            d.value
-                .pointer("/metadata/name")
-                .and_then(serde_json::Value::as_str)
-                == Some(name)
-        })
-    };
-    let mut new_crds: Vec<Document> = Vec::new();
     let files = expand_inputs(&names, &args.inputs, io, &mut bad);
-    let mut documents = 0usize;
-    for file in &files {
-        let docs = read_documents(std::slice::from_ref(file), io, &mut bad);
-        documents += docs.len();
-        for doc in &docs {
-            let duplicates: Vec<String> = doc
-                .duplicate_fields
-                .iter()
-                .map(|p| crd_cel::validate::duplicate_field_error(p))
-                .collect();
-            let name = doc
-                .value
-                .pointer("/metadata/name")
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            if args.field_validation == FieldValidationArg::Strict && !duplicates.is_empty() {
-                // The handler's strict decoding refuses the manifest before any check.
+    finish.files = files.len();
+    let docs = read_documents(&files, io, &mut bad);
+    check_not_empty("documents", docs.len(), &args.inputs, io, &mut bad);
+    let strict = args.field_validation == FieldValidationArg::Strict;
+    let warn = args.field_validation == FieldValidationArg::Warn;
+    let checked = jobs::map_in_order(&docs, args.run.jobs, |doc| {
+        let duplicates: Vec<String> = doc
+            .duplicate_fields
+            .iter()
+            .map(|p| crd_cel::validate::duplicate_field_error(p))
+            .collect();
+        if strict && !duplicates.is_empty() {
+            // The handler's strict decoding refuses the manifest before any check.
+            return Checked::Refused(strict_decoding_refusal(&doc.value, duplicates));
+        }
+        let name = doc
+            .value
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let old = stored
+            .iter()
+            .find(|d| d.value.pointer("/metadata/name").and_then(Value::as_str) == Some(name));
+        let report = match old {
+            Some(old) => crd::check_crd_update(&doc.value, &old.value, &opts),
+            None => crd::check_crd(&doc.value, &opts),
+        };
+        match report {
+            Ok(r) => Checked::Report(Box::new(r), if warn { duplicates } else { Vec::new() }),
+            Err(message) => Checked::Bad(message),
+        }
+    });
+    let mut entries = Vec::with_capacity(docs.len());
+    let (mut crds, mut rejected, mut rules, mut document_errors) = (0usize, 0usize, 0usize, 0usize);
+    let mut new_crds: Vec<Document> = Vec::new();
+    for (doc, checked) in docs.iter().zip(checked) {
+        let name = doc
+            .value
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        match checked {
+            Checked::Refused(refusal) => {
                 crds += 1;
                 rejected += 1;
-                let refusal = strict_decoding_refusal(&doc.value, duplicates);
-                print_refusal(args.output, doc, &refusal, io);
-                let mut entry =
-                    report::Entry::of(doc, name, report::Status::Failed, refusal.to_string());
+                let mut entry = Entry::of(doc, name.clone(), Status::Failed, refusal.to_string());
+                entry.text = refusal.to_string();
+                entry.jsonl = Some(gojson::to_string(&JsonResult {
+                    file: &doc.file,
+                    doc: doc.index,
+                    crd: &name,
+                    accepted: false,
+                    errors: Vec::new(),
+                    text: refusal.to_string(),
+                    warnings: Vec::new(),
+                    rules: &[],
+                }));
+                entry
+                    .details
+                    .insert("text".into(), refusal.to_string().into());
+                entry
+                    .details
+                    .insert("apiStatus".into(), status::of_refusal(&refusal));
                 entry.causes = vec![report::Cause {
                     field: String::new(),
                     reason: refusal.reason().to_owned(),
@@ -642,141 +839,164 @@ fn check(mut args: CheckArgs, io: &mut Io<'_>) -> u8 {
                     line: None,
                 }];
                 entries.push(entry);
-                continue;
             }
-            let checked = match stored_named(&name) {
-                Some(old) => crd::check_crd_update(&doc.value, &old.value, &opts),
-                None => crd::check_crd(&doc.value, &opts),
-            };
-            if crd::crd_kind_problem(&doc.value).is_none() {
+            Checked::Bad(message) => {
+                entries.push(document_error(doc, message, io, &mut document_errors));
+            }
+            Checked::Report(report, warnings) => {
                 new_crds.push(doc.clone());
-            }
-            match checked {
-                Ok(report) => {
-                    crds += 1;
-                    rules += report.rules.len();
-                    if !report.accepted() {
-                        rejected += 1;
+                crds += 1;
+                rules += report.rules.len();
+                let status = if report.accepted() {
+                    Status::Passed
+                } else {
+                    rejected += 1;
+                    Status::Failed
+                };
+                let mut entry = Entry::of(doc, name.clone(), status, report.text());
+                entry.text = if report.accepted() {
+                    format!(
+                        "{} accepted ({} rule{})",
+                        report.name,
+                        report.rules.len(),
+                        plural(report.rules.len())
+                    )
+                } else {
+                    report.text()
+                };
+                entry.locate_warnings = true;
+                entry.jsonl = Some(gojson::to_string(&JsonResult {
+                    file: &doc.file,
+                    doc: doc.index,
+                    crd: &report.name,
+                    accepted: report.accepted(),
+                    errors: report.errors.iter().map(ToString::to_string).collect(),
+                    text: report.text(),
+                    warnings: warnings.clone(),
+                    rules: &report.rules,
+                }));
+                entry.details.insert(
+                    "operation".into(),
+                    if stored.iter().any(|d| {
+                        d.value.pointer("/metadata/name").and_then(Value::as_str)
+                            == Some(name.as_str())
+                    }) {
+                        "UPDATE"
+                    } else {
+                        "CREATE"
                     }
-                    let warnings = if args.field_validation == FieldValidationArg::Warn {
-                        duplicates
-                    } else {
-                        Vec::new()
-                    };
-                    print_report(args.output, doc, &report, &warnings, io);
-                    let status = if report.accepted() {
-                        report::Status::Passed
-                    } else {
-                        report::Status::Failed
-                    };
-                    let mut entry = report::Entry::of(doc, name, status, report.text());
-                    entry.causes = report
-                        .errors
-                        .iter()
-                        .map(|e| report::Cause {
-                            field: e.field.clone(),
-                            reason: e.kind.reason().to_owned(),
-                            message: e.to_string(),
-                            line: Some(doc.line_of(&manifest_path(&e.field))),
-                        })
-                        .collect();
-                    entry.warnings = warnings;
-                    entries.push(entry);
+                    .into(),
+                );
+                entry.details.insert("text".into(), report.text().into());
+                if !report.accepted() {
+                    entry
+                        .details
+                        .insert("apiStatus".into(), status::of_crd(&report));
                 }
-                Err(message) => {
-                    report_input_error(validate::input_error(doc, message), io, &mut bad);
-                }
+                entry.details.insert(
+                    "rules".into(),
+                    serde_json::to_value(&report.rules).unwrap_or_default(),
+                );
+                entry.causes = report
+                    .errors
+                    .iter()
+                    .map(|e| report::Cause {
+                        field: e.field.clone(),
+                        reason: e.kind.reason().to_owned(),
+                        message: e.to_string(),
+                        line: Some(doc.line_of(&manifest_path(&e.field))),
+                    })
+                    .collect();
+                entry.warnings = warnings;
+                entries.push(entry);
             }
         }
     }
-    check_not_empty("documents", documents, &args.inputs, io, &mut bad);
     let mut newly_rejected = 0usize;
-    if !args.objects.is_empty() && bad.is_empty() {
+    if !args.objects.is_empty() && bad.is_empty() && document_errors == 0 {
         let object_files = expand_inputs(&args.objects, &args.inputs, io, &mut bad);
         let objects = read_documents(&object_files, io, &mut bad);
         let checked;
-        (newly_rejected, checked) =
-            upgrade_safety(stored, new_crds, &objects, &args, io, &mut entries);
-        if args.output == OutputFormat::Text {
-            let _ = writeln!(
-                io.stdout,
-                "Stored objects: {checked} checked, {newly_rejected} accepted by the stored CRD and rejected by the new one"
-            );
-        }
+        (newly_rejected, checked) = upgrade_safety(stored, new_crds, &objects, &args, &mut entries);
+        finish.trailer.push(format!(
+            "Stored objects: {checked} checked, {newly_rejected} accepted by the stored CRD and rejected by the new one"
+        ));
     }
-    if args.output == OutputFormat::Text {
-        let _ = writeln!(
-            io.stdout,
-            "Summary: {crds} CRD{} with {rules} rule{} in {} file{} - accepted: {}, rejected: {rejected}, input errors: {} (Kubernetes 1.{})",
-            plural(crds),
-            plural(rules),
-            files.len(),
-            plural(files.len()),
-            crds - rejected,
-            bad.len(),
-            opts.kubernetes_minor,
-        );
-    }
-    if write_reports("check", args.output, &args.report, entries, &bad, io).is_err() {
+    finish.trailer.push(format!(
+        "Summary: {crds} CRD{} with {rules} rule{} in {} file{} - accepted: {}, rejected: {rejected}, input errors: {} (Kubernetes 1.{})",
+        plural(crds),
+        plural(rules),
+        files.len(),
+        plural(files.len()),
+        crds - rejected,
+        bad.len() + document_errors,
+        opts.kubernetes_minor,
+    ));
+    if finish.write(entries, &bad, io).is_err() {
         return EXIT_BAD_INPUT;
     }
-    if !bad.is_empty() {
-        EXIT_BAD_INPUT
-    } else if rejected + newly_rejected > 0 && !args.exit_zero {
-        EXIT_REJECTED
-    } else {
-        EXIT_ACCEPTED
-    }
+    exit_code(
+        bad.len() + document_errors,
+        rejected + newly_rejected,
+        args.exit_zero,
+    )
 }
 
-/// The objects the stored CRDs accept and the new ones reject, each reported; returns how many
-/// there are and how many objects were checked under both.
+/// The objects the stored CRDs accept and the new ones reject, each an entry; returns how
+/// many there are and how many objects were checked under both.
 fn upgrade_safety(
     stored: Vec<Document>,
     new: Vec<Document>,
     objects: &[Document],
     args: &CheckArgs,
-    io: &mut Io<'_>,
-    entries: &mut Vec<report::Entry>,
+    entries: &mut Vec<Entry>,
 ) -> (usize, usize) {
     let minor = args.kubernetes_version;
     let mut before = validate::Crds::new(stored).with_kubernetes_version(minor);
     let mut after = validate::Crds::new(new).with_kubernetes_version(minor);
-    let (mut newly_rejected, mut checked) = (0usize, 0usize);
+    let mut pairs = Vec::new();
     for doc in objects {
-        let (Ok(b), Ok(a)) = (
+        if let (Ok(b), Ok(a)) = (
             before.target(&doc.value, None),
             after.target(&doc.value, None),
-        ) else {
-            continue;
-        };
-        checked += 1;
-        if !validate::validate_one(doc, None, &b, false).valid {
-            continue;
+        ) {
+            pairs.push((doc, b, a));
         }
-        let verdict = validate::validate_one(doc, None, &a, false);
-        if verdict.valid {
-            continue;
+    }
+    let verdicts = jobs::map_in_order(&pairs, args.run.jobs, |(doc, b, a)| {
+        if validate::validate_one(doc, None, b, false).valid {
+            Some(validate::validate_one(doc, None, a, false)).filter(|v| !v.valid)
+        } else {
+            None
         }
+    });
+    let mut newly_rejected = 0usize;
+    for ((doc, _, a), verdict) in pairs.iter().zip(verdicts) {
+        let Some(verdict) = verdict else { continue };
         newly_rejected += 1;
         let name = doc
             .value
             .pointer("/metadata/name")
-            .and_then(serde_json::Value::as_str)
+            .and_then(Value::as_str)
             .unwrap_or_default();
         let subject = format!("{} {name:?}", a.qualified_kind);
         let message = format!(
             "accepted by the stored CRD, rejected by the new one: {}",
             verdict.text
         );
-        if args.output == OutputFormat::Text {
-            let _ = writeln!(io.stdout, "{}: {subject} is {message}", doc.location());
+        let mut entry = Entry::of(doc, subject.clone(), Status::Failed, message.clone());
+        entry.text = format!("{subject} is {message}");
+        entry.details.insert("text".into(), verdict.text.into());
+        entry
+            .details
+            .insert("storedObject".into(), Value::Bool(true));
+        if let Some(s) = verdict.api_status {
+            entry.details.insert("apiStatus".into(), s);
         }
-        let mut entry = report::Entry::of(doc, subject, report::Status::Failed, message);
         entry.causes = verdict.causes;
         entries.push(entry);
     }
-    (newly_rejected, checked)
+    (newly_rejected, pairs.len())
 }
 
 /// Where a CRD error's field is in the manifest: the apiserver reports a schema all versions
@@ -810,74 +1030,6 @@ fn strict_decoding_refusal(manifest: &serde_json::Value, errors: Vec<String>) ->
             .to_owned(),
         resource_kind: "CustomResourceDefinition".to_owned(),
         errors,
-    }
-}
-
-fn print_refusal(format: OutputFormat, doc: &Document, refusal: &Refusal, io: &mut Io<'_>) {
-    match format {
-        OutputFormat::Github | OutputFormat::Junit | OutputFormat::Sarif => {}
-        OutputFormat::Text => {
-            let _ = writeln!(io.stdout, "{}: {refusal}", doc.location());
-        }
-        OutputFormat::Json => {
-            let line = gojson::to_string(&JsonResult {
-                file: &doc.file,
-                doc: doc.index,
-                crd: doc
-                    .value
-                    .pointer("/metadata/name")
-                    .and_then(serde_json::Value::as_str)
-                    .unwrap_or_default(),
-                accepted: false,
-                errors: Vec::new(),
-                text: refusal.to_string(),
-                warnings: Vec::new(),
-                rules: &[],
-            });
-            let _ = writeln!(io.stdout, "{line}");
-        }
-    }
-}
-
-fn print_report(
-    format: OutputFormat,
-    doc: &Document,
-    report: &CrdReport,
-    warnings: &[String],
-    io: &mut Io<'_>,
-) {
-    match format {
-        OutputFormat::Github | OutputFormat::Junit | OutputFormat::Sarif => {}
-        OutputFormat::Text => {
-            for w in warnings {
-                let _ = writeln!(io.stderr, "Warning: {}: {w}", doc.location());
-            }
-            if report.accepted() {
-                let _ = writeln!(
-                    io.stdout,
-                    "{}: {} accepted ({} rule{})",
-                    doc.location(),
-                    report.name,
-                    report.rules.len(),
-                    plural(report.rules.len())
-                );
-            } else {
-                let _ = writeln!(io.stdout, "{}: {}", doc.location(), report.text());
-            }
-        }
-        OutputFormat::Json => {
-            let line = gojson::to_string(&JsonResult {
-                file: &doc.file,
-                doc: doc.index,
-                crd: &report.name,
-                accepted: report.accepted(),
-                errors: report.errors.iter().map(ToString::to_string).collect(),
-                text: report.text(),
-                warnings: warnings.to_vec(),
-                rules: &report.rules,
-            });
-            let _ = writeln!(io.stdout, "{line}");
-        }
     }
 }
 

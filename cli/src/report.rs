@@ -1,9 +1,16 @@
-//! The results of a run, and the formats CI systems read them in: GitHub workflow commands,
-//! JUnit XML and SARIF 2.1.0 (the text and JSON-lines formats are written by the commands).
+//! The results of a run, and the formats they are written in: text, the versioned JSON
+//! document, GitHub workflow commands, JUnit XML, SARIF 2.1.0, and the stored objects as YAML
+//! (the oracle's JSON lines are written from each entry's line).
 
-use serde_json::{Value, json};
+use std::io::Write;
+
+use serde_json::{Map, Value, json};
 
 use crate::input::{Document, InputError};
+
+/// The version of the `--output json` document's shape; a change that could break a reader
+/// (a key renamed, removed or given another meaning) increments it, new keys do not.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
 
 /// What became of one document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +23,18 @@ pub enum Status {
     Skipped,
     /// Input that cannot be checked (exit code 2).
     Error,
+}
+
+impl Status {
+    /// The word of the JSON document (kubeconform's `statusValid`, ... without the prefix).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "valid",
+            Status::Failed => "invalid",
+            Status::Skipped => "skipped",
+            Status::Error => "error",
+        }
+    }
 }
 
 /// One cause of a failure: a field error of the apiserver's Status.
@@ -37,8 +56,12 @@ pub struct Cause {
 pub struct Entry {
     /// The file as named (`-` for stdin).
     pub file: String,
-    /// The line the document starts on, when known.
+    /// The line the document (or list item) starts on, when known.
     pub line: Option<usize>,
+    /// The 0-based index of the document in its file, when it is one.
+    pub doc: Option<usize>,
+    /// The index of the item when the document is an expanded `kind: List`.
+    pub item: Option<usize>,
     /// What was checked: `Counter.example.com "c1"`, `widgets.example.com`.
     pub subject: String,
     /// The verdict.
@@ -49,19 +72,54 @@ pub struct Entry {
     pub causes: Vec<Cause>,
     /// The warnings the apiserver would send.
     pub warnings: Vec<String>,
+    /// The text output's line after `FILE:LINE: ` (empty: not printed).
+    pub text: String,
+    /// Whether the text output's warning lines name the document (`Warning: FILE:LINE: ...`).
+    pub locate_warnings: bool,
+    /// What the JSON document adds for this entry (`apiVersion`, `kind`, `name`, `namespace`,
+    /// `operation`, `apiStatus`, the oracle's `text`, `errors` and `rules`, ...).
+    pub details: Map<String, Value>,
+    /// The oracle's JSON line (`--output jsonl`), when there is one.
+    pub jsonl: Option<String>,
+    /// The object as stored (`--output yaml`), when valid and asked for.
+    pub stored: Option<Value>,
 }
 
 impl Entry {
     /// An entry for `doc`.
     pub fn of(doc: &Document, subject: String, status: Status, message: String) -> Entry {
+        let text = |p: &str| {
+            doc.value
+                .pointer(p)
+                .and_then(Value::as_str)
+                .map(|s| Value::String(s.to_owned()))
+        };
+        let mut details = Map::new();
+        for (key, pointer) in [
+            ("apiVersion", "/apiVersion"),
+            ("kind", "/kind"),
+            ("namespace", "/metadata/namespace"),
+            ("name", "/metadata/name"),
+        ] {
+            if let Some(v) = text(pointer) {
+                details.insert(key.to_owned(), v);
+            }
+        }
         Entry {
             file: doc.file.clone(),
             line: Some(doc.line),
+            doc: Some(doc.index),
+            item: doc.item,
             subject,
             status,
             message,
             causes: Vec::new(),
             warnings: Vec::new(),
+            text: String::new(),
+            locate_warnings: false,
+            details,
+            jsonl: None,
+            stored: None,
         }
     }
 
@@ -70,11 +128,18 @@ impl Entry {
         Entry {
             file: e.file.clone(),
             line: e.line,
+            doc: None,
+            item: None,
             subject: String::new(),
             status: Status::Error,
             message: e.message.clone(),
             causes: Vec::new(),
             warnings: Vec::new(),
+            text: String::new(),
+            locate_warnings: false,
+            details: Map::new(),
+            jsonl: None,
+            stored: None,
         }
     }
 
@@ -84,6 +149,18 @@ impl Entry {
         } else {
             &self.file
         }
+    }
+
+    /// Where: `FILE:LINE`, with `: item N` for a list item.
+    pub fn location(&self) -> String {
+        let mut at = match self.line {
+            Some(line) => format!("{}:{line}", self.display_file()),
+            None => self.display_file().to_owned(),
+        };
+        if let Some(i) = self.item {
+            at.push_str(&format!(": item {i}"));
+        }
+        at
     }
 
     /// The causes, or the message as the one cause when there are none.
@@ -99,6 +176,160 @@ impl Entry {
             self.causes.clone()
         }
     }
+}
+
+/// The counts of a run, as the summary line and the JSON document's `summary` give them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Documents (objects or CRDs) found, list items counted one by one.
+    pub resources: usize,
+    /// Files read (stdin counts as one).
+    pub files: usize,
+    /// Valid objects, accepted CRDs.
+    pub valid: usize,
+    /// Invalid objects, rejected CRDs (and stored objects the new CRD rejects).
+    pub invalid: usize,
+    /// Input errors (exit code 2).
+    pub errors: usize,
+    /// Documents not checked.
+    pub skipped: usize,
+}
+
+impl Summary {
+    /// The counts of `entries`, read from `files` files.
+    pub fn of(entries: &[Entry], files: usize) -> Summary {
+        let count = |s: Status| entries.iter().filter(|e| e.status == s).count();
+        Summary {
+            resources: entries.iter().filter(|e| e.doc.is_some()).count(),
+            files,
+            valid: count(Status::Passed),
+            invalid: count(Status::Failed),
+            errors: count(Status::Error),
+            skipped: count(Status::Skipped),
+        }
+    }
+}
+
+/// ANSI colours for the text output, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paint(pub bool);
+
+impl Paint {
+    fn wrap(self, code: &str, s: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    }
+
+    /// A document's location, coloured by its verdict (red, green, yellow).
+    pub fn location(self, status: Status, at: &str) -> String {
+        let code = match status {
+            Status::Passed => "32",
+            Status::Failed | Status::Error => "1;31",
+            Status::Skipped => "33",
+        };
+        self.wrap(code, at)
+    }
+
+    /// A warning's `Warning:` word.
+    pub fn warning(self) -> String {
+        self.wrap("33", "Warning:")
+    }
+
+    /// A line in bold (the summary).
+    pub fn bold(self, s: &str) -> String {
+        self.wrap("1", s)
+    }
+}
+
+/// The text output: per entry its warnings (on `stderr`) and its line after `FILE:LINE: `.
+pub fn text(entries: &[Entry], paint: Paint, stdout: &mut dyn Write, stderr: &mut dyn Write) {
+    for e in entries {
+        let at = e.location();
+        for w in &e.warnings {
+            let _ = if e.locate_warnings {
+                writeln!(stderr, "{} {at}: {w}", paint.warning())
+            } else {
+                writeln!(stderr, "{} {w}", paint.warning())
+            };
+        }
+        if !e.text.is_empty() {
+            let _ = writeln!(stdout, "{}: {}", paint.location(e.status, &at), e.text);
+        }
+    }
+}
+
+/// The `--output json` document: `schemaVersion`, the command, the Kubernetes version
+/// emulated, a result per document (valid ones included) and per input error, and the summary.
+pub fn json(command: &str, kubernetes_minor: u8, entries: &[Entry], summary: &Summary) -> String {
+    let results: Vec<Value> = entries.iter().map(json_result).collect();
+    let doc = json!({
+        "schemaVersion": JSON_SCHEMA_VERSION,
+        "command": command,
+        "kubernetesVersion": format!("1.{kubernetes_minor}"),
+        "results": results,
+        "summary": {
+            "resources": summary.resources,
+            "files": summary.files,
+            "valid": summary.valid,
+            "invalid": summary.invalid,
+            "errors": summary.errors,
+            "skipped": summary.skipped,
+        },
+    });
+    crd_cel::gojson::to_string(&doc) + "\n"
+}
+
+fn json_result(e: &Entry) -> Value {
+    let mut out = e.details.clone();
+    out.insert("file".into(), Value::String(e.file.clone()));
+    if let Some(line) = e.line {
+        out.insert("line".into(), line.into());
+    }
+    if let Some(doc) = e.doc {
+        out.insert("doc".into(), doc.into());
+    }
+    if let Some(item) = e.item {
+        out.insert("item".into(), item.into());
+    }
+    out.insert("status".into(), e.status.as_str().into());
+    if matches!(e.status, Status::Skipped | Status::Error) {
+        out.insert("reason".into(), Value::String(e.message.clone()));
+    }
+    let causes: Vec<Value> = e
+        .causes
+        .iter()
+        .map(|c| {
+            let mut cause = json!({"field": c.field, "reason": c.reason, "message": c.message});
+            if let Some(line) = c.line {
+                cause["line"] = line.into();
+            }
+            cause
+        })
+        .collect();
+    out.insert("causes".into(), Value::Array(causes));
+    out.insert(
+        "warnings".into(),
+        Value::Array(e.warnings.iter().cloned().map(Value::String).collect()),
+    );
+    Value::Object(out)
+}
+
+/// `--output yaml`: the stored objects of the valid documents, as a YAML stream (what
+/// `kubectl apply --dry-run=server -o yaml` prints, keys sorted as it sorts them).
+pub fn yaml(entries: &[Entry]) -> String {
+    let mut out = String::new();
+    for stored in entries.iter().filter_map(|e| e.stored.as_ref()) {
+        out.push_str("---\n");
+        match serde_yaml::to_string(stored) {
+            Ok(y) => out.push_str(&y),
+            // A JSON value always serialises; say so rather than drop it.
+            Err(e) => out.push_str(&format!("# cannot be written as YAML: {e}\n")),
+        }
+    }
+    out
 }
 
 /// GitHub Actions workflow commands: an `::error` per cause of each failure and per input
@@ -182,9 +413,7 @@ pub fn junit(command: &str, entries: &[Entry]) -> String {
             in_file(Status::Skipped),
         ));
         for e in cases {
-            let at = e
-                .line
-                .map_or_else(|| file.to_owned(), |l| format!("{file}:{l}"));
+            let at = e.location();
             let name = if e.subject.is_empty() {
                 at
             } else {
@@ -262,12 +491,19 @@ pub fn sarif(entries: &[Entry]) -> String {
         if let Some(line) = line.or(e.line) {
             location["region"] = json!({"startLine": line});
         }
-        results.push(json!({
+        let mut result = json!({
             "ruleId": rule,
             "level": level,
             "message": {"text": message},
             "locations": [{"physicalLocation": location}],
-        }));
+        });
+        if let Some(doc) = e.doc {
+            result["properties"] = json!({"doc": doc});
+            if let Some(item) = e.item {
+                result["properties"]["item"] = item.into();
+            }
+        }
+        results.push(result);
     };
     for e in entries {
         match e.status {
@@ -344,6 +580,13 @@ mod tests {
         Entry {
             file: "deploy/app.yaml".into(),
             line: Some(12),
+            doc: Some(0),
+            item: None,
+            text: String::new(),
+            locate_warnings: false,
+            details: Map::new(),
+            jsonl: None,
+            stored: None,
             subject: "Counter.example.com \"c2\"".into(),
             status: Status::Failed,
             message: "Counter.example.com \"c2\" is invalid: spec: Invalid value: a, b".into(),

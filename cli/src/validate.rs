@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crd_cel::go::quote as go_quoted;
-use crd_cel::validate::{BadValue, Body, FieldValidation, ManifestError, Validator};
+use crd_cel::validate::{BadValue, FieldValidation, ManifestError, Validator};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -92,7 +92,7 @@ pub fn skip_reason(object: &Value, skip: &[String]) -> Option<NoTarget> {
         .then(|| NoTarget::Skipped(format!("{api_version} {kind} is skipped (--skip)")))
 }
 
-/// An object left out, as a line of `--output json`.
+/// An object left out, as a line of `--output jsonl`.
 #[derive(Serialize)]
 pub struct Skipped {
     file: String,
@@ -266,7 +266,7 @@ impl Crds {
     }
 }
 
-/// One error of `--output json`, as the oracle's `validate` prints it.
+/// One error of `--output jsonl`, as the oracle's `validate` prints it.
 #[derive(Serialize)]
 pub struct JsonError {
     field: String,
@@ -278,7 +278,7 @@ pub struct JsonError {
     message: String,
 }
 
-/// One line of `--output json`: the oracle's `validate` object, with where the object was read.
+/// One line of `--output jsonl`: the oracle's `validate` object, with where the object was read.
 #[derive(Serialize)]
 pub struct JsonResult {
     file: String,
@@ -301,8 +301,12 @@ pub struct Verdict {
     pub warnings: Vec<String>,
     /// The field errors (or the refusal) as report causes.
     pub causes: Vec<Cause>,
-    /// The `--output json` line.
+    /// The oracle's JSON line (`--output jsonl`).
     pub json: JsonResult,
+    /// The apiserver's `Status` for a rejected request.
+    pub api_status: Option<Value>,
+    /// The object as the apiserver would store it, when valid.
+    pub stored: Option<Value>,
 }
 
 /// Validates one object document against its target.
@@ -317,21 +321,16 @@ pub fn validate_one(
     } else {
         crd_cel::validate::Endpoint::Resource
     };
-    let out = if doc.duplicate_fields.is_empty() {
-        target.validator.validate_request(&doc.value, old, endpoint)
-    } else {
-        let body = Body {
-            object: doc.value.clone(),
-            duplicate_fields: doc.duplicate_fields.clone(),
-        };
-        target.validator.validate_body(&body, old, endpoint)
-    };
+    let (out, stored) = target
+        .validator
+        .dry_run(&doc.value, &doc.duplicate_fields, old, endpoint);
     // The name the request path gave the object (made from generateName), else its own.
-    let name = out.name.as_deref().unwrap_or_else(|| {
+    let name: String = out.name.clone().unwrap_or_else(|| {
         doc.value
             .pointer("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or_default()
+            .to_owned()
     });
     let mut sorted_for_text = out.errors.clone();
     sorted_for_text.errors.sort_by(|a, b| a.path.cmp(&b.path));
@@ -344,7 +343,7 @@ pub fn validate_one(
             .qualified_kind
             .split_once('.')
             .unwrap_or((&target.qualified_kind, ""));
-        sorted_for_text.status_message(kind, group, name)
+        sorted_for_text.status_message(kind, group, &name)
     };
     // The oracle's canonical order: stable-sorted by field (the apiserver visits sibling
     // properties in random order).
@@ -371,6 +370,16 @@ pub fn validate_one(
         })
         .collect();
     let valid = out.is_valid();
+    let api_status = match &out.refusal {
+        Some(r) => Some(crate::status::of_refusal(r)),
+        None if !valid => Some(crate::status::of_errors(
+            &target.qualified_kind,
+            &name,
+            &text,
+            &out.errors.errors,
+        )),
+        None => None,
+    };
     let causes = match &out.refusal {
         Some(r) => vec![Cause {
             field: String::new(),
@@ -392,6 +401,8 @@ pub fn validate_one(
     };
     Verdict {
         valid,
+        api_status,
+        stored,
         text: text.clone(),
         warnings: out.warnings.clone(),
         causes,

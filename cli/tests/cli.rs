@@ -19,9 +19,10 @@ fn crd_cel(args: &[&str], stdin: Option<&str>) -> Output {
         .expect("runs");
     {
         let mut input = child.stdin.take().expect("stdin");
-        input
-            .write_all(stdin.unwrap_or("").as_bytes())
-            .expect("writes");
+        // A usage error exits before reading stdin: a closed pipe is not a failure here.
+        if let Err(e) = input.write_all(stdin.unwrap_or("").as_bytes()) {
+            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+        }
     }
     child.wait_with_output().expect("finishes")
 }
@@ -61,8 +62,11 @@ fn rejected_crd_prints_the_apiserver_text_and_exits_1() {
 }
 
 #[test]
-fn json_output_is_the_oracle_shape() {
-    let out = crd_cel(&["check", "--output", "json", &asset("gadgets.json")], None);
+fn jsonl_output_is_the_oracle_shape() {
+    let out = crd_cel(
+        &["check", "--output", "jsonl", &asset("gadgets.json")],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
@@ -245,7 +249,7 @@ fn validate_prints_the_messages_of_the_kubernetes_version() {
 }
 
 #[test]
-fn validate_update_runs_transition_rules_and_json_is_the_oracle_shape() {
+fn validate_update_runs_transition_rules_and_jsonl_is_the_oracle_shape() {
     let crd = asset("counters.yaml");
     let out = crd_cel(
         &[
@@ -255,7 +259,7 @@ fn validate_update_runs_transition_rules_and_json_is_the_oracle_shape() {
             "--old",
             &asset("counter-bad-old.yaml"),
             "-o",
-            "json",
+            "jsonl",
             &asset("counter-bad.yaml"),
         ],
         None,
@@ -340,7 +344,7 @@ fn validate_update_of_another_name_is_refused_as_not_found() {
             "--old",
             &asset("counter-ok.yaml"),
             "-o",
-            "json",
+            "jsonl",
             &asset("counter-bad.yaml"),
         ],
         None,
@@ -433,7 +437,7 @@ fn json_documents_separated_by_yaml_separators_are_read_one_by_one() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
-        "<stdin>:1: Counter.example.com \"a\" is valid\n<stdin>:3: Counter.example.com \"b\" is valid\nSummary: 2 objects - valid: 2, invalid: 0, skipped: 0, input errors: 0\n"
+        "<stdin>:1: Counter.example.com \"a\" is valid\n<stdin>:3: Counter.example.com \"b\" is valid\nSummary: 2 objects - valid: 2, invalid: 0, skipped: 0, input errors: 0 (Kubernetes 1.37)\n"
     );
 }
 
@@ -499,7 +503,7 @@ fn a_directory_is_its_manifests_and_crds_among_them_are_registered() {
         format!(
             "{deploy}/nested/ok.yml:1: Counter.example.com \"c1\" is valid\n\
              {deploy}/web.json:1: Deployment \"web\" skipped: apps/v1 Deployment is a built-in kind (crd-cel validates custom resources)\n\
-             Summary: 1 object - valid: 1, invalid: 0, skipped: 1, input errors: 0, CRDs among them: 1\n"
+             Summary: 1 object - valid: 1, invalid: 0, skipped: 1, input errors: 0, CRDs among them: 1 (Kubernetes 1.37)\n"
         )
     );
     // Without the pattern the Gadget, whose CRD is not given, is kubectl's input error ...
@@ -690,7 +694,7 @@ fn a_report_in_a_streaming_format_is_a_usage_error() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("--report writes github, junit or sarif"),
+        text(&out.stderr).contains("--report writes json, github, junit or sarif"),
         "{}",
         text(&out.stderr)
     );
@@ -758,5 +762,505 @@ fn check_old_checks_an_update_and_lists_stored_objects_the_new_crd_rejects() {
         "{stdout}"
     );
     assert!(stdout.contains("accepted: 1, rejected: 0"), "{stdout}");
+    std::fs::remove_dir_all(&dir).expect("removes");
+}
+
+/// Runs the library (not the binary) with a chosen terminal state and `NO_COLOR`: what a
+/// spawned process cannot be given in a test.
+fn run_lib(
+    args: &[&str],
+    stdin: &str,
+    stdin_is_terminal: bool,
+    stdout_is_terminal: bool,
+    no_color: bool,
+) -> (u8, String, String) {
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let mut input = stdin.as_bytes();
+    let code = crd_cel_cli::run(
+        std::iter::once("crd-cel").chain(args.iter().copied()),
+        &mut crd_cel_cli::Io {
+            stdin: &mut input,
+            stdin_is_terminal,
+            stdout: &mut stdout,
+            stdout_is_terminal,
+            no_color,
+            stderr: &mut stderr,
+        },
+    );
+    (code, text(&stdout), text(&stderr))
+}
+
+/// A `kind: List` of two counters; the second is invalid. Items start on lines 4 and 8.
+const COUNTER_LIST: &str = "apiVersion: v1\nkind: List\nitems:\n\
+- apiVersion: example.com/v1\n  kind: Counter\n  metadata: {name: l1}\n  spec: {max: 5}\n\
+- apiVersion: example.com/v1\n  kind: Counter\n  metadata: {name: l2}\n  spec: {min: 9, max: 5}\n";
+
+#[test]
+fn lists_are_expanded_into_their_items_each_with_its_line_and_index() {
+    let crd = asset("counters.yaml");
+    let out = crd_cel(&["validate", "--crd", &crd, "-"], Some(COUNTER_LIST));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "<stdin>:4: item 0: Counter.example.com \"l1\" is valid\n\
+         <stdin>:8: item 1: Counter.example.com \"l2\" is invalid: spec: Invalid value: min must not exceed max\n\
+         Summary: 2 objects - valid: 1, invalid: 1, skipped: 0, input errors: 0 (Kubernetes 1.37)\n"
+    );
+    // A `*List` kind is a list too, and the JSON results say where each item is.
+    let typed = COUNTER_LIST.replace(
+        "apiVersion: v1\nkind: List",
+        "apiVersion: example.com/v1\nkind: CounterList",
+    );
+    let out = crd_cel(
+        &["validate", "--crd", &crd, "-o", "json", "-"],
+        Some(&typed),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let at: Vec<_> = v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            (
+                r["file"].clone(),
+                r["line"].clone(),
+                r["doc"].clone(),
+                r["item"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        at,
+        [
+            ("-".into(), 4.into(), 0.into(), 0.into()),
+            ("-".into(), 8.into(), 0.into(), 1.into())
+        ]
+    );
+    // check expands a CustomResourceDefinitionList the same way.
+    let crds = std::fs::read_to_string(&crd).expect("readable");
+    let indented: String = crds
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                format!("- {l}\n")
+            } else {
+                format!("  {l}\n")
+            }
+        })
+        .collect();
+    let list = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinitionList\nitems:\n{indented}"
+    );
+    let out = crd_cel(&["check", "-"], Some(&list));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout)
+            .starts_with("<stdin>:4: item 0: counters.example.com accepted (4 rules)\n"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn stdin_is_read_for_dash_or_when_piped_and_mixes_with_files() {
+    let crd = asset("counters.yaml");
+    let ok = asset("counter-ok.yaml");
+    let piped = "apiVersion: example.com/v1\nkind: Counter\nmetadata: {name: p}\nspec: {max: 1}\n";
+    // Files and stdin, in the order named.
+    let out = crd_cel(&["validate", "--crd", &crd, &ok, "-"], Some(piped));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with(&format!(
+            "{ok}:1: Counter.example.com \"c1\" is valid\n<stdin>:1: Counter.example.com \"p\" is valid\n"
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    // No OBJECT and stdin piped: stdin.
+    let out = crd_cel(&["validate", "--crd", &crd], Some(piped));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("<stdin>:1: Counter.example.com \"p\" is valid\n"));
+    // The CRDs from stdin (`cargo run --bin crdgen | crd-cel validate --crd - ...`).
+    let crd_text = std::fs::read_to_string(&crd).expect("readable");
+    let out = crd_cel(&["validate", "--crd", "-", &ok], Some(&crd_text));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // check: a file and stdin.
+    let out = crd_cel(&["check", &crd, "-"], Some(&crd_text));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("<stdin>:3: counters.example.com accepted"),
+        "{}",
+        text(&out.stdout)
+    );
+    // `-` once only, across OBJECTs, --crd and --old.
+    let out = crd_cel(&["validate", "--crd", "-", "-"], Some(piped));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("`-` (stdin) may be given only once"));
+}
+
+#[test]
+fn no_path_and_stdin_a_terminal_is_a_usage_error() {
+    let crd = asset("counters.yaml");
+    for args in [&["validate", "--crd", &crd][..], &["check"][..]] {
+        let (code, stdout, stderr) = run_lib(args, "", true, false, false);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(stdout.is_empty(), "{stdout}");
+        assert!(stderr.contains("given and stdin is a terminal"), "{stderr}");
+    }
+    // `-` reads the terminal when asked to.
+    let (code, _, stderr) = run_lib(
+        &["check", "-"],
+        &std::fs::read_to_string(&crd).expect("readable"),
+        true,
+        false,
+        false,
+    );
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn yaml_output_is_the_stored_object_pruned_and_defaulted() {
+    let crd = asset("counters.yaml");
+    let stream = "apiVersion: example.com/v1\nkind: Counter\nmetadata: {name: y1}\n\
+                  spec: {max: 5, extra: 1}\nstatus: {count: 3}\n---\n\
+                  apiVersion: example.com/v1\nkind: Counter\nmetadata: {name: y2}\nspec: {min: 9, max: 5}\n";
+    let out = crd_cel(
+        &[
+            "validate",
+            "--crd",
+            &crd,
+            "--field-validation",
+            "warn",
+            "-o",
+            "yaml",
+            "-",
+        ],
+        Some(stream),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    // The unknown field pruned, the default applied, the namespace of the request, the
+    // generation of a create, status dropped (the CRD has a status subresource).
+    assert_eq!(
+        text(&out.stdout),
+        "---\napiVersion: example.com/v1\nkind: Counter\nmetadata:\n  generation: 1\n  name: y1\n  namespace: default\nspec:\n  max: 5\n  min: 0\n"
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("Warning: <stdin>:1: unknown field \"spec.extra\"\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("<stdin>:7: Counter.example.com \"y2\" is invalid: spec: Invalid value: min must not exceed max\n"),
+        "{stderr}"
+    );
+    // check has no stored objects to print.
+    let out = crd_cel(&["check", "-o", "yaml", &crd], None);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn parallel_jobs_give_the_output_of_one_job_in_input_order() {
+    let crd = asset("counters.yaml");
+    let stream: Vec<String> = (0..60)
+        .map(|i| {
+            let (min, max) = if i % 3 == 0 { (9, 5) } else { (1, 5) };
+            format!("apiVersion: example.com/v1\nkind: Counter\nmetadata: {{name: c{i}}}\nspec: {{min: {min}, max: {max}}}\n")
+        })
+        .collect();
+    let stream = stream.join("---\n");
+    for format in ["text", "json", "github"] {
+        let one = crd_cel(
+            &["validate", "--crd", &crd, "-o", format, "-"],
+            Some(&stream),
+        );
+        assert_eq!(one.status.code(), Some(1));
+        for jobs in ["4", "0"] {
+            let many = crd_cel(
+                &["validate", "--crd", &crd, "-o", format, "-j", jobs, "-"],
+                Some(&stream),
+            );
+            assert_eq!(many.status.code(), Some(1));
+            assert_eq!(
+                text(&many.stdout),
+                text(&one.stdout),
+                "-o {format} -j {jobs}"
+            );
+        }
+    }
+    let one = crd_cel(&["check", &asset("widgets.yaml"), &crd], None);
+    let many = crd_cel(
+        &["check", "--jobs", "3", &asset("widgets.yaml"), &crd],
+        None,
+    );
+    assert_eq!(text(&many.stdout), text(&one.stdout));
+    assert_eq!(many.status.code(), Some(1));
+}
+
+#[test]
+fn colour_only_on_a_terminal_and_never_with_no_color() {
+    let bad = asset("counter-bad.yaml");
+    let crd = asset("counters.yaml");
+    let args = ["validate", "--crd", &crd, &bad];
+    let red = format!("\x1b[1;31m{bad}:1\x1b[0m: Counter.example.com \"c2\" is invalid");
+    // A terminal: coloured.
+    let (code, stdout, _) = run_lib(&args, "", false, true, false);
+    assert_eq!(code, 1);
+    assert!(stdout.starts_with(&red), "{stdout:?}");
+    // A pipe, NO_COLOR, or --color never: plain.
+    for (terminal, no_color, extra) in [
+        (false, false, None),
+        (true, true, None),
+        (true, false, Some("--color=never")),
+    ] {
+        let all: Vec<&str> = args.iter().copied().chain(extra).collect();
+        let (_, stdout, _) = run_lib(&all, "", false, terminal, no_color);
+        assert!(
+            !stdout.contains('\x1b'),
+            "{terminal} {no_color} {extra:?}: {stdout:?}"
+        );
+    }
+    // --color always asks for it whatever stdout is (no-color.org: a flag beats NO_COLOR).
+    let all: Vec<&str> = args.iter().copied().chain(["--color", "always"]).collect();
+    let (_, stdout, _) = run_lib(&all, "", false, false, true);
+    assert!(stdout.starts_with(&red), "{stdout:?}");
+    // The binary's stdout is a pipe here.
+    let out = crd_cel(&args, None);
+    assert!(!text(&out.stdout).contains('\x1b'));
+}
+
+#[test]
+fn json_output_is_one_versioned_document_with_causes_api_status_and_summary() {
+    let crd = asset("counters.yaml");
+    let (bad, ok) = (asset("counter-bad.yaml"), asset("counter-ok.yaml"));
+    let out = crd_cel(&["validate", "--crd", &crd, "-o", "json", &bad, &ok], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(v["schemaVersion"], 1);
+    assert_eq!(v["command"], "validate");
+    assert_eq!(v["kubernetesVersion"], "1.37");
+    assert_eq!(
+        v["summary"],
+        serde_json::json!({"resources": 2, "files": 2, "valid": 1, "invalid": 1, "errors": 0, "skipped": 0})
+    );
+    let invalid = &v["results"][0];
+    let text_of = "Counter.example.com \"c2\" is invalid: [spec: Invalid value: min must not exceed max, spec.limits[0]: Invalid value: limit a must be positive]";
+    assert_eq!(invalid["status"], "invalid");
+    assert_eq!(invalid["file"], bad.as_str());
+    assert_eq!(
+        (invalid["line"].clone(), invalid["doc"].clone()),
+        (1.into(), 0.into())
+    );
+    assert_eq!(invalid["kind"], "Counter");
+    assert_eq!(invalid["name"], "c2");
+    assert_eq!(invalid["namespace"], "default");
+    assert_eq!(invalid["operation"], "CREATE");
+    assert_eq!(invalid["text"], text_of);
+    assert_eq!(
+        invalid["causes"][0],
+        serde_json::json!({"field": "spec", "reason": "FieldValueInvalid", "message": "spec: Invalid value: min must not exceed max", "line": 4})
+    );
+    // The Status the apiserver answers (kubectl-validate's JSON readers parse this).
+    assert_eq!(
+        invalid["apiStatus"],
+        serde_json::json!({
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": text_of, "reason": "Invalid", "code": 422,
+            "details": {"name": "c2", "group": "example.com", "kind": "Counter", "causes": [
+                {"reason": "FieldValueInvalid", "message": "Invalid value: min must not exceed max", "field": "spec"},
+                {"reason": "FieldValueInvalid", "message": "Invalid value: limit a must be positive", "field": "spec.limits[0]"}]}
+        })
+    );
+    let valid = &v["results"][1];
+    assert_eq!(valid["status"], "valid");
+    assert_eq!(valid["namespace"], "default");
+    assert!(valid.get("apiStatus").is_none());
+    // check: the CRD's Status and every rule's cost figures; an input error is a result too.
+    let out = crd_cel(
+        &[
+            "check",
+            "-o",
+            "json",
+            &asset("widgets.yaml"),
+            &asset("missing.yaml"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(v["command"], "check");
+    assert_eq!(v["results"][0]["status"], "invalid");
+    assert_eq!(
+        v["results"][0]["apiStatus"]["details"]["kind"],
+        "CustomResourceDefinition"
+    );
+    assert_eq!(
+        v["results"][0]["apiStatus"]["details"]["causes"]
+            .as_array()
+            .map(Vec::len),
+        Some(3)
+    );
+    assert_eq!(v["results"][1]["status"], "valid");
+    // The rules and their cost figures are the oracle line's.
+    let line = crd_cel(&["check", "-o", "jsonl", &asset("widgets.yaml")], None);
+    let second: serde_json::Value =
+        serde_json::from_str(text(&line.stdout).lines().nth(1).expect("two lines")).expect("JSON");
+    assert_eq!(v["results"][1]["rules"], second["rules"]);
+    assert!(v["results"][1]["rules"][0]["estimatedCost"].is_u64());
+    assert_eq!(v["results"][2]["status"], "error");
+    assert!(
+        v["results"][2]["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("cannot read")),
+        "{}",
+        v["results"][2]
+    );
+    assert_eq!(v["summary"]["errors"], 1);
+    // The same document as a report beside the text output.
+    let dir = std::env::temp_dir().join(format!("crd-cel-json-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("creates");
+    let file = dir.join("r.json");
+    let arg = format!("json={}", file.display());
+    let out = crd_cel(&["validate", "--crd", &crd, "--report", &arg, &ok], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("is valid"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("written")).expect("JSON");
+    assert_eq!(report["summary"]["valid"], 1);
+    std::fs::remove_dir_all(&dir).expect("removes");
+}
+
+#[test]
+fn exit_codes_are_0_valid_1_invalid_2_usage_or_input_error_for_both_commands() {
+    let crd = asset("counters.yaml");
+    let cases: [(&[&str], i32); 12] = [
+        (&["check", &crd], 0),
+        (&["check", &asset("widgets.yaml")], 1),
+        (&["check", &asset("missing.yaml")], 2),
+        (&["check", &asset("not-a-crd.yaml")], 2),
+        (&["check", "--output", "nope", &crd], 2),
+        (&["check", "--exit-zero", &asset("widgets.yaml")], 0),
+        (&["validate", "--crd", &crd, &asset("counter-ok.yaml")], 0),
+        (&["validate", "--crd", &crd, &asset("counter-bad.yaml")], 1),
+        (
+            &["validate", "--crd", &crd, &asset("gadget-object.yaml")],
+            2,
+        ),
+        (
+            &["validate", "--crd", &crd, &asset("counter-broken.yaml")],
+            2,
+        ),
+        (
+            &[
+                "validate",
+                "--crd",
+                &crd,
+                "--kubernetes-version",
+                "2.0",
+                &asset("counter-ok.yaml"),
+            ],
+            2,
+        ),
+        (
+            &[
+                "validate",
+                "--crd",
+                &crd,
+                "--exit-zero",
+                &asset("counter-bad.yaml"),
+            ],
+            0,
+        ),
+    ];
+    for (args, want) in cases {
+        let out = crd_cel(args, None);
+        assert_eq!(
+            out.status.code(),
+            Some(want),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn several_crd_sources_are_all_registered() {
+    let out = crd_cel(
+        &[
+            "validate",
+            "--crd",
+            &asset("counters.yaml"),
+            "--crd",
+            &asset("widgets.yaml"),
+            &asset("counter-ok.yaml"),
+            &asset("gadget-object.yaml"),
+        ],
+        None,
+    );
+    let stdout = text(&out.stdout);
+    assert_ne!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("Counter.example.com \"c1\" is valid"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Gadget.example.com \"g\""), "{stdout}");
+}
+
+/// A CRD whose one rule is over the per-rule cost limit (8x: 200,000 strings of up to 1,000
+/// bytes) and under the per-CRD one: the apiserver refuses to create it, but keeps serving it
+/// when it is stored.
+fn expensive_crd(rule: &str) -> String {
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+         metadata: {{name: words.example.com}}\n\
+         spec:\n  group: example.com\n  scope: Namespaced\n\
+         \x20 names: {{plural: words, singular: word, kind: Word, listKind: WordList}}\n\
+         \x20 versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n\
+         \x20       type: object\n        properties:\n          l:\n            type: array\n\
+         \x20           maxItems: 200000\n            items:\n              type: string\n              maxLength: 1000\n\
+         \x20             x-kubernetes-validations:\n\
+         \x20             - rule: \"{rule}\"\n"
+    )
+}
+
+#[test]
+fn check_old_directories_keep_unchanged_rules_and_hold_changed_ones_to_the_limits() {
+    let dir = std::env::temp_dir().join(format!("crd-cel-upgrade-dirs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["old", "same", "changed"] {
+        std::fs::create_dir_all(dir.join(sub)).expect("creates");
+    }
+    let stored = expensive_crd("self.contains('keyword')");
+    std::fs::write(dir.join("old/words.yaml"), &stored).expect("writes");
+    std::fs::write(dir.join("same/words.yaml"), &stored).expect("writes");
+    std::fs::write(
+        dir.join("changed/words.yaml"),
+        expensive_crd("self.contains('other')"),
+    )
+    .expect("writes");
+    let path = |s: &str| dir.join(s).display().to_string();
+    // Created: over the per-rule limit.
+    let out = crd_cel(&["check", &path("same")], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("estimated rule cost exceeds budget by factor of"),
+        "{}",
+        text(&out.stdout)
+    );
+    // Updated from itself: the stored rule keeps its verdict.
+    let out = crd_cel(&["check", "--old", &path("old"), &path("same")], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("words.example.com accepted (1 rule)"));
+    // A changed rule is a new rule: held to today's limits.
+    let out = crd_cel(&["check", "--old", &path("old"), &path("changed")], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    // The JSON result says it was an update.
+    let out = crd_cel(
+        &["check", "-o", "json", "--old", &path("old"), &path("same")],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["results"][0]["operation"], "UPDATE");
     std::fs::remove_dir_all(&dir).expect("removes");
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `crd-cel validate --output json` against `oracle validate` on the example objects (or those of
+# `crd-cel validate --output jsonl` against `oracle validate` on the example objects (or those of
 # a directory: `compare-validate.sh CRD DIR STORED`), create and update (STORED `none`: create
 # only): the verdict, every error and the whole text must be the same. Needs the oracle built
 # (tests/oracle/ci.sh builds it) and the crd-cel binary; run from the repository root.
@@ -20,7 +20,7 @@ for f in $(ls "$objects"/*.yaml | grep -v "/crd.yaml$"); do
     args=(--crd "$crd")
     ours_args=(--field-validation warn)
     [ -n "$old" ] && args+=(--old "$old")
-    ours=$("$crd_cel" validate "${ours_args[@]}" "${args[@]}" -o json "$f" | python3 -c 'import json,sys; d=json.load(sys.stdin); [d.pop(k) for k in ("file","doc","line")]; print(json.dumps(d, sort_keys=True))') || true
+    ours=$("$crd_cel" validate "${ours_args[@]}" "${args[@]}" -o jsonl "$f" | python3 -c 'import json,sys; d=json.load(sys.stdin); [d.pop(k) for k in ("file","doc","line")]; print(json.dumps(d, sort_keys=True))') || true
     theirs=$(tests/oracle/oracle validate "${args[@]}" "$f" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))') || true
     if [ "$ours" = "$theirs" ]; then
       echo "same: $f${old:+ (update from $old)}"

@@ -2,13 +2,20 @@
 """crd-cel beside the offline validators users would pick instead, on the apiserver verdicts of
 ../shared/corpus/vectors (CREATE requests: the peers validate creates only).
 
-  python3 tests/peers/compare.py [--crd-cel PATH] [--kubeconform PATH] [--kubectl-validate PATH]
+  python3 tests/peers/compare.py [--crd-cel PATH] [--kubeconform PATH] [--kubectl-validate PATH] [--runs N]
 
-Each vector's object is written to a file in a directory per CRD; each tool runs once per
-directory (so process start-up counts for every tool alike); a verdict is the tool's valid /
-invalid for the file, compared with the vector's `expect` (what a real apiserver answered).
-Prints a Markdown table: agreement per suite, invalid vectors caught, tool errors, objects per
-second over the whole corpus. A tool that is not installed is left out, loudly.
+Verdicts: each vector's object is written to a file in a directory per CRD; each tool runs once
+per directory; a verdict is the tool's valid / invalid for the file, compared with the vector's
+`expect` (what a real apiserver answered).
+
+Throughput: every object of the corpus in one directory and every CRD in another (where the
+standard and experimental Gateway API channels both define a kind, the experimental one, as
+one process can hold one CRD per kind), one process per tool, timed over --runs runs (the best
+is kept): sequential (crd-cel `-j 1`, kubeconform `-n 1`) and parallel (crd-cel `-j 0`, one
+thread per CPU; kubeconform `-n` CPUs; kubectl-validate has no parallel mode).
+
+Prints a Markdown table: agreement per suite, invalid vectors caught, with the suites' expected
+message, tool errors, objects per second. A tool that is not installed is left out, loudly.
 """
 import argparse
 import collections
@@ -69,7 +76,7 @@ def run(cmd):
 
 
 def crd_cel_verdicts(tool, crd, objects):
-    p, t = run([tool, "validate", "--crd", crd, "--field-validation", "warn", "-o", "json", objects])
+    p, t = run([tool, "validate", "--crd", crd, "--field-validation", "warn", "-o", "jsonl", objects])
     verdicts = {}
     for line in p.stdout.splitlines():
         r = json.loads(line)
@@ -116,11 +123,54 @@ def kubectl_validate_verdicts(tool, crds, objects):
     return verdicts, t
 
 
+def throughput(tools, vs, work, runs):
+    """Objects per second of one process over the whole corpus: (sequential, parallel)."""
+    crds_dir, objects_dir, schemas_dir = (os.path.join(work, d) for d in ("all-crds", "all-objects", "all-schemas"))
+    for d in (crds_dir, objects_dir, schemas_dir):
+        os.makedirs(d)
+    chosen = {}  # (group, kind) -> CRD path: the first in path order ("experimental" < "standard")
+    for rel in sorted({p for v in vs for p in v["crdPaths"]}):
+        with open(os.path.join(CORPUS, rel)) as f:
+            for doc in (yaml.safe_load_all(f) if yaml else []):
+                if doc and doc.get("kind") == "CustomResourceDefinition":
+                    chosen.setdefault((doc["spec"]["group"], doc["spec"]["names"]["kind"]), rel)
+    if not chosen:  # without PyYAML: every CRD file (crd-cel takes the first of a kind)
+        chosen = {rel: rel for rel in sorted({p for v in vs for p in v["crdPaths"]})}
+    for i, rel in enumerate(sorted(set(chosen.values()))):
+        dst = os.path.join(crds_dir, f"{i:02d}-{os.path.basename(rel)}")
+        shutil.copy(os.path.join(CORPUS, rel), dst)
+        if yaml:
+            kubeconform_schemas(dst, schemas_dir)
+    for v in vs:
+        with open(os.path.join(objects_dir, f"{v['suite']}--{v['id']}.json"), "w") as f:
+            json.dump(v["object"], f)
+    cpus = str(os.cpu_count() or 1)
+    loc = os.path.join(schemas_dir, "{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json")
+    commands = {
+        "crd-cel": lambda tool, jobs: [tool, "validate", "--crd", crds_dir, "--field-validation", "warn",
+                                       "--ignore-missing-crds", "-o", "jsonl", "-j", jobs, objects_dir],
+        "kubeconform": lambda tool, jobs: [tool, "-schema-location", loc, "-output", "json", "-n", jobs, objects_dir],
+        "kubectl-validate": lambda tool, jobs: None if jobs != "1" else [tool, objects_dir, "--local-crds", crds_dir, "-o", "json"],
+    }
+    rates = {}
+    for t, tool in tools.items():
+        rates[t] = []
+        for jobs in ("1", "0" if t == "crd-cel" else cpus):
+            cmd = commands[t](tool, jobs)
+            if cmd is None:
+                rates[t].append(None)
+                continue
+            best = min(run(cmd)[1] for _ in range(runs))
+            rates[t].append(len(vs) / best)
+    return rates
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--crd-cel", default=os.path.join(ROOT, "target", "release", "crd-cel"))
     ap.add_argument("--kubeconform", default=shutil.which("kubeconform") or os.path.expanduser("~/go/bin/kubeconform"))
     ap.add_argument("--kubectl-validate", default=shutil.which("kubectl-validate") or os.path.expanduser("~/go/bin/kubectl-validate"))
+    ap.add_argument("--runs", type=int, default=3, help="throughput runs per tool and mode (the best is kept)")
     args = ap.parse_args()
     if not os.path.isdir(CORPUS):
         sys.exit(f"SKIPPED: {CORPUS} is missing")
@@ -161,11 +211,12 @@ def main():
             seconds[t] += s
             for v in group:
                 verdicts[t][v["id"]] = got.get(v["id"] + ".json", ("error", ""))
+    rates = throughput(tools, vs, work, args.runs)
     shutil.rmtree(work)
     suites = sorted({v["suite"] for v in vs})
     print("| tool | " + " | ".join(f"{s} ({sum(1 for v in vs if v['suite'] == s)})" for s in suites)
-          + " | invalid caught | with the expected message | tool errors | objects/s |")
-    print("|---|" + "---|" * (len(suites) + 4))
+          + " | invalid caught | with the expected message | tool errors | objects/s, one process | objects/s, one process, parallel |")
+    print("|---|" + "---|" * (len(suites) + 5))
     for t in tools:
         verdict = lambda v: verdicts[t][v["id"]][0]
         cells = []
@@ -178,10 +229,11 @@ def main():
         # The vectors' expected substrings, as the suites check them against the apiserver's text.
         worded = sum(1 for v in caught if all(e in verdicts[t][v["id"]][1] for e in v.get("errorsContain", [])))
         errors = sum(1 for v in vs if verdict(v) == "error")
-        rate = len(vs) / seconds[t] if seconds[t] else 0
-        print(f"| {t} | " + " | ".join(cells) + f" | {len(caught)}/{len(invalid)} | {worded}/{len(invalid)} | {errors} | {rate:,.0f} |")
-    print(f"\n{len(vs)} CREATE vectors in {len(groups)} CRD groups, one process per group and tool; "
-          f"seconds: " + ", ".join(f"{t} {seconds[t]:.2f}" for t in tools))
+        seq, par = (f"{r:,.0f}" if r else "n/a" for r in rates[t])
+        print(f"| {t} | " + " | ".join(cells) + f" | {len(caught)}/{len(invalid)} | {worded}/{len(invalid)} | {errors} | {seq} | {par} |")
+    print(f"\n{len(vs)} CREATE vectors in {len(groups)} CRD groups; verdicts: one process per group and tool "
+          f"(seconds: " + ", ".join(f"{t} {seconds[t]:.2f}" for t in tools) + f"); throughput: best of {args.runs} runs, "
+          f"{os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 //! The named inputs as files: a directory stands for the manifests under it (`.yaml`, `.yml`,
-//! `.json`, recursively, in path order), less those `--ignore-filename-pattern` matches.
+//! `.json`, recursively, in path order, not entering dot-directories such as `.git` and
+//! `.github`), less those `--ignore-filename-pattern` matches.
 
 use std::path::Path;
 
@@ -49,7 +50,10 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<String>) -> Result<(), InputErro
         let path = entry.path();
         let kind = entry.file_type().map_err(fail)?;
         if kind.is_dir() {
-            walk(&path, depth + 1, out)?;
+            // `.git`, `.github` (workflows are YAML), editor and tool state.
+            if !entry.file_name().to_string_lossy().starts_with('.') {
+                walk(&path, depth + 1, out)?;
+            }
         } else if (kind.is_file() || (kind.is_symlink() && path.is_file()))
             && path
                 .extension()
@@ -71,7 +75,9 @@ mod tests {
         let root = std::env::temp_dir().join(format!("crd-cel-files-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(root.join("b/nested")).unwrap();
+        std::fs::create_dir_all(root.join(".github/workflows")).unwrap();
         for f in [
+            ".github/workflows/ci.yaml",
             "a.yaml",
             "b/nested/c.json",
             "b/d.yml",

@@ -220,9 +220,16 @@ fn push_document(
     };
     match list_items(&body.object) {
         Some(items) => {
+            let text = source.text.get(source.span.clone()).unwrap_or_default();
             for (i, item) in items.iter().enumerate() {
-                let duplicates = body.duplicates_under(&format!("items[{i}]"));
-                out.push(document(Some(i), item.clone(), duplicates));
+                let at = format!("items[{i}]");
+                let duplicates = body.duplicates_under(&at);
+                let mut d = document(Some(i), item.clone(), duplicates);
+                // The item's own line (its `- ` in block YAML; the list's in flow style).
+                d.line = lines::line_of(text, source.first_line, &at)
+                    .filter(|&l| l >= line)
+                    .unwrap_or(line);
+                out.push(d);
             }
         }
         None => out.push(document(None, body.object, body.duplicate_fields)),
@@ -366,7 +373,8 @@ mod tests {
         let docs =
             split_documents("f", "kind: List\nitems:\n- a: 1\n- a: 2\n  a: 3\n").expect("parses");
         assert_eq!(docs.len(), 2);
-        assert_eq!(docs[1].location(), "f:1: item 1");
+        assert_eq!(docs[0].location(), "f:3: item 0");
+        assert_eq!(docs[1].location(), "f:4: item 1");
         assert_eq!(docs[1].value["a"], 3);
         assert_eq!(docs[1].duplicate_fields, ["a"]);
         assert!(docs[0].duplicate_fields.is_empty());

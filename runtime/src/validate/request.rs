@@ -51,23 +51,64 @@ impl Validator {
         old: Option<&Json>,
         endpoint: Endpoint,
     ) -> Outcome {
-        self.request(object, &[], old, endpoint)
+        self.request(object, &[], old, endpoint, false).0
     }
 
     /// [`Validator::validate_request`] of a decoded request body, whose repeated fields the
     /// strict decoding reports with the unknown ones, as the request's `fieldValidation` says
     /// ([`Validator::with_field_validation`]).
     pub fn validate_body(&self, body: &Body, old: Option<&Json>, endpoint: Endpoint) -> Outcome {
-        self.request(&body.object, &body.duplicate_fields, old, endpoint)
+        self.request(&body.object, &body.duplicate_fields, old, endpoint, false)
+            .0
     }
 
+    /// [`Validator::validate_body`] of `object` with the repeated fields `duplicate_fields`
+    /// (see [`Body`]), and, when the request succeeds, the object as the
+    /// apiserver would store it: what `kubectl apply --dry-run=server -o yaml` prints, less
+    /// what the server invents (`uid`, `creationTimestamp`, `resourceVersion` on create,
+    /// `managedFields`). It is the object validation saw: unknown fields pruned, defaults
+    /// applied, the namespace and a `generateName` name set, `status` handled as the registry
+    /// does, and `metadata.generation` (1 on create, one more on an update that changes more
+    /// than `metadata`), when the validator knows its [`Resource`](super::Resource).
+    ///
+    /// ```
+    /// use crd_cel::validate::{Endpoint, Validator};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({
+    ///     "type": "object",
+    ///     "properties": {"spec": {
+    ///         "type": "object",
+    ///         "properties": {"replicas": {"type": "integer", "default": 1}},
+    ///     }},
+    /// });
+    /// let v = Validator::from_schema_json(&schema, true).unwrap();
+    /// let object = json!({"apiVersion": "x/v1", "kind": "X", "spec": {"extra": true}});
+    /// let (out, stored) = v.dry_run(&object, &[], None, Endpoint::Resource);
+    /// assert!(out.is_valid());
+    /// assert_eq!(stored.unwrap()["spec"], json!({"replicas": 1}));
+    /// ```
+    pub fn dry_run(
+        &self,
+        object: &Json,
+        duplicate_fields: &[String],
+        old: Option<&Json>,
+        endpoint: Endpoint,
+    ) -> (Outcome, Option<Json>) {
+        let (out, stored) = self.request(object, duplicate_fields, old, endpoint, true);
+        let stored = stored.filter(|_| out.is_valid());
+        (out, stored)
+    }
+
+    /// The request, and (when `keep` is set and nothing refused it) the object validated.
     fn request(
         &self,
         object: &Json,
         duplicates: &[String],
         old: Option<&Json>,
         endpoint: Endpoint,
-    ) -> Outcome {
+        keep: bool,
+    ) -> (Outcome, Option<Json>) {
         use std::borrow::Cow;
         // A model validator's values come from serde: nothing to prune, no defaults known.
         let (mut new, unknown): (Cow<'_, Json>, _) = if self.decodes {
@@ -85,12 +126,13 @@ impl Validator {
             .collect();
         let decode_warnings = match self.field_validation {
             FieldValidation::Strict if !strict.is_empty() => {
-                return Outcome {
+                let out = Outcome {
                     remaining_budget: RUNTIME_COST_BUDGET,
                     name: Some(metadata::name_of(&new)),
                     refusal: Some(self.strict_decoding_error(&new, strict)),
                     ..Outcome::default()
                 };
+                return (out, None);
             }
             FieldValidation::Warn => strict,
             FieldValidation::Strict | FieldValidation::Ignore => Vec::new(),
@@ -117,13 +159,14 @@ impl Validator {
                 }
             };
             if let Some(refusal) = refused {
-                return Outcome {
+                let out = Outcome {
                     warnings: decode_warnings,
                     remaining_budget: RUNTIME_COST_BUDGET,
                     name: Some(metadata::name_of(&new)),
                     refusal: Some(refusal),
                     ..Outcome::default()
                 };
+                return (out, None);
             }
         }
         let old = old.as_deref();
@@ -229,7 +272,15 @@ impl Validator {
                 }
             }
         }
-        out
+        let stored = keep.then(|| {
+            let mut stored = new.into_owned();
+            if let (Some(_), None) = (&self.resource, old) {
+                // The custom-resource strategy's `PrepareForCreate`.
+                metadata::set_generation(&mut stored, 1);
+            }
+            stored
+        });
+        (out, stored)
     }
 
     /// The handler's refusal of a body with strict-decoding errors (`transformDecodeError`):

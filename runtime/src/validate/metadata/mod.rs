@@ -352,6 +352,13 @@ pub(super) fn store_create(object: &Json) -> Option<Refusal> {
         .then_some(Refusal::ResourceVersionSetOnCreate)
 }
 
+/// Sets `metadata.generation` (the custom-resource strategy's `PrepareForCreate` sets 1).
+pub(super) fn set_generation(object: &mut Json, generation: i64) {
+    if let Some(meta) = metadata_mut(object) {
+        meta.insert("generation".into(), generation.into());
+    }
+}
+
 /// The object's name (after the request path: a generated one).
 pub(super) fn name_of(object: &Json) -> String {
     Meta::of(object).str("name").to_owned()
