@@ -17,6 +17,8 @@ fuzz_target!(|data: &[u8]| {
         stdin: &mut stdin,
         stdin_is_terminal: false,
         stdout: &mut out,
+        stdout_is_terminal: false,
+        no_color: true,
         stderr: &mut err,
     };
     let code = run(

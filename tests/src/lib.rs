@@ -59,6 +59,8 @@ pub fn cli_check(crd: &serde_json::Value) -> (u8, String) {
             stdin: &mut text.as_bytes(),
             stdin_is_terminal: false,
             stdout: &mut stdout,
+            stdout_is_terminal: false,
+            no_color: true,
             stderr: &mut stderr,
         },
     );
