@@ -20,8 +20,9 @@
 
 pub use crd_cel::crd;
 use crd_cel::gojson;
-use crd_cel::validate::{FieldValidation, Refusal};
+use crd_cel::validate::FieldValidation;
 
+mod check;
 pub mod input;
 mod jobs;
 pub mod report;
@@ -29,10 +30,9 @@ mod status;
 pub mod validate;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use crd::{CrdReport, DEFAULT_KUBERNETES_MINOR, MIN_KUBERNETES_MINOR, Options};
+use crd::{DEFAULT_KUBERNETES_MINOR, MIN_KUBERNETES_MINOR};
 use input::{Document, InputError};
 use report::{Entry, Paint, Status};
-use serde::Serialize;
 use serde_json::Value;
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -424,7 +424,7 @@ where
         }
     };
     match cli.command {
-        Command::Check(args) => check(args, io),
+        Command::Check(args) => check::check(args, io),
         Command::Validate(args) => validate_objects(args, io),
     }
 }
@@ -711,326 +711,8 @@ fn exit_code(input_errors: usize, rejected: usize, exit_zero: bool) -> u8 {
     }
 }
 
-/// One line of `--output jsonl`: the oracle's `check-crd` object, cost figures included.
-#[derive(Serialize)]
-struct JsonResult<'a> {
-    file: &'a str,
-    doc: usize,
-    crd: &'a str,
-    accepted: bool,
-    errors: Vec<String>,
-    text: String,
-    warnings: Vec<String>,
-    rules: &'a [crd::RuleReport],
-}
-
-/// What checking one CRD document came to.
-enum Checked {
-    /// Refused by the strict decoding (repeated keys).
-    Refused(Refusal),
-    /// Checked, with the strict decoding's warnings.
-    Report(Box<CrdReport>, Vec<String>),
-    /// Not a CRD that can be checked.
-    Bad(String),
-}
-
-fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
-    let others: Vec<&String> = args.old.iter().chain(&args.objects).collect();
-    let Some(names) = named_or_stdin(&args.files, &others, "check", "FILE", io) else {
-        return EXIT_BAD_INPUT;
-    };
-    let opts = Options {
-        kubernetes_minor: args.kubernetes_version,
-    };
-    let mut finish = Finish {
-        command: "check",
-        output: args.output,
-        reports: &args.report,
-        kubernetes_minor: args.kubernetes_version,
-        files: 0,
-        paint: args.run.paint(io),
-        trailer: Vec::new(),
-    };
-    if args.output == OutputFormat::Yaml {
-        let _ = writeln!(
-            io.stderr,
-            "crd-cel: --output yaml is for validate (the stored objects); check writes text, json, jsonl, github, junit or sarif"
-        );
-        return EXIT_BAD_INPUT;
-    }
-    let mut bad = Vec::<InputError>::new();
-    let old_files = expand_inputs(&args.old, &args.inputs, io, &mut bad);
-    let mut stored: Vec<Document> = Vec::new();
-    for d in read_documents(&old_files, io, &mut bad) {
-        match crd::crd_kind_problem(&d.value) {
-            None => stored.push(d),
-            Some(message) => report_input_error(validate::input_error(&d, message), io, &mut bad),
-        }
-    }
-    let files = expand_inputs(&names, &args.inputs, io, &mut bad);
-    finish.files = files.len();
-    let docs = read_documents(&files, io, &mut bad);
-    check_not_empty("documents", docs.len(), &args.inputs, io, &mut bad);
-    let strict = args.field_validation == FieldValidationArg::Strict;
-    let warn = args.field_validation == FieldValidationArg::Warn;
-    let checked = jobs::map_in_order(&docs, args.run.jobs, |doc| {
-        let duplicates: Vec<String> = doc
-            .duplicate_fields
-            .iter()
-            .map(|p| crd_cel::validate::duplicate_field_error(p))
-            .collect();
-        if strict && !duplicates.is_empty() {
-            // The handler's strict decoding refuses the manifest before any check.
-            return Checked::Refused(strict_decoding_refusal(&doc.value, duplicates));
-        }
-        let name = doc
-            .value
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let old = stored
-            .iter()
-            .find(|d| d.value.pointer("/metadata/name").and_then(Value::as_str) == Some(name));
-        let report = match old {
-            Some(old) => crd::check_crd_update(&doc.value, &old.value, &opts),
-            None => crd::check_crd(&doc.value, &opts),
-        };
-        match report {
-            Ok(r) => Checked::Report(Box::new(r), if warn { duplicates } else { Vec::new() }),
-            Err(message) => Checked::Bad(message),
-        }
-    });
-    let mut entries = Vec::with_capacity(docs.len());
-    let (mut crds, mut rejected, mut rules, mut document_errors) = (0usize, 0usize, 0usize, 0usize);
-    let mut new_crds: Vec<Document> = Vec::new();
-    for (doc, checked) in docs.iter().zip(checked) {
-        let name = doc
-            .value
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        match checked {
-            Checked::Refused(refusal) => {
-                crds += 1;
-                rejected += 1;
-                let mut entry = Entry::of(doc, name.clone(), Status::Failed, refusal.to_string());
-                entry.text = refusal.to_string();
-                entry.jsonl = Some(gojson::to_string(&JsonResult {
-                    file: &doc.file,
-                    doc: doc.index,
-                    crd: &name,
-                    accepted: false,
-                    errors: Vec::new(),
-                    text: refusal.to_string(),
-                    warnings: Vec::new(),
-                    rules: &[],
-                }));
-                entry
-                    .details
-                    .insert("text".into(), refusal.to_string().into());
-                entry
-                    .details
-                    .insert("apiStatus".into(), status::of_refusal(&refusal));
-                entry.causes = vec![report::Cause {
-                    field: String::new(),
-                    reason: refusal.reason().to_owned(),
-                    message: refusal.to_string(),
-                    line: None,
-                }];
-                entries.push(entry);
-            }
-            Checked::Bad(message) => {
-                entries.push(document_error(doc, message, io, &mut document_errors));
-            }
-            Checked::Report(report, warnings) => {
-                new_crds.push(doc.clone());
-                crds += 1;
-                rules += report.rules.len();
-                let status = if report.accepted() {
-                    Status::Passed
-                } else {
-                    rejected += 1;
-                    Status::Failed
-                };
-                let mut entry = Entry::of(doc, name.clone(), status, report.text());
-                entry.text = if report.accepted() {
-                    format!(
-                        "{} accepted ({} rule{})",
-                        report.name,
-                        report.rules.len(),
-                        plural(report.rules.len())
-                    )
-                } else {
-                    report.text()
-                };
-                entry.locate_warnings = true;
-                entry.jsonl = Some(gojson::to_string(&JsonResult {
-                    file: &doc.file,
-                    doc: doc.index,
-                    crd: &report.name,
-                    accepted: report.accepted(),
-                    errors: report.errors.iter().map(ToString::to_string).collect(),
-                    text: report.text(),
-                    warnings: warnings.clone(),
-                    rules: &report.rules,
-                }));
-                entry.details.insert(
-                    "operation".into(),
-                    if stored.iter().any(|d| {
-                        d.value.pointer("/metadata/name").and_then(Value::as_str)
-                            == Some(name.as_str())
-                    }) {
-                        "UPDATE"
-                    } else {
-                        "CREATE"
-                    }
-                    .into(),
-                );
-                entry.details.insert("text".into(), report.text().into());
-                if !report.accepted() {
-                    entry
-                        .details
-                        .insert("apiStatus".into(), status::of_crd(&report));
-                }
-                entry.details.insert(
-                    "rules".into(),
-                    serde_json::to_value(&report.rules).unwrap_or_default(),
-                );
-                entry.causes = report
-                    .errors
-                    .iter()
-                    .map(|e| report::Cause {
-                        field: e.field.clone(),
-                        reason: e.kind.reason().to_owned(),
-                        message: e.to_string(),
-                        line: Some(doc.line_of(&manifest_path(&e.field))),
-                    })
-                    .collect();
-                entry.warnings = warnings;
-                entries.push(entry);
-            }
-        }
-    }
-    let mut newly_rejected = 0usize;
-    if !args.objects.is_empty() && bad.is_empty() && document_errors == 0 {
-        let object_files = expand_inputs(&args.objects, &args.inputs, io, &mut bad);
-        let objects = read_documents(&object_files, io, &mut bad);
-        let checked;
-        (newly_rejected, checked) = upgrade_safety(stored, new_crds, &objects, &args, &mut entries);
-        finish.trailer.push(format!(
-            "Stored objects: {checked} checked, {newly_rejected} accepted by the stored CRD and rejected by the new one"
-        ));
-    }
-    finish.trailer.push(format!(
-        "Summary: {crds} CRD{} with {rules} rule{} in {} file{} - accepted: {}, rejected: {rejected}, input errors: {} (Kubernetes 1.{})",
-        plural(crds),
-        plural(rules),
-        files.len(),
-        plural(files.len()),
-        crds - rejected,
-        bad.len() + document_errors,
-        opts.kubernetes_minor,
-    ));
-    if finish.write(entries, &bad, io).is_err() {
-        return EXIT_BAD_INPUT;
-    }
-    exit_code(
-        bad.len() + document_errors,
-        rejected + newly_rejected,
-        args.exit_zero,
-    )
-}
-
-/// The objects the stored CRDs accept and the new ones reject, each an entry; returns how
-/// many there are and how many objects were checked under both.
-fn upgrade_safety(
-    stored: Vec<Document>,
-    new: Vec<Document>,
-    objects: &[Document],
-    args: &CheckArgs,
-    entries: &mut Vec<Entry>,
-) -> (usize, usize) {
-    let minor = args.kubernetes_version;
-    let mut before = validate::Crds::new(stored).with_kubernetes_version(minor);
-    let mut after = validate::Crds::new(new).with_kubernetes_version(minor);
-    let mut pairs = Vec::new();
-    for doc in objects {
-        if let (Ok(b), Ok(a)) = (
-            before.target(&doc.value, None),
-            after.target(&doc.value, None),
-        ) {
-            pairs.push((doc, b, a));
-        }
-    }
-    let verdicts = jobs::map_in_order(&pairs, args.run.jobs, |(doc, b, a)| {
-        if validate::validate_one(doc, None, b, false).valid {
-            Some(validate::validate_one(doc, None, a, false)).filter(|v| !v.valid)
-        } else {
-            None
-        }
-    });
-    let mut newly_rejected = 0usize;
-    for ((doc, _, a), verdict) in pairs.iter().zip(verdicts) {
-        let Some(verdict) = verdict else { continue };
-        newly_rejected += 1;
-        let name = doc
-            .value
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let subject = format!("{} {name:?}", a.qualified_kind);
-        let message = format!(
-            "accepted by the stored CRD, rejected by the new one: {}",
-            verdict.text
-        );
-        let mut entry = Entry::of(doc, subject.clone(), Status::Failed, message.clone());
-        entry.text = format!("{subject} is {message}");
-        entry.details.insert("text".into(), verdict.text.into());
-        entry
-            .details
-            .insert("storedObject".into(), Value::Bool(true));
-        if let Some(s) = verdict.api_status {
-            entry.details.insert("apiStatus".into(), s);
-        }
-        entry.causes = verdict.causes;
-        entries.push(entry);
-    }
-    (newly_rejected, pairs.len())
-}
-
-/// Where a CRD error's field is in the manifest: the apiserver reports a schema all versions
-/// share under the internal `spec.validation`, which a v1 manifest holds in each version
-/// (the first is where to look).
-fn manifest_path(field: &str) -> String {
-    match field.strip_prefix("spec.validation.") {
-        Some(rest) => format!("spec.versions[0].schema.{rest}"),
-        None => field.to_owned(),
-    }
-}
-
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// The strict decoding refusal of a CRD manifest (`transformDecodeError`).
-fn strict_decoding_refusal(manifest: &serde_json::Value, errors: Vec<String>) -> Refusal {
-    let text = |key: &str| {
-        manifest
-            .get(key)
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or_default()
-    };
-    Refusal::StrictDecoding {
-        kind: text("kind").to_owned(),
-        version: text("apiVersion")
-            .rsplit('/')
-            .next()
-            .unwrap_or_default()
-            .to_owned(),
-        resource_kind: "CustomResourceDefinition".to_owned(),
-        errors,
-    }
 }
 
 #[cfg(test)]
