@@ -9,8 +9,8 @@ use crate::input::{Document, InputError};
 use crate::report::{self, Entry, Status};
 use crate::{
     CheckArgs, EXIT_BAD_INPUT, FieldValidationArg, Finish, Io, OutputFormat, check_not_empty, crd,
-    document_error, exit_code, expand_inputs, gojson, jobs, named_or_stdin, plural, read_documents,
-    report_input_error, status, validate,
+    document_error, exit_code, expand_inputs, gojson, jobs, named_or_stdin, plural,
+    read_crd_documents, read_documents, status, validate,
 };
 use crd::{CrdReport, Options};
 use crd_cel::validate::Refusal;
@@ -65,13 +65,7 @@ pub(crate) fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
     }
     let mut bad = Vec::<InputError>::new();
     let old_files = expand_inputs(&args.old, &args.inputs, io, &mut bad);
-    let mut stored: Vec<Document> = Vec::new();
-    for d in read_documents(&old_files, io, &mut bad) {
-        match crd::crd_kind_problem(&d.value) {
-            None => stored.push(d),
-            Some(message) => report_input_error(validate::input_error(&d, message), io, &mut bad),
-        }
-    }
+    let stored = read_crd_documents(&old_files, io, &mut bad);
     let files = expand_inputs(&names, &args.inputs, io, &mut bad);
     finish.files = files.len();
     let docs = read_documents(&files, io, &mut bad);

@@ -473,6 +473,22 @@ fn read_documents(files: &[String], io: &mut Io<'_>, bad: &mut Vec<InputError>) 
     out
 }
 
+/// The CRD documents of `files` (`--crd`, `--old`); any other document is an input error.
+fn read_crd_documents(
+    files: &[String],
+    io: &mut Io<'_>,
+    bad: &mut Vec<InputError>,
+) -> Vec<Document> {
+    let mut out = Vec::new();
+    for d in read_documents(files, io, bad) {
+        match crd::crd_kind_problem(&d.value) {
+            None => out.push(d),
+            Some(message) => report_input_error(validate::input_error(&d, message), io, bad),
+        }
+    }
+    out
+}
+
 fn report_input_error(e: InputError, io: &mut Io<'_>, bad: &mut Vec<InputError>) {
     let _ = writeln!(io.stderr, "crd-cel: {e}");
     bad.push(e);
@@ -539,13 +555,7 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     };
     let mut bad = Vec::<InputError>::new();
     let crd_files = expand_inputs(&args.crd, &args.inputs, io, &mut bad);
-    let mut crd_docs: Vec<Document> = Vec::new();
-    for d in read_documents(&crd_files, io, &mut bad) {
-        match crd::crd_kind_problem(&d.value) {
-            None => crd_docs.push(d),
-            Some(message) => report_input_error(validate::input_error(&d, message), io, &mut bad),
-        }
-    }
+    let mut crd_docs = read_crd_documents(&crd_files, io, &mut bad);
     let old = match &args.old {
         None => None,
         Some(f) => {
