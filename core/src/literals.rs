@@ -287,7 +287,7 @@ pub fn is_rfc3339(s: &str) -> bool {
 }
 
 /// RE2 syntax (Go's `regexp.Compile`), via `regex-syntax`, whose grammar is RE2's. The error
-/// text follows Go's `error parsing regexp: <code>: `<expr>`` for the common cases.
+/// text follows Go's ``error parsing regexp: <code>: `<expr>` `` for the common cases.
 pub fn check_re2(re: &str) -> Result<(), String> {
     let err = match regex_syntax::ParserBuilder::new().build().parse(re) {
         Ok(_) => return Ok(()),

@@ -7,7 +7,7 @@
 //! internal.
 //!
 //! The modules, in the order the data flows:
-//! - `convert` (JSON to [`Value`], against the schema tree of [`crate::tree`]), `value`,
+//! - `convert` (JSON to [`Value`], against the schema tree, `crate::tree`), `value`,
 //!   `time`, `lists` (the values and list/map semantics), `error`;
 //! - `interp` (planning, read analysis and evaluation of a program);
 //! - `functions` (the table the planner resolves calls in), assembled from `stdlib` and
