@@ -10,7 +10,7 @@ use crate::report::{self, Entry, Status};
 use crate::{
     CheckArgs, EXIT_BAD_INPUT, FieldValidationArg, Finish, Io, OutputFormat, check_not_empty, crd,
     document_error, exit_code, expand_inputs, gojson, jobs, named_or_stdin, plural,
-    read_crd_documents, read_documents, status, validate,
+    read_crd_documents, read_documents, status, subject, validate,
 };
 use crd::{CrdReport, Options};
 use crd_cel::validate::Refusal;
@@ -273,12 +273,7 @@ fn upgrade_safety(
     for ((doc, _, a), verdict) in pairs.iter().zip(verdicts) {
         let Some(verdict) = verdict else { continue };
         newly_rejected += 1;
-        let name = doc
-            .value
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let subject = format!("{} {name:?}", a.qualified_kind);
+        let subject = subject(doc, &a.qualified_kind);
         let message = format!(
             "accepted by the stored CRD, rejected by the new one: {}",
             verdict.text

@@ -473,6 +473,16 @@ fn read_documents(files: &[String], io: &mut Io<'_>, bad: &mut Vec<InputError>) 
     out
 }
 
+/// How a result names its object: `Kind.group "name"`, kubectl's words.
+fn subject(doc: &Document, qualified_kind: &str) -> String {
+    let name = doc
+        .value
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    format!("{qualified_kind} {name:?}")
+}
+
 /// The CRD documents of `files` (`--crd`, `--old`); any other document is an input error.
 fn read_crd_documents(
     files: &[String],
@@ -649,12 +659,7 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
         if !verdict.valid {
             invalid += 1;
         }
-        let name = doc
-            .value
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let subject = format!("{} {name:?}", target.qualified_kind);
+        let subject = subject(&doc, &target.qualified_kind);
         let status = if verdict.valid {
             Status::Passed
         } else {
