@@ -1,7 +1,8 @@
-//! The size model of the apiserver's cost estimator (`k8s.io/apiserver/pkg/cel/common/schemas.go` and 4.2): for every
+//! The size model of the apiserver's cost estimator (`k8s.io/apiserver/pkg/cel/common/schemas.go`
+//! and `k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model/schemas.go`): for every
 //! schema node the largest `size()` its value can have (`MaxElements`) and the fewest JSON bytes
 //! it can serialize to (`MinSerializedSize`). Both are `const fn`, for the build-time estimator
-//! of issue 6 and for the runtime path alike.
+//! and for the runtime path alike.
 
 use crate::model::{Schema, Type};
 

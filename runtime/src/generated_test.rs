@@ -28,7 +28,7 @@ pub fn assert_rules<T: CelSchema + schemars::JsonSchema + ?Sized>(resource: bool
         );
     }
     let opts = crate::crd::Options {
-        kubernetes_minor: crate::__private::TARGET_COMPAT + 1,
+        kubernetes_minor: crate::TARGET_COMPAT + 1,
     };
     // The paths `check_resource` and `check_type` report under.
     let path = if resource {

@@ -55,6 +55,12 @@ pub use crate::validate::{
 #[cfg(feature = "derive")]
 pub use crd_cel_macros::CelValidate;
 
+/// The compatibility version new rules are checked at: the targeted Kubernetes minor minus one
+/// (`k8s.io/apiserver/pkg/cel/environment/environment.go`). The lowest enabled `k8s-1-NN`
+/// feature wins (features add up across a dependency graph, and the oldest apiserver a CRD must
+/// work on is the one that matters).
+pub(crate) const TARGET_COMPAT: u8 = crd_cel_core::target_compat!();
+
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;

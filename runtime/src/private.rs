@@ -174,10 +174,8 @@ pub use crd_cel_core::crd::field_path::check_field_path;
 pub use crd_cel_core::crd::old_self::{check_correlatable, check_optional_old_self};
 pub use crd_cel_core::fingerprint;
 
-/// The compatibility version new rules are checked at: the targeted Kubernetes minor minus one
-/// (`k8s.io/apiserver/pkg/cel/environment/environment.go`). The lowest enabled `k8s-1-NN` feature wins (features add up across
-/// a dependency graph, and the oldest apiserver a CRD must work on is the one that matters).
-pub const TARGET_COMPAT: u8 = crd_cel_core::target_compat!();
+/// [`crate::TARGET_COMPAT`], for the const items the derive generates.
+pub const TARGET_COMPAT: u8 = crate::TARGET_COMPAT;
 
 /// [`crd_cel_core::crd::expression::check_expression`] at [`TARGET_COMPAT`].
 #[allow(clippy::too_many_arguments)]

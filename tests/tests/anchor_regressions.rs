@@ -122,7 +122,7 @@ fn optional_old_self_runs_on_create_and_update() {
 }
 
 /// kube-cel escapes `_` wrongly; the apiserver leaves a single `_` alone and writes `__` as
-/// `__underscores__` (CEL-SEMANTICS 2).
+/// `__underscores__` (k8s.io/apiserver/pkg/cel/escaping.go).
 #[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
 #[cel(
     rule = "self.max_size >= self.min__underscores__size",

@@ -1,5 +1,5 @@
 // A rule that is cheap once (2,001) on the items of a list of 100,000: at CRD creation the
-// apiserver multiplies it by how many times the node can occur (CEL-SEMANTICS 4.6 example 9),
+// apiserver multiplies it by how many times the node can occur (k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go),
 // which only the root type's derive can see. The error names the rule, its path from the root
 // and the bound that would fit.
 use crd_cel::CelValidate;

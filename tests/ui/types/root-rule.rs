@@ -3,7 +3,7 @@ use kube::CustomResource;
 use serde::{Deserialize, Serialize};
 
 // Root rules see only apiVersion, kind, metadata.name and metadata.generateName of the
-// metadata (CEL-SEMANTICS 1.2): namespace is not visible.
+// metadata (k8s.io/apiserver/pkg/cel/common/schemas.go): namespace is not visible.
 #[derive(CustomResource, CelValidate, Serialize, Deserialize, Clone, Debug)]
 #[kube(
     group = "example.com",
