@@ -1264,3 +1264,49 @@ fn check_old_directories_keep_unchanged_rules_and_hold_changed_ones_to_the_limit
     assert_eq!(v["results"][0]["operation"], "UPDATE");
     std::fs::remove_dir_all(&dir).expect("removes");
 }
+
+/// A status update checks only `status`, with the schema validator rooted at `status`: errors at
+/// `status.x`, kube-openapi's messages naming `x`, the `anyOf`/`oneOf` errors at `status`. The
+/// text is the oracle's (`tests/validate/status-update`, compared again in CI).
+#[test]
+fn a_status_update_is_validated_from_status() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/validate/status-update"
+    );
+    let run = |object: &str| {
+        crd_cel(
+            &[
+                "validate",
+                "--crd",
+                &format!("{dir}/crd.yaml"),
+                "--old",
+                &format!("{dir}/stored.yaml"),
+                "--subresource",
+                "status",
+                "--field-validation",
+                "warn",
+                "-o",
+                "jsonl",
+                &format!("{dir}/{object}"),
+            ],
+            None,
+        )
+    };
+    let out = run("addresses.yaml");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
+    assert_eq!(
+        line["text"],
+        "Gadget.example.com \"g1\" is invalid: [<nil>: Invalid value: null: some validation rules \
+         were not checked because the object was invalid; correct the existing errors to complete \
+         validation, status: Invalid value: \"\": \"addresses[0]\" must validate one and only one \
+         schema (oneOf). Found none valid, status: Invalid value: \"\": \"addresses[0].value\" must \
+         validate at least one schema (anyOf), status.addresses[0].type: Unsupported value: \
+         \"Other\": supported values: \"IPAddress\", status.addresses[0].value: Invalid value: \
+         \"1.2.3.4:8080\": addresses[0].value in body must be of type ipv4: \"1.2.3.4:8080\"]"
+    );
+    // The stored spec is kept: a spec that breaks its schema is not the status update's.
+    let out = run("spec-ignored.yaml");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}

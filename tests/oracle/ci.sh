@@ -181,6 +181,21 @@ if ! diff -u "$work/known.txt" "$work/disagree.txt" > "$work/disagree.diff"; the
 else
   echo "disagreements: $(wc -l < "$work/disagree.txt"), all known and explained in tests/oracle/corpus-known-disagreements.txt"
 fi
+
+echo
+echo "== conformance: crd-cel validate beside the oracle and the recorded answers, every corpus vector"
+# The measurement of issue 16 (tests/src/conformance.rs): same verdict and same whole text as
+# the oracle, and the recorded verdict and substrings at each suite's version; every difference
+# must be listed with its reason in tests/conformance-known-differences.txt.
+rc=0
+(cd "$repo" && cargo run -q -p crd-cel-tests --bin conformance -- --oracle "$bin" \
+  --recorded-version istio-api=1.34 --known tests/conformance-known-differences.txt --check \
+  "$shared/corpus") > "$work/conformance.txt" || rc=$?
+cat "$work/conformance.txt"
+if [[ $rc -ne 0 ]]; then
+  echo "FAIL conformance: differences not listed in tests/conformance-known-differences.txt, or listed ones gone (above); run with --details for both answers" >&2
+  status=1
+fi
 t2=$(date +%s)
 echo
 echo "oracle ci total: $((t2 - t0))s"

@@ -3,6 +3,7 @@
 # a directory: `compare-validate.sh CRD DIR STORED`), create and update (STORED `none`: create
 # only): the verdict, every error and the whole text must be the same. Needs the oracle built
 # (tests/oracle/ci.sh builds it) and the crd-cel binary; run from the repository root.
+# SUBRESOURCE=status sends every object as an update of STORED to the status subresource.
 set -euo pipefail
 crd=${1:-target/webapp-crd.yaml}
 # The objects, and the stored object each is also validated as an update of.
@@ -15,11 +16,13 @@ if [ ! -x tests/oracle/oracle ]; then
 fi
 olds=("" "$stored")
 [ "$stored" = none ] && olds=("")
+[ -n "${SUBRESOURCE:-}" ] && olds=("$stored")
 for f in $(ls "$objects"/*.yaml | grep -v "/crd.yaml$"); do
   for old in "${olds[@]}"; do
     args=(--crd "$crd")
     ours_args=(--field-validation warn)
     [ -n "$old" ] && args+=(--old "$old")
+    [ -n "${SUBRESOURCE:-}" ] && args+=(--subresource "$SUBRESOURCE")
     ours=$("$crd_cel" validate "${ours_args[@]}" "${args[@]}" -o jsonl "$f" | python3 -c 'import json,sys; d=json.load(sys.stdin); [d.pop(k) for k in ("file","doc","line")]; print(json.dumps(d, sort_keys=True))') || true
     theirs=$(tests/oracle/oracle validate "${args[@]}" "$f" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))') || true
     if [ "$ours" = "$theirs" ]; then

@@ -23,6 +23,7 @@ pub fn shared_dir(what: &str) -> Option<std::path::PathBuf> {
     }
 }
 
+pub mod conformance;
 pub mod mirror;
 
 /// A CRD manifest whose `spec` is `T`: how a type that is not a kube root reaches the

@@ -196,10 +196,13 @@ impl Walk<'_> {
 
 /// A plain (non-`Validation`) error of kube-openapi, as the apiserver reports it: at a nil path
 /// with an empty value (`kubeOpenAPIResultToFieldErrors`' default case).
-fn plain_error(detail: String) -> FieldError {
+/// An error kube-openapi reports as a plain error (not a `*errors.Validation`): the apiserver
+/// puts it at the path the validator was given (nil for the object, `status` on a status
+/// update) with an empty value (`ValidateCustomResource` in apiextensions' validation).
+fn plain_error(at: &Path<'_>, detail: String) -> FieldError {
     FieldError {
         kind: ErrorType::Invalid,
-        path: "<nil>".into(),
+        path: at.root().field(),
         value: BadValue::Value(Json::String(String::new())),
         detail,
     }
@@ -245,16 +248,17 @@ fn type_matches(ty: &str, v: &Json) -> bool {
 /// `old` is the correlated old value on update (object fields by name, map-list items by key);
 /// an error at a node that equals its old value (or, where nothing correlates, whose nearest
 /// correlatable ancestor does) is dropped, as the apiserver's ratcheting validator does.
-pub(crate) fn validate(check: &Check, value: &Json, old: Option<&Json>, out: &mut Vec<FieldError>) {
+/// `at` is where `value` is in the object: the nil root for the object, `status` on a status
+/// update (errors are reported at `status.x`, and kube-openapi's messages name `x`).
+pub(crate) fn validate(
+    check: &Check,
+    value: &Json,
+    old: Option<&Json>,
+    at: &Path<'_>,
+    out: &mut Vec<FieldError>,
+) {
     let mut w = Walk { out };
-    node(
-        &mut w,
-        check,
-        value,
-        old.map(|o| (value, o)),
-        old,
-        &Path::ROOT,
-    );
+    node(&mut w, check, value, old.map(|o| (value, o)), old, at);
 }
 
 fn node(
@@ -626,7 +630,13 @@ mod tests {
 
     fn errors(schema: Json, value: Json) -> Vec<String> {
         let mut out = Vec::new();
-        validate(&Check::compile(&schema), &value, None, &mut out);
+        validate(
+            &Check::compile(&schema),
+            &value,
+            None,
+            &Path::ROOT,
+            &mut out,
+        );
         out.iter().map(ToString::to_string).collect()
     }
 
@@ -707,9 +717,21 @@ mod tests {
             json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 1}}});
         let check = Check::compile(&schema);
         let mut out = Vec::new();
-        validate(&check, &json!({"n": 5}), Some(&json!({"n": 5})), &mut out);
+        validate(
+            &check,
+            &json!({"n": 5}),
+            Some(&json!({"n": 5})),
+            &Path::ROOT,
+            &mut out,
+        );
         assert!(out.is_empty());
-        validate(&check, &json!({"n": 6}), Some(&json!({"n": 5})), &mut out);
+        validate(
+            &check,
+            &json!({"n": 6}),
+            Some(&json!({"n": 5})),
+            &Path::ROOT,
+            &mut out,
+        );
         assert_eq!(out.len(), 1);
     }
 }

@@ -17,44 +17,60 @@ pub(crate) enum Path<'a> {
     Key(&'a Path<'a>, &'a str),
 }
 
-impl Path<'_> {
+impl<'a> Path<'a> {
     /// The nil root.
     pub(crate) const ROOT: Path<'static> = Path::Root(None);
 
-    fn write(&self, out: &mut String) {
+    /// Writes the path; `named_root` says whether a named root is written (`field()`) or left
+    /// out (`body()`: kube-openapi names a node from the root it was given).
+    fn write(&self, out: &mut String, named_root: bool) {
         match self {
-            Path::Root(root) => out.push_str(root.unwrap_or_default()),
+            Path::Root(root) => {
+                if named_root {
+                    out.push_str(root.unwrap_or_default());
+                }
+            }
             Path::Child(p, name) => {
-                p.write(out);
+                p.write(out, named_root);
                 if !out.is_empty() {
                     out.push('.');
                 }
                 out.push_str(name);
             }
             Path::Index(p, i) => {
-                p.write(out);
+                p.write(out, named_root);
                 let _ = write!(out, "[{i}]");
             }
             Path::Key(p, k) => {
-                p.write(out);
+                p.write(out, named_root);
                 let _ = write!(out, "[{k}]");
             }
         }
     }
 
+    /// The root this path hangs from.
+    pub(crate) fn root(&self) -> Path<'a> {
+        match self {
+            Path::Root(r) => Path::Root(*r),
+            Path::Child(p, _) | Path::Index(p, _) | Path::Key(p, _) => p.root(),
+        }
+    }
+
     /// The field as `field.Path` prints it (`<nil>` for the nil root).
     pub(crate) fn field(&self) -> String {
-        self.rendered("<nil>")
+        self.rendered("<nil>", true)
     }
 
-    /// The name kube-openapi's messages use (`.` for the nil root).
+    /// The name kube-openapi's messages use: relative to the root the validator was given
+    /// (`status` of a status update is its root: `addresses[0] in body ...` at the field
+    /// `status.addresses[0]`), `.` for the root itself.
     pub(crate) fn body(&self) -> String {
-        self.rendered(".")
+        self.rendered(".", false)
     }
 
-    fn rendered(&self, empty: &str) -> String {
+    fn rendered(&self, empty: &str, named_root: bool) -> String {
         let mut out = String::new();
-        self.write(&mut out);
+        self.write(&mut out, named_root);
         if out.is_empty() {
             empty.to_owned()
         } else {
@@ -77,6 +93,8 @@ mod tests {
         assert_eq!(entry.field(), "spec[2][a.b]");
         let named = Path::Root(Some("self"));
         assert_eq!(Path::Child(&named, "x").field(), "self.x");
+        assert_eq!(Path::Child(&named, "x").body(), "x");
+        assert_eq!(named.body(), ".");
         // A child of the nil root has no leading dot.
         assert_eq!(Path::Index(&Path::ROOT, 0).field(), "[0]");
     }

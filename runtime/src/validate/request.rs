@@ -212,7 +212,9 @@ impl Validator {
                     }
                 }
             }
-            errors.extend(self.schema_errors(&new, old));
+            let status_update =
+                self.status_subresource && endpoint == Endpoint::Status && old.is_some();
+            errors.extend(self.schema_errors(&new, old, status_update));
             errors
         } else {
             type_meta

@@ -394,10 +394,27 @@ impl Validator {
     /// The OpenAPI schema errors the apiserver reports before running CEL (types, `enum`,
     /// lengths, `pattern`, bounds, counts, `required`); on update, unchanged values are not
     /// re-checked (ratcheting).
-    pub(super) fn schema_errors(&self, object: &Json, old: Option<&Json>) -> Vec<FieldError> {
+    ///
+    /// A status update (`status_update`) checks only `status`, against the status schema at
+    /// the path `status`, as the status strategy's `ValidateStatusUpdate` does.
+    pub(super) fn schema_errors(
+        &self,
+        object: &Json,
+        old: Option<&Json>,
+        status_update: bool,
+    ) -> Vec<FieldError> {
         let mut errors = Vec::new();
-        if let Some(checks) = &self.checks {
-            super::openapi::validate(checks, object, old, &mut errors);
+        let Some(checks) = &self.checks else {
+            return errors;
+        };
+        if status_update {
+            if let (Some(check), Some(status)) = (checks.property("status"), object.get("status")) {
+                let old = old.and_then(|o| o.get("status"));
+                let at = Path::Root(Some("status"));
+                super::openapi::validate(check, status, old, &at, &mut errors);
+            }
+        } else {
+            super::openapi::validate(checks, object, old, &Path::ROOT, &mut errors);
         }
         errors
     }

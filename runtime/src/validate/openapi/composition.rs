@@ -73,7 +73,10 @@ pub(super) fn composition(
         if !ok.contains(&true) {
             w.push(
                 pair,
-                plain_error(format!("{path} must validate at least one schema (anyOf)")),
+                plain_error(
+                    at,
+                    format!("{path} must validate at least one schema (anyOf)"),
+                ),
             );
             if let Some(i) = best_failure(&c.any_of, &ok) {
                 node(w, &c.any_of[i], value, pair, old, at);
@@ -91,9 +94,10 @@ pub(super) fn composition(
             };
             w.push(
                 pair,
-                plain_error(format!(
-                    "{path} must validate one and only one schema (oneOf). {found}"
-                )),
+                plain_error(
+                    at,
+                    format!("{path} must validate one and only one schema (oneOf). {found}"),
+                ),
             );
             if validated == 0
                 && let Some(i) = best_failure(&c.one_of, &ok)
@@ -116,9 +120,10 @@ pub(super) fn composition(
             };
             w.push(
                 pair,
-                plain_error(format!(
-                    "{path} must validate all the schemas (allOf){none}"
-                )),
+                plain_error(
+                    at,
+                    format!("{path} must validate all the schemas (allOf){none}"),
+                ),
             );
         }
     }
@@ -127,7 +132,7 @@ pub(super) fn composition(
     {
         w.push(
             pair,
-            plain_error(format!("{path} must not validate the schema (not)")),
+            plain_error(at, format!("{path} must not validate the schema (not)")),
         );
     }
 }

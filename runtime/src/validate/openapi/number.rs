@@ -110,7 +110,7 @@ fn range_error(at: &Path<'_>, prefix: &str, ty: &str, format: Option<&str>) -> F
             at.body()
         ),
     };
-    plain_error(detail)
+    plain_error(at, detail)
 }
 
 impl std::fmt::Display for Bound {
