@@ -82,6 +82,12 @@ struct ValidateArgs {
     /// ratcheting).
     #[arg(long, value_name = "FILE")]
     old: Option<String>,
+    /// The CRD the old object was created under, when the CRD has changed since (ratcheting
+    /// across a CRD change): the old object is first stored as that CRD stored it (its
+    /// pruning and defaults), then read under the new CRD, as the apiserver reads it from
+    /// storage.
+    #[arg(long, value_name = "FILE", requires = "old")]
+    old_crd: Option<String>,
     /// `status`: validate an update of the status subresource.
     #[arg(long, value_name = "status", value_parser = ["status"])]
     subresource: Option<String>,
@@ -483,6 +489,27 @@ fn subject(doc: &Document, qualified_kind: &str) -> String {
     format!("{qualified_kind} {name:?}")
 }
 
+/// `old` as the CRD in `file` (`--old-crd`) stored it: decoded (pruned, defaulted) by that
+/// CRD's version of its kind. `None`, with the input error recorded, when it has none.
+fn stored_under(
+    old: Value,
+    file: &str,
+    args: &ValidateArgs,
+    io: &mut Io<'_>,
+    bad: &mut Vec<InputError>,
+) -> Option<Value> {
+    let docs = read_crd_documents(&[file.to_owned()], io, bad);
+    let mut crds = validate::Crds::new(docs).with_kubernetes_version(args.kubernetes_version);
+    match crds.target(&old, args.version.as_deref()) {
+        Ok(target) => Some(target.validator.decode(&old).0),
+        Err(e) => {
+            let e = InputError::in_file(file, format!("--old-crd: {e}"));
+            report_input_error(e, io, bad);
+            None
+        }
+    }
+}
+
 /// The CRD documents of `files` (`--crd`, `--old`); any other document is an input error.
 fn read_crd_documents(
     files: &[String],
@@ -550,7 +577,12 @@ fn document_error(doc: &Document, message: String, io: &mut Io<'_>, errors: &mut
 }
 
 fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
-    let others: Vec<&String> = args.crd.iter().chain(&args.old).collect();
+    let others: Vec<&String> = args
+        .crd
+        .iter()
+        .chain(&args.old)
+        .chain(&args.old_crd)
+        .collect();
     let Some(objects) = named_or_stdin(&args.objects, &others, "validate", "OBJECT", io) else {
         return EXIT_BAD_INPUT;
     };
@@ -585,6 +617,10 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
                 }
             }
         }
+    };
+    let old = match (old, &args.old_crd) {
+        (Some(old), Some(file)) => stored_under(old, file, &args, io, &mut bad),
+        (old, _) => old,
     };
     // Without every CRD and the old object no verdict can be trusted; an unreadable object
     // file is reported and the others are validated.

@@ -414,7 +414,13 @@ pub fn validate_one(
             operation: if old.is_some() { "UPDATE" } else { "CREATE" },
             errors,
             text,
-            warnings: out.warnings,
+            // Sorted, as the oracle's contract has them (the apiserver's order depends on Go
+            // map iteration).
+            warnings: {
+                let mut w = out.warnings;
+                w.sort();
+                w
+            },
         },
     }
 }

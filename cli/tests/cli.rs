@@ -1310,3 +1310,54 @@ fn a_status_update_is_validated_from_status() {
     let out = run("spec-ignored.yaml");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }
+
+/// `--old-crd`: the old object is stored as the CRD it was created under stored it (its
+/// defaults: `level: 1`), then read under the new CRD. The texts are the oracle's
+/// (`tests/validate/crd-change`, compared again in CI).
+#[test]
+fn old_crd_stores_the_old_object_as_that_crd_did() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/validate/crd-change");
+    let run = |object: &str, old_crd: bool| {
+        let crd = format!("{dir}/crd.yaml");
+        let stored = format!("{dir}/stored.yaml");
+        let old = format!("{dir}/old-crd.yaml");
+        let object = format!("{dir}/{object}");
+        let mut args = vec!["validate", "--crd", &crd, "--old", &stored, "-o", "jsonl"];
+        if old_crd {
+            args.extend(["--old-crd", old.as_str()]);
+        }
+        args.push(&object);
+        let out = crd_cel(&args, None);
+        let line: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out.stderr)));
+        (
+            out.status.code(),
+            line["text"].as_str().unwrap_or_default().to_owned(),
+        )
+    };
+    assert_eq!(
+        run("unchanged.yaml", true),
+        (
+            Some(1),
+            "Limit.example.com \"l1\" is invalid: spec: Invalid value: level may not be removed"
+                .to_owned()
+        )
+    );
+    // Read under the new CRD alone, the stored object has no level.
+    assert_eq!(run("unchanged.yaml", false), (Some(0), String::new()));
+    // Unchanged values the new CRD rejects ratchet.
+    assert_eq!(run("level-kept.yaml", true), (Some(0), String::new()));
+    // --old-crd needs --old.
+    let out = crd_cel(
+        &[
+            "validate",
+            "--crd",
+            &format!("{dir}/crd.yaml"),
+            "--old-crd",
+            &format!("{dir}/old-crd.yaml"),
+            "-",
+        ],
+        Some(""),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}

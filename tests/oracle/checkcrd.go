@@ -151,7 +151,7 @@ func checkCRDDocument(d document) checkResult {
 // does, walking the schema with the apiserver's own CELSchemaContext (type information and
 // cardinality), and reports the apiserver's cost figures for each rule.
 func crdRuleCosts(crd *apiextensionsinternal.CustomResourceDefinition) []ruleJSON {
-	envSet := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+	envSet := baseEnvSet(environment.DefaultCompatibilityVersion())
 	out := []ruleJSON{}
 	if crd.Spec.Validation != nil && crd.Spec.Validation.OpenAPIV3Schema != nil {
 		s := crd.Spec.Validation.OpenAPIV3Schema

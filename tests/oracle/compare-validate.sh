@@ -4,6 +4,7 @@
 # only): the verdict, every error and the whole text must be the same. Needs the oracle built
 # (tests/oracle/ci.sh builds it) and the crd-cel binary; run from the repository root.
 # SUBRESOURCE=status sends every object as an update of STORED to the status subresource.
+# OLD_CRD=FILE: STORED was created under that CRD (a CRD change since; updates only).
 set -euo pipefail
 crd=${1:-target/webapp-crd.yaml}
 # The objects, and the stored object each is also validated as an update of.
@@ -16,13 +17,14 @@ if [ ! -x tests/oracle/oracle ]; then
 fi
 olds=("" "$stored")
 [ "$stored" = none ] && olds=("")
-[ -n "${SUBRESOURCE:-}" ] && olds=("$stored")
-for f in $(ls "$objects"/*.yaml | grep -v "/crd.yaml$"); do
+[ -n "${SUBRESOURCE:-}${OLD_CRD:-}" ] && olds=("$stored")
+for f in $(ls "$objects"/*.yaml | grep -v -e "/crd.yaml$" -e "/old-crd.yaml$"); do
   for old in "${olds[@]}"; do
     args=(--crd "$crd")
     ours_args=(--field-validation warn)
     [ -n "$old" ] && args+=(--old "$old")
     [ -n "${SUBRESOURCE:-}" ] && args+=(--subresource "$SUBRESOURCE")
+    [ -n "${OLD_CRD:-}" ] && args+=(--old-crd "$OLD_CRD")
     ours=$("$crd_cel" validate "${ours_args[@]}" "${args[@]}" -o jsonl "$f" | python3 -c 'import json,sys; d=json.load(sys.stdin); [d.pop(k) for k in ("file","doc","line")]; print(json.dumps(d, sort_keys=True))') || true
     theirs=$(tests/oracle/oracle validate "${args[@]}" "$f" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))') || true
     if [ "$ours" = "$theirs" ]; then

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,6 +25,9 @@ type corpusVector struct {
 	Expect           string          `json:"expect"`
 	ErrorsContain    []string        `json:"errorsContain"`
 	ErrorsContainAny []string        `json:"errorsContainAny"`
+	// JSON Patch (RFC 6902) operations that made the CRD the old object was created under
+	// (a test of ratcheting across a CRD change).
+	InitialCRDPatches json.RawMessage `json:"initialCRDPatches"`
 }
 
 type corpusRun struct {
@@ -125,6 +129,16 @@ func cmdCorpus(args []string) int {
 				}
 				if strings.EqualFold(v.Operation, "UPDATE") && present(v.OldObject) && string(v.OldObject) != "null" {
 					o.Old = v.OldObject
+					if present(v.InitialCRDPatches) && string(v.InitialCRDPatches) != "null" {
+						oldSrv, err := patchedServer(filepath.Join(root, cp), kind, v.InitialCRDPatches, key.version)
+						if err != nil {
+							run.ToolFail = "initialCRDPatches: " + err.Error()
+							r.VerdictAgree, r.TextAgree = false, false
+							r.Runs = append(r.Runs, run)
+							continue
+						}
+						o.OldServer = oldSrv
+					}
 				}
 				res := srv.validate(v.Object, o)
 				run.Valid, run.Text = res.Valid, res.Text
@@ -202,4 +216,29 @@ func ratio(a, b int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d/%d %5.1f%%", a, b, 100*float64(a)/float64(b))
+}
+
+// patchedServer is the server of the CRD in path with the JSON Patch applied: the CRD an old
+// object was created under.
+func patchedServer(path, kind string, patch json.RawMessage, version string) (*crServer, error) {
+	crd, err := loadCRD(path, kind)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := json.Marshal(crd)
+	if err != nil {
+		return nil, err
+	}
+	p, err := jsonpatch.DecodePatch(patch)
+	if err != nil {
+		return nil, err
+	}
+	if doc, err = p.Apply(doc); err != nil {
+		return nil, err
+	}
+	patched, err := decodeCRDV1(doc)
+	if err != nil {
+		return nil, err
+	}
+	return newCRServer(patched, version)
 }

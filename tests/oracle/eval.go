@@ -335,12 +335,12 @@ var newAtVersion = regexp.MustCompile(`^new@1\.([0-9]+)$`)
 func envFor(env string) (*environment.EnvSet, cel.EnvLoader, bool) {
 	switch {
 	case env == "" || env == "new@DefaultCompatibilityVersion":
-		return environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()), cel.NewExpressionsEnvLoader(), true
+		return baseEnvSet(environment.DefaultCompatibilityVersion()), cel.NewExpressionsEnvLoader(), true
 	case env == "stored":
-		return environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()), cel.StoredExpressionsEnvLoader(), true
+		return baseEnvSet(environment.DefaultCompatibilityVersion()), cel.StoredExpressionsEnvLoader(), true
 	case newAtVersion.MatchString(env):
 		minor, _ := strconv.Atoi(newAtVersion.FindStringSubmatch(env)[1])
-		return environment.MustBaseEnvSet(version.MajorMinor(1, uint(minor))), cel.NewExpressionsEnvLoader(), true
+		return baseEnvSet(version.MajorMinor(1, uint(minor))), cel.NewExpressionsEnvLoader(), true
 	}
 	return nil, nil, false
 }

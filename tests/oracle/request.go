@@ -14,7 +14,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/validate/content"
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -179,15 +178,6 @@ func (srv *crServer) prepareUpdate(u, old *unstructured.Unstructured, reqNS stri
 		return apierrors.NewConflict(srv.resource(), name, fmt.Errorf(genericregistry.OptimisticLockErrorMsg))
 	}
 	return nil
-}
-
-// validatePathSegment is the name check rest.BeforeCreate / BeforeUpdate pass to
-// ValidateObjectMetaAccessor (rest's unexported validatePathSegment).
-func validatePathSegment(name string, prefix bool) []string {
-	if prefix {
-		return content.IsPathSegmentPrefix(name)
-	}
-	return content.IsPathSegmentName(name)
 }
 
 // genericMetaErrors recomputes the ObjectMeta errors rest.BeforeCreate (ValidateCreate) and

@@ -185,10 +185,11 @@ func (srv *crServer) decode(j []byte) (*unstructured.Unstructured, []string, err
 }
 
 type validateOptions struct {
-	Old             []byte // nil for CREATE
-	Subresource     string // "" or "status"
-	Namespace       string // used when a namespaced object has none
-	FieldValidation string // Strict, Warn (the server default), Ignore
+	Old             []byte    // nil for CREATE
+	OldServer       *crServer // the CRD the old object was created under, when it changed since
+	Subresource     string    // "" or "status"
+	Namespace       string    // used when a namespaced object has none
+	FieldValidation string    // Strict, Warn (the server default), Ignore
 }
 
 func (srv *crServer) validate(obj []byte, o validateOptions) validateResult {
@@ -244,7 +245,19 @@ func (srv *crServer) validate(obj []byte, o validateOptions) validateResult {
 			verr = srv.storeCreate(u)
 		}
 	} else {
-		if old, _, err = srv.decode(o.Old); err != nil {
+		stored := o.Old
+		if o.OldServer != nil {
+			// Stored as the old CRD decoded it (its pruning and defaults), then read back through
+			// the new CRD's storage decoder (pruning and defaults again).
+			under, _, err := o.OldServer.decode(o.Old)
+			if err != nil {
+				return fail(fmt.Errorf("old object under the old CRD: %w", err))
+			}
+			if stored, err = json.Marshal(under.Object); err != nil {
+				return fail(err)
+			}
+		}
+		if old, _, err = srv.decode(stored); err != nil {
 			return fail(fmt.Errorf("old object: %w", err))
 		}
 		srv.asStored(old, u, reqNS)
@@ -362,6 +375,7 @@ func cmdValidate(args []string) int {
 	crdPath := fs.String("crd", "", "CRD manifest (file; multi-document streams are searched for the object's kind)")
 	version := fs.String("version", "", "CRD version to validate against (default: from the object's apiVersion)")
 	oldPath := fs.String("old", "", "old object: validate as an UPDATE")
+	oldCRDPath := fs.String("old-crd", "", "the CRD the old object was created under (a CRD change since)")
 	subresource := fs.String("subresource", "", "\"status\" for an update of the status subresource")
 	namespace := fs.String("namespace", "default", "namespace of the request for namespaced objects without one")
 	fieldValidation := fs.String("field-validation", "Warn", "Strict, Warn or Ignore (unknown fields)")
@@ -369,7 +383,7 @@ func cmdValidate(args []string) int {
 		return 2
 	}
 	if *crdPath == "" || fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: oracle validate --crd FILE [--version v1] [--old FILE] [--subresource status] OBJECT")
+		fmt.Fprintln(os.Stderr, "usage: oracle validate --crd FILE [--version v1] [--old FILE [--old-crd FILE]] [--subresource status] OBJECT")
 		return 2
 	}
 	obj, err := readSingleDocument(fs.Arg(0))
@@ -392,6 +406,17 @@ func cmdValidate(args []string) int {
 	if *oldPath != "" {
 		if o.Old, err = readSingleDocument(*oldPath); err != nil {
 			fmt.Fprintln(os.Stderr, "oracle:", err)
+			return 2
+		}
+	}
+	if *oldCRDPath != "" {
+		_, oldKind := kindOf(o.Old)
+		oldCRD, err := loadCRD(*oldCRDPath, oldKind)
+		if err == nil {
+			o.OldServer, err = newCRServer(oldCRD, versionFor(o.Old, *version))
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "oracle: --old-crd:", err)
 			return 2
 		}
 	}

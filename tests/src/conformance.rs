@@ -4,7 +4,8 @@
 //!
 //! Each vector runs once per CRD it names (`crdPaths`), as `oracle corpus` runs it: a request
 //! to the object's namespace or `default`, field validation `Warn` (the server's default), the
-//! status subresource when the vector says so, an update when it has an old object. crd-cel
+//! status subresource when the vector says so, an update when it has an old object (created
+//! under the CRD with the vector's `initialCRDPatches` applied, when it has some). crd-cel
 //! runs through its command line (`crd-cel validate -o jsonl`, in process), so what is measured
 //! is what users run.
 //!
@@ -209,7 +210,7 @@ fn oracle_answers(cfg: &Config) -> Result<BTreeMap<(String, String), Answer>, St
 fn ours(
     crd: &Path,
     object: &Value,
-    old: Option<&Path>,
+    old: Option<(&Path, Option<&Path>)>,
     status: bool,
     version: &str,
 ) -> Result<Answer, String> {
@@ -227,9 +228,13 @@ fn ours(
         "-o".into(),
         "jsonl".into(),
     ];
-    if let Some(old) = old {
+    if let Some((old, old_crd)) = old {
         args.push("--old".into());
         args.push(old.display().to_string());
+        if let Some(old_crd) = old_crd {
+            args.push("--old-crd".into());
+            args.push(old_crd.display().to_string());
+        }
     }
     if status {
         args.push("--subresource".into());
@@ -266,6 +271,23 @@ fn ours(
     }
 }
 
+/// The CRD of `kind` in `crd` with the JSON Patch `patch` applied (`initialCRDPatches`: the CRD
+/// an old object was created under), written to `out`.
+fn patched_crd(crd: &Path, kind: &str, patch: &Value, out: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(crd).map_err(|e| format!("{}: {e}", crd.display()))?;
+    let docs = crd_cel_cli::input::split_documents(&crd.display().to_string(), &text)
+        .map_err(|e| e.to_string())?;
+    let mut doc = docs
+        .into_iter()
+        .map(|d| d.value)
+        .find(|d| d.pointer("/spec/names/kind").and_then(Value::as_str) == Some(kind))
+        .ok_or_else(|| format!("no CRD for {kind} in {}", crd.display()))?;
+    let patch: json_patch::Patch =
+        serde_json::from_value(patch.clone()).map_err(|e| format!("initialCRDPatches: {e}"))?;
+    json_patch::patch(&mut doc, &patch).map_err(|e| format!("initialCRDPatches: {e}"))?;
+    std::fs::write(out, doc.to_string()).map_err(|e| e.to_string())
+}
+
 fn vector_files(corpus: &Path, set: &str) -> Result<Vec<PathBuf>, String> {
     let dir = corpus.join("vectors").join(set);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -283,6 +305,7 @@ pub fn run(cfg: &Config) -> Result<Vec<VectorResult>, String> {
     let scratch = std::env::temp_dir().join(format!("crd-cel-conformance-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
     let old_file = scratch.join("old.json");
+    let old_crd_file = scratch.join("old-crd.json");
     let mut results = Vec::new();
     for set in &cfg.sets {
         let recorded_version = cfg.recorded_versions.get(set).unwrap_or(&cfg.version);
@@ -328,7 +351,35 @@ pub fn run(cfg: &Config) -> Result<Vec<VectorResult>, String> {
             for crd_path in vector["crdPaths"].as_array().into_iter().flatten() {
                 let crd_path = crd_path.as_str().unwrap_or_default().to_owned();
                 let crd = cfg.corpus.join(&crd_path);
-                let old = old.map(|_| old_file.as_path());
+                // A CRD change between the old object and the update: the old object was
+                // created under the CRD with the vector's patches applied.
+                let patches = vector
+                    .get("initialCRDPatches")
+                    .filter(|p| p.as_array().is_some_and(|a| !a.is_empty()));
+                let old_crd = match (old, patches) {
+                    (Some(_), Some(patch)) => {
+                        let kind = object["kind"].as_str().unwrap_or_default();
+                        match patched_crd(&crd, kind, patch, &old_crd_file) {
+                            Ok(()) => Ok(Some(old_crd_file.as_path())),
+                            Err(e) => Err(e),
+                        }
+                    }
+                    _ => Ok(None),
+                };
+                let old_crd = match old_crd {
+                    Ok(o) => o,
+                    Err(e) => {
+                        r.differences.insert(Difference::Error);
+                        r.runs.push(Run {
+                            crd_path,
+                            ours: Err(e.clone()),
+                            oracle: None,
+                            ours_recorded: Err(e),
+                        });
+                        continue;
+                    }
+                };
+                let old = old.map(|_| (old_file.as_path(), old_crd));
                 let ours_now = normalize(ours(&crd, object, old, status, &cfg.version));
                 let ours_recorded = if *recorded_version == cfg.version {
                     ours_now.clone()
