@@ -1361,3 +1361,68 @@ fn old_crd_stores_the_old_object_as_that_crd_did() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
+
+/// `--kubernetes-version` picks the release's texts: a schema's maxLength error was
+/// `may not be longer than N` up to 1.31, and a status update's schema errors were at `x`
+/// rather than `status.x` in 1.30 (texts of the oracle built against those releases).
+#[test]
+fn older_releases_print_their_own_texts() {
+    let dir = std::env::temp_dir().join(format!("crd-cel-cli-release-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let crd = dir.join("crd.yaml");
+    std::fs::write(
+        &crd,
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: notes.example.com}\n\
+         spec:\n  group: example.com\n  scope: Namespaced\n  names: {kind: Note, plural: notes}\n  versions:\n  \
+         - name: v1\n    served: true\n    storage: true\n    subresources: {status: {}}\n    schema:\n      openAPIV3Schema:\n        \
+         type: object\n        properties:\n          spec: {type: object, properties: {text: {type: string, maxLength: 3}}}\n          \
+         status: {type: object, properties: {phase: {type: string, enum: [A]}}}\n",
+    )
+    .expect("write");
+    let old = dir.join("old.yaml");
+    std::fs::write(
+        &old,
+        "apiVersion: example.com/v1\nkind: Note\nmetadata: {name: n}\n",
+    )
+    .expect("write");
+    let text_at = |version: &str, object: &str, status: bool| {
+        let crd = crd.display().to_string();
+        let old = old.display().to_string();
+        let mut args = vec![
+            "validate",
+            "--crd",
+            &crd,
+            "--kubernetes-version",
+            version,
+            "-o",
+            "jsonl",
+        ];
+        if status {
+            args.extend(["--old", &old, "--subresource", "status"]);
+        }
+        args.push("-");
+        let out = crd_cel(&args, Some(object));
+        let line: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out.stderr)));
+        line["text"].as_str().unwrap_or_default().to_owned()
+    };
+    let long = "apiVersion: example.com/v1\nkind: Note\nmetadata: {name: n}\nspec: {text: abcd}\n";
+    assert_eq!(
+        text_at("1.31", long, false),
+        "Note.example.com \"n\" is invalid: spec.text: Too long: may not be longer than 3"
+    );
+    assert_eq!(
+        text_at("1.32", long, false),
+        "Note.example.com \"n\" is invalid: spec.text: Too long: may not be more than 3 bytes"
+    );
+    let phase = "apiVersion: example.com/v1\nkind: Note\nmetadata: {name: n}\nstatus: {phase: B}\n";
+    assert_eq!(
+        text_at("1.30", phase, true),
+        "Note.example.com \"n\" is invalid: phase: Unsupported value: \"B\": supported values: \"A\""
+    );
+    assert_eq!(
+        text_at("1.31", phase, true),
+        "Note.example.com \"n\" is invalid: status.phase: Unsupported value: \"B\": supported values: \"A\""
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -11,6 +11,7 @@ mod listtype;
 mod metadata;
 mod openapi;
 mod path;
+mod release;
 mod request;
 mod validator;
 mod walk;

@@ -182,6 +182,8 @@ type Pair<'a> = Option<(&'a Json, &'a Json)>;
 
 struct Walk<'o> {
     out: &'o mut Vec<FieldError>,
+    /// The Kubernetes minor release whose texts to write (`super::release`).
+    minor: u8,
 }
 
 impl Walk<'_> {
@@ -255,9 +257,10 @@ pub(crate) fn validate(
     value: &Json,
     old: Option<&Json>,
     at: &Path<'_>,
+    minor: u8,
     out: &mut Vec<FieldError>,
 ) {
-    let mut w = Walk { out };
+    let mut w = Walk { out, minor };
     node(&mut w, check, value, old.map(|o| (value, o)), old, at);
 }
 
@@ -485,10 +488,7 @@ fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at
                 kind: ErrorType::TooLong,
                 path: at.field(),
                 value: BadValue::Value(Json::String("<value omitted>".into())),
-                detail: format!(
-                    "may not be more than {max} {}",
-                    if max == 1 { "byte" } else { "bytes" }
-                ),
+                detail: super::release::too_long_max_length(max, w.minor),
             },
         );
     }

@@ -186,9 +186,15 @@ impl Validator {
                 Meta::of(&new),
                 resource.scope == Scope::Namespaced,
                 NameFn::PathSegment,
+                self.kubernetes_minor,
                 &mut common,
             );
-            metadata::validate_update(Meta::of(&new), Meta::of(old), &mut common);
+            metadata::validate_update(
+                Meta::of(&new),
+                Meta::of(old),
+                self.kubernetes_minor,
+                &mut common,
+            );
         }
         // The strategy: kind and apiVersion (which, when wrong, replace the ObjectMeta and
         // schema errors), ObjectMeta, the schema, the list types, then the rules.
@@ -205,10 +211,16 @@ impl Validator {
                         Meta::of(&new),
                         resource.scope == Scope::Namespaced,
                         NameFn::DnsSubdomain,
+                        self.kubernetes_minor,
                         &mut errors,
                     ),
                     Some(old) => {
-                        metadata::validate_update(Meta::of(&new), Meta::of(old), &mut errors);
+                        metadata::validate_update(
+                            Meta::of(&new),
+                            Meta::of(old),
+                            self.kubernetes_minor,
+                            &mut errors,
+                        );
                     }
                 }
             }
@@ -247,6 +259,7 @@ impl Validator {
                     Meta::of(&new),
                     resource.scope == Scope::Namespaced,
                     NameFn::PathSegment,
+                    self.kubernetes_minor,
                     &mut out.errors.errors,
                 );
             }
@@ -263,17 +276,7 @@ impl Validator {
             }
             out.name = Some(metadata::name_of(&new));
         }
-        if self.kubernetes_minor <= 33 {
-            // apimachinery before 1.34 printed a nil value as "null" and compound values in Go
-            // syntax (`field.Error.ErrorBody`).
-            for e in &mut out.errors.errors {
-                if let BadValue::Value(v @ (Json::Null | Json::Object(_) | Json::Array(_))) =
-                    &e.value
-                {
-                    e.value = BadValue::GoSyntax(v.clone());
-                }
-            }
-        }
+        super::release::adapt_values(&mut out.errors.errors, self.kubernetes_minor);
         let stored = keep.then(|| {
             let mut stored = new.into_owned();
             if let (Some(_), None) = (&self.resource, old) {

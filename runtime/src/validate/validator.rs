@@ -410,11 +410,17 @@ impl Validator {
         if status_update {
             if let (Some(check), Some(status)) = (checks.property("status"), object.get("status")) {
                 let old = old.and_then(|o| o.get("status"));
-                let at = Path::Root(Some("status"));
-                super::openapi::validate(check, status, old, &at, &mut errors);
+                let minor = self.kubernetes_minor;
+                let at = if super::release::status_errors_under_status(minor) {
+                    Path::Root(Some("status"))
+                } else {
+                    Path::ROOT
+                };
+                super::openapi::validate(check, status, old, &at, minor, &mut errors);
             }
         } else {
-            super::openapi::validate(checks, object, old, &Path::ROOT, &mut errors);
+            let minor = self.kubernetes_minor;
+            super::openapi::validate(checks, object, old, &Path::ROOT, minor, &mut errors);
         }
         errors
     }

@@ -79,6 +79,7 @@ pub(crate) fn validate(
     meta: Meta<'_>,
     namespaced: bool,
     name_fn: NameFn,
+    minor: u8,
     out: &mut Vec<FieldError>,
 ) {
     let generate_name = meta.str("generateName");
@@ -124,13 +125,13 @@ pub(crate) fn validate(
     }
     nonnegative_generation(meta, out);
     labels(meta, out);
-    annotations(meta, out);
+    annotations(meta, minor, out);
     owner_references(meta, out);
     finalizers(meta, out);
 }
 
 /// `ValidateObjectMetaAccessorUpdate(new, old, "metadata")`.
-pub(crate) fn validate_update(new: Meta<'_>, old: Meta<'_>, out: &mut Vec<FieldError>) {
+pub(crate) fn validate_update(new: Meta<'_>, old: Meta<'_>, minor: u8, out: &mut Vec<FieldError>) {
     if old.set("deletionTimestamp").is_some() {
         let old_finalizers = old.finalizers();
         let mut extra: Vec<&str> = new
@@ -187,7 +188,7 @@ pub(crate) fn validate_update(new: Meta<'_>, old: Meta<'_>, out: &mut Vec<FieldE
         }
     }
     labels(new, out);
-    annotations(new, out);
+    annotations(new, minor, out);
     owner_references(new, out);
 }
 
@@ -215,7 +216,7 @@ fn labels(meta: Meta<'_>, out: &mut Vec<FieldError>) {
 
 /// `ValidateAnnotations`: keys are checked lower-cased; the total size of keys and values is
 /// at most 256 KiB.
-fn annotations(meta: Meta<'_>, out: &mut Vec<FieldError>) {
+fn annotations(meta: Meta<'_>, minor: u8, out: &mut Vec<FieldError>) {
     let annotations = meta.string_map("annotations");
     for (k, _) in &annotations {
         for msg in names::is_qualified_name(&k.to_lowercase()) {
@@ -228,7 +229,7 @@ fn annotations(meta: Meta<'_>, out: &mut Vec<FieldError>) {
             ErrorType::TooLong,
             "metadata.annotations",
             Json::from(""),
-            format!("may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"),
+            crate::validate::release::too_long(TOTAL_ANNOTATION_SIZE_LIMIT as u64, minor),
         ));
     }
 }

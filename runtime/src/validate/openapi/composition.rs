@@ -9,9 +9,25 @@ use crate::validate::FieldError;
 
 /// The errors of `value` against `sub`, ignoring ratcheting (what decides whether a branch of
 /// `allOf`/`anyOf`/`oneOf`/`not` validates).
-fn errors_of(sub: &Check, value: &Json, old: Option<&Json>, at: &Path<'_>) -> Vec<FieldError> {
+fn errors_of(
+    sub: &Check,
+    value: &Json,
+    old: Option<&Json>,
+    at: &Path<'_>,
+    minor: u8,
+) -> Vec<FieldError> {
     let mut out = Vec::new();
-    node(&mut Walk { out: &mut out }, sub, value, None, old, at);
+    node(
+        &mut Walk {
+            out: &mut out,
+            minor,
+        },
+        sub,
+        value,
+        None,
+        old,
+        at,
+    );
     out
 }
 
@@ -28,11 +44,12 @@ pub(super) fn composition(
     at: &Path<'_>,
 ) {
     let path = crate::validate::go_quoted(&at.body());
+    let minor = w.minor;
     // Whether each branch validates, worked out once per branch.
     let valid = |branches: &[Check]| -> Vec<bool> {
         branches
             .iter()
-            .map(|b| errors_of(b, value, old, at).is_empty())
+            .map(|b| errors_of(b, value, old, at, minor).is_empty())
             .collect()
     };
     // kube-openapi keeps the failing branch with the largest `MatchCount`, which grows with
@@ -128,7 +145,7 @@ pub(super) fn composition(
         }
     }
     if let Some(not) = &c.not
-        && errors_of(not, value, old, at).is_empty()
+        && errors_of(not, value, old, at, minor).is_empty()
     {
         w.push(
             pair,
