@@ -635,6 +635,7 @@ mod tests {
             &value,
             None,
             &Path::ROOT,
+            37,
             &mut out,
         );
         out.iter().map(ToString::to_string).collect()
@@ -722,6 +723,7 @@ mod tests {
             &json!({"n": 5}),
             Some(&json!({"n": 5})),
             &Path::ROOT,
+            37,
             &mut out,
         );
         assert!(out.is_empty());
@@ -730,6 +732,7 @@ mod tests {
             &json!({"n": 6}),
             Some(&json!({"n": 5})),
             &Path::ROOT,
+            37,
             &mut out,
         );
         assert_eq!(out.len(), 1);
