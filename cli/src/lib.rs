@@ -88,8 +88,9 @@ struct ValidateArgs {
     /// storage.
     #[arg(long, value_name = "FILE", requires = "old")]
     old_crd: Option<String>,
-    /// `status`: validate an update of the status subresource.
-    #[arg(long, value_name = "status", value_parser = ["status"])]
+    /// `status`: validate an update of the status subresource (with `--old`: the status
+    /// subresource is only ever updated).
+    #[arg(long, value_name = "status", value_parser = ["status"], requires = "old")]
     subresource: Option<String>,
     /// The namespace namespaced objects without `metadata.namespace` are sent to (as kubectl's
     /// context namespace); cluster-scoped objects lose their namespace, as on the apiserver.
