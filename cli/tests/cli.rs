@@ -621,7 +621,7 @@ fn github_output_annotates_each_cause_on_its_fields_line() {
 fn annotations_of_block_yaml_point_at_the_failing_field() {
     // The second document; its spec.limits[1] fails (line 14 of the stream).
     let stream = "apiVersion: example.com/v1\nkind: Counter\nmetadata: {name: a}\n---\n\
-                  apiVersion: example.com/v1\nkind: Counter\nmetadata:\n  name: b\nspec:\n  max: 5\n  limits:\n  - name: x\n    value: 1\n  - name: y\n    value: 0\n";
+                  apiVersion: example.com/v1\nkind: Counter\nmetadata:\n  name: b\nspec:\n  max: 5\n  limits:\n  - name: x\n    value: 1\n  - name: z\n    value: 0\n";
     let crd = asset("counters.yaml");
     let out = crd_cel(
         &["validate", "--crd", &crd, "-o", "github", "-"],
@@ -630,7 +630,7 @@ fn annotations_of_block_yaml_point_at_the_failing_field() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
-        "::error file=<stdin>,line=14,title=crd-cel%3A Counter.example.com \"b\"::spec.limits[1]: Invalid value: limit y must be positive\n"
+        "::error file=<stdin>,line=14,title=crd-cel%3A Counter.example.com \"b\"::spec.limits[1]: Invalid value: limit z must be positive\n"
     );
 }
 
@@ -1382,7 +1382,7 @@ fn older_releases_print_their_own_texts() {
     let old = dir.join("old.yaml");
     std::fs::write(
         &old,
-        "apiVersion: example.com/v1\nkind: Note\nmetadata: {name: n}\n",
+        "apiVersion: example.com/v1\nkind: Note\nmetadata: {name: note}\n",
     )
     .expect("write");
     let text_at = |version: &str, object: &str, status: bool| {
@@ -1406,23 +1406,25 @@ fn older_releases_print_their_own_texts() {
             serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out.stderr)));
         line["text"].as_str().unwrap_or_default().to_owned()
     };
-    let long = "apiVersion: example.com/v1\nkind: Note\nmetadata: {name: n}\nspec: {text: abcd}\n";
+    let long =
+        "apiVersion: example.com/v1\nkind: Note\nmetadata: {name: note}\nspec: {text: abcd}\n";
     assert_eq!(
         text_at("1.31", long, false),
-        "Note.example.com \"n\" is invalid: spec.text: Too long: may not be longer than 3"
+        "Note.example.com \"note\" is invalid: spec.text: Too long: may not be longer than 3"
     );
     assert_eq!(
         text_at("1.32", long, false),
-        "Note.example.com \"n\" is invalid: spec.text: Too long: may not be more than 3 bytes"
+        "Note.example.com \"note\" is invalid: spec.text: Too long: may not be more than 3 bytes"
     );
-    let phase = "apiVersion: example.com/v1\nkind: Note\nmetadata: {name: n}\nstatus: {phase: B}\n";
+    let phase =
+        "apiVersion: example.com/v1\nkind: Note\nmetadata: {name: note}\nstatus: {phase: B}\n";
     assert_eq!(
         text_at("1.30", phase, true),
-        "Note.example.com \"n\" is invalid: phase: Unsupported value: \"B\": supported values: \"A\""
+        "Note.example.com \"note\" is invalid: phase: Unsupported value: \"B\": supported values: \"A\""
     );
     assert_eq!(
         text_at("1.31", phase, true),
-        "Note.example.com \"n\" is invalid: status.phase: Unsupported value: \"B\": supported values: \"A\""
+        "Note.example.com \"note\" is invalid: status.phase: Unsupported value: \"B\": supported values: \"A\""
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -15,6 +15,7 @@ mod release;
 mod request;
 mod validator;
 mod walk;
+mod yaml11;
 
 pub use body::{Body, duplicate_field_error};
 pub use compile::CompiledRule;

@@ -10,7 +10,6 @@ mod lines;
 mod stream;
 
 use crd_cel::validate::Body;
-use serde::Deserialize;
 use serde_json::Value;
 use std::fmt;
 use std::io::Read;
@@ -289,7 +288,8 @@ fn yaml_value(chunk: stream::Chunk<'_>) -> Result<Vec<(usize, Body)>, String> {
     };
     let yaml_error =
         |e: serde_yaml::Error| shift_lines(&format!("YAML error: {e}"), chunk.first_line);
-    let body = Body::deserialize(first).map_err(yaml_error)?;
+    // YAML 1.1 scalars, as kubectl reads the file (`yes` is true, `017` is 15).
+    let body = Body::from_yaml(first, chunk.text).map_err(yaml_error)?;
     if documents.next().is_some() {
         return Err(
             "more than one YAML document between two `---` lines (kubectl reads only the first): \
@@ -368,6 +368,33 @@ mod tests {
         assert_eq!(docs[0].value, serde_json::json!({"a": 1, "b": ["x"]}));
     }
 
+    /// YAML is read as kubectl reads it (`sigs.k8s.io/yaml`, YAML 1.1 scalars; the values
+    /// recorded with Go): plain `yes`/`on`/`n` are booleans, also as keys; quoted and block
+    /// scalars stay strings; a whole float arrives as an integer. JSON keeps JSON's types.
+    #[test]
+    fn yaml_scalars_are_read_as_kubectl_reads_them() {
+        let text = "a: yes\nb: 'yes'\nc: \"on\"\nd: |\n  no\ne: 017\nf: 1_000\ng: 1.0\nh: 1e3\n\
+                    i: 0.5\nn: 1\nj: [Off, y, 'n']\nk: {Y: 1}\nl: 2001-12-14\n";
+        let docs = split_documents("f", text).expect("parses");
+        assert_eq!(
+            docs[0].value,
+            serde_json::json!({
+                "a": true, "b": "yes", "c": "on", "d": "no\n", "e": 15, "f": 1000, "g": 1,
+                "h": 1000, "i": 0.5, "false": 1, "j": [false, true, "n"], "k": {"true": 1},
+                "l": "2001-12-14"
+            })
+        );
+        let docs = split_documents("f", r#"{"a": 1.0, "b": "yes"}"#).expect("parses");
+        assert!(docs[0].value["a"].is_f64());
+        assert_eq!(docs[0].value["b"], "yes");
+        // kubectl's conversion cannot write these.
+        let e = split_documents("f", "a: .inf\n").expect_err("no JSON form");
+        assert!(
+            e.to_string().contains("json: unsupported value: +Inf"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn lists_are_expanded_with_the_duplicates_of_each_item() {
         let docs =
@@ -383,14 +410,14 @@ mod tests {
     #[test]
     fn repeated_keys_keep_the_last_value_and_are_recorded_in_yaml_and_json() {
         for text in [
-            "spec:\n  a: 1\n  list:\n  - {n: 1, n: 2}\n  a: 2\n",
-            r#"{"spec": {"a": 1, "list": [{"n": 1, "n": 2}], "a": 2}}"#,
+            "spec:\n  a: 1\n  list:\n  - {k: 1, k: 2}\n  a: 2\n",
+            r#"{"spec": {"a": 1, "list": [{"k": 1, "k": 2}], "a": 2}}"#,
         ] {
             let docs = split_documents("f", text).expect("parses");
             assert_eq!(docs[0].value["spec"]["a"], 2, "{text}");
             assert_eq!(
                 docs[0].duplicate_fields,
-                ["spec.list[0].n", "spec.a"],
+                ["spec.list[0].k", "spec.a"],
                 "{text}"
             );
         }

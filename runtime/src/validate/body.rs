@@ -7,6 +7,8 @@ use std::fmt;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value as Json};
 
+use super::yaml11;
+
 /// At most this many strict-decoding errors are kept, as `sigs.k8s.io/json` keeps them.
 const MAX_STRICT_ERRORS: usize = 100;
 
@@ -59,10 +61,44 @@ pub fn duplicate_field_error(path: &str) -> String {
 
 impl<'de> Deserialize<'de> for Body {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Body, D::Error> {
+        Body::decode(deserializer, None)
+    }
+}
+
+impl Body {
+    /// Decodes a YAML document as kubectl and the apiserver read YAML (`sigs.k8s.io/yaml`:
+    /// YAML 1.1 scalars, then JSON): a plain `yes`, `on`, `y` is `true` (also as a key), `017`
+    /// is 15, `1_000` is 1000, a number written with a fraction or exponent that is whole
+    /// (`1.0`, `1e3`) is an integer. `deserializer` must read `source` itself (a YAML
+    /// deserializer that borrows its scalars from it, as `serde_yaml::Deserializer::from_str`
+    /// does): a scalar is plain when the text before it is not a quote.
+    ///
+    /// ```
+    /// use crd_cel::validate::Body;
+    ///
+    /// let text = "spec: {enabled: yes, quoted: 'yes', mode: 017, ratio: 1.0}";
+    /// let body = Body::from_yaml(serde_yaml::Deserializer::from_str(text), text).unwrap();
+    /// assert_eq!(
+    ///     body.object["spec"],
+    ///     serde_json::json!({"enabled": true, "quoted": "yes", "mode": 15, "ratio": 1})
+    /// );
+    /// ```
+    pub fn from_yaml<'de, D: Deserializer<'de>>(
+        deserializer: D,
+        source: &'de str,
+    ) -> Result<Body, D::Error> {
+        Body::decode(deserializer, Some(source))
+    }
+
+    fn decode<'de, D: Deserializer<'de>>(
+        deserializer: D,
+        yaml: Option<&'de str>,
+    ) -> Result<Body, D::Error> {
         let mut duplicates = Vec::new();
         let object = Node {
             path: &mut String::new(),
             duplicates: &mut duplicates,
+            yaml,
         }
         .deserialize(deserializer)?;
         Ok(Body {
@@ -72,18 +108,20 @@ impl<'de> Deserialize<'de> for Body {
     }
 }
 
-/// One value being decoded: where it is (the strict field stack, as one string) and where
-/// duplicates go.
-struct Node<'a> {
+/// One value being decoded: where it is (the strict field stack, as one string), where
+/// duplicates go, and the YAML source when it is YAML.
+struct Node<'a, 's> {
     path: &'a mut String,
     duplicates: &'a mut Vec<String>,
+    yaml: Option<&'s str>,
 }
 
-impl Node<'_> {
-    fn child(&mut self) -> Node<'_> {
+impl<'s> Node<'_, 's> {
+    fn child(&mut self) -> Node<'_, 's> {
         Node {
             path: self.path,
             duplicates: self.duplicates,
+            yaml: self.yaml,
         }
     }
 
@@ -99,7 +137,7 @@ impl Node<'_> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for Node<'_> {
+impl<'de> DeserializeSeed<'de> for Node<'_, '_> {
     type Value = Json;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Json, D::Error> {
@@ -107,7 +145,7 @@ impl<'de> DeserializeSeed<'de> for Node<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for Node<'_> {
+impl<'de> Visitor<'de> for Node<'_, '_> {
     type Value = Json;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -126,13 +164,23 @@ impl<'de> Visitor<'de> for Node<'_> {
         Ok(Json::Number(v.into()))
     }
 
-    fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
-        // JSON has no NaN or infinities (a YAML `.nan` / `.inf` has no JSON form).
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json, E> {
+        if self.yaml.is_some() {
+            return yaml11::float(v).map_err(E::custom);
+        }
+        // JSON has no NaN or infinities.
         Ok(Number::from_f64(v).map_or(Json::Null, Json::Number))
     }
 
     fn visit_str<E>(self, v: &str) -> Result<Json, E> {
         Ok(Json::String(v.to_owned()))
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Json, E> {
+        match self.yaml {
+            Some(source) if yaml11::is_plain(source, v) => yaml11::resolve(v).map_err(E::custom),
+            _ => Ok(Json::String(v.to_owned())),
+        }
     }
 
     fn visit_string<E>(self, v: String) -> Result<Json, E> {
@@ -169,7 +217,7 @@ impl<'de> Visitor<'de> for Node<'_> {
     fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Json, A::Error> {
         let mut out = Map::new();
         let len = self.path.len();
-        while let Some(key) = map.next_key::<Key>()? {
+        while let Some(key) = map.next_key_seed(KeySeed(self.yaml))? {
             if out.contains_key(&key.0) {
                 self.duplicate(&key.0);
             }
@@ -189,16 +237,35 @@ impl<'de> Visitor<'de> for Node<'_> {
 /// JSON conversion writes it.
 struct Key(String);
 
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
+/// Reads a [`Key`]; with the YAML source, a plain key is resolved as YAML 1.1 does (`n:` is
+/// the key `"false"`).
+struct KeySeed<'s>(Option<&'s str>);
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        struct KeyVisitor<'s>(Option<&'s str>);
+        impl<'de> Visitor<'de> for KeyVisitor<'_> {
             type Value = Key;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string key")
             }
             fn visit_str<E>(self, v: &str) -> Result<Key, E> {
                 Ok(Key(v.to_owned()))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key, E> {
+                match self.0 {
+                    Some(source) if yaml11::is_plain(source, v) => {
+                        Ok(Key(match yaml11::resolve(v).map_err(E::custom)? {
+                            Json::String(s) => s,
+                            // Floats print as Go's %v of a float32 there: left as written.
+                            Json::Number(n) if n.is_f64() => v.to_owned(),
+                            other => other.to_string(),
+                        }))
+                    }
+                    _ => Ok(Key(v.to_owned())),
+                }
             }
             fn visit_string<E>(self, v: String) -> Result<Key, E> {
                 Ok(Key(v))
@@ -225,7 +292,7 @@ impl<'de> Deserialize<'de> for Key {
                 Err(de::Error::custom("a list cannot be a key"))
             }
         }
-        d.deserialize_any(KeyVisitor)
+        d.deserialize_any(KeyVisitor(self.0))
     }
 }
 

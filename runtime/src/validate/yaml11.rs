@@ -1,0 +1,229 @@
+//! YAML scalars as kubectl and the apiserver read them: `sigs.k8s.io/yaml` resolves plain
+//! scalars with go-yaml v2's YAML 1.1 rules (`go.yaml.in/yaml/v2/resolve.go`), then writes JSON
+//! with Go's `encoding/json`, which the apiserver decodes again (a whole float is written
+//! without a fraction, so it arrives as an integer). A YAML 1.2 reader already resolves
+//! `true`, `null`, decimal, hex and octal `0o` numbers the same way; what differs is resolved
+//! here, from the scalar's text.
+
+use serde_json::{Number, Value as Json};
+
+/// Whether `scalar`, a slice of `source`, is a plain (unquoted) scalar: a YAML reader borrows
+/// a quoted scalar's text from just after its opening quote.
+pub(super) fn is_plain(source: &str, scalar: &str) -> bool {
+    let start = source.as_ptr() as usize;
+    let at = scalar.as_ptr() as usize;
+    if at < start || at > start + source.len() {
+        return false;
+    }
+    let offset = at - start;
+    offset == 0 || !matches!(source.as_bytes()[offset - 1], b'\'' | b'"')
+}
+
+/// The JSON value of a plain scalar, or the error kubectl's conversion gives (`.inf`, `.nan`).
+pub(super) fn resolve(text: &str) -> Result<Json, String> {
+    match text {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
+            return Ok(Json::Bool(true));
+        }
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
+            return Ok(Json::Bool(false));
+        }
+        "" | "~" | "null" | "Null" | "NULL" => return Ok(Json::Null),
+        ".nan" | ".NaN" | ".NAN" => return float(f64::NAN),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return float(f64::INFINITY),
+        "-.inf" | "-.Inf" | "-.INF" => return float(f64::NEG_INFINITY),
+        _ => {}
+    }
+    let string = || Ok(Json::String(text.to_owned()));
+    match text.as_bytes()[0] {
+        // `strconv.ParseFloat` there: digits after the dot, an optional exponent.
+        b'.' => match text.parse::<f64>() {
+            Ok(f) if yaml_style_float(text) && f.is_finite() => float(f),
+            _ => string(),
+        },
+        // go-yaml tries a timestamp first, which it gives back as the text: no text of the
+        // form `YYYY-...` is a number either, so the order does not matter here.
+        b'0'..=b'9' | b'+' | b'-' => {
+            let plain: String = text.chars().filter(|&c| c != '_').collect();
+            if let Some(i) = go_parse_int(&plain) {
+                return Ok(i);
+            }
+            if yaml_style_float(&plain)
+                && let Ok(f) = plain.parse::<f64>()
+                && f.is_finite()
+            {
+                return float(f);
+            }
+            string()
+        }
+        _ => string(),
+    }
+}
+
+/// A float as the apiserver receives it after Go's `encoding/json` wrote it: a whole value
+/// under 1e21 is written without fraction or exponent, and decodes as an integer when it fits
+/// an int64; NaN and infinities cannot be written.
+pub(super) fn float(f: f64) -> Result<Json, String> {
+    if f.is_nan() {
+        return Err("json: unsupported value: NaN".to_owned());
+    }
+    if f.is_infinite() {
+        let sign = if f > 0.0 { "+" } else { "-" };
+        return Err(format!("json: unsupported value: {sign}Inf"));
+    }
+    if f.fract() == 0.0 && f.abs() < 1e21 && f >= i64::MIN as f64 && f < i64::MAX as f64 {
+        return Ok(Json::Number((f as i64).into()));
+    }
+    Ok(Number::from_f64(f).map_or(Json::Null, Json::Number))
+}
+
+/// `strconv.ParseInt(s, 0, 64)`, then `ParseUint`: an optional sign, then `0x`, `0o`, `0b` or
+/// a leading `0` (octal) or decimal digits.
+fn go_parse_int(s: &str) -> Option<Json> {
+    let (negative, digits) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let lower = digits.to_ascii_lowercase();
+    let (radix, body) = if let Some(b) = lower.strip_prefix("0x") {
+        (16, b)
+    } else if let Some(b) = lower.strip_prefix("0o") {
+        (8, b)
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        (2, b)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, &lower[1..])
+    } else {
+        (10, lower.as_str())
+    };
+    if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let magnitude = u64::from_str_radix(body, radix).ok()?;
+    if negative {
+        let v = i64::try_from(magnitude)
+            .ok()
+            .map(i64::wrapping_neg)
+            .or((magnitude == 1u64 << 63).then_some(i64::MIN))?;
+        Some(Json::Number(v.into()))
+    } else {
+        Some(Json::Number(magnitude.into()))
+    }
+}
+
+/// go-yaml v2's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+fn yaml_style_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > start
+    };
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return false;
+        }
+    } else {
+        if !digits(&mut i) {
+            return false;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The values `sigs.k8s.io/yaml` v1.6.0's `YAMLToJSON` gives for `v: SCALAR` (recorded
+    /// with Go, then decoded as the apiserver decodes JSON).
+    #[test]
+    fn plain_scalars_resolve_as_kubectl_resolves_them() {
+        let cases = [
+            ("y", json!(true)),
+            ("yes", json!(true)),
+            ("On", json!(true)),
+            ("N", json!(false)),
+            ("OFF", json!(false)),
+            ("yEs", json!("yEs")),
+            ("017", json!(15)),
+            ("0o17", json!(15)),
+            ("0x1F", json!(31)),
+            ("0X1F", json!(31)),
+            ("0b101", json!(5)),
+            ("-0b101", json!(-5)),
+            ("1_000", json!(1000)),
+            ("1_000.5", json!(1000.5)),
+            ("1__0", json!(10)),
+            ("1_", json!(1)),
+            ("0x_1F", json!(31)),
+            ("-0x1F", json!(-31)),
+            ("_1", json!("_1")),
+            ("0o", json!("0o")),
+            ("0b", json!("0b")),
+            ("00x1", json!("00x1")),
+            ("1:30", json!("1:30")),
+            ("2001-12-14", json!("2001-12-14")),
+            ("2001-12-14T21:59:43.10Z", json!("2001-12-14T21:59:43.10Z")),
+            ("08", json!(8)),
+            ("00", json!(0)),
+            ("1.", json!(1)),
+            (".5", json!(0.5)),
+            ("-.5", json!(-0.5)),
+            ("1_0e1_0", json!(100_000_000_000_i64)),
+            ("1e400", json!("1e400")),
+            ("9223372036854775807", json!(9_223_372_036_854_775_807_i64)),
+        ];
+        for (text, want) in cases {
+            assert_eq!(resolve(text), Ok(want), "{text}");
+        }
+        assert_eq!(
+            resolve(".inf"),
+            Err("json: unsupported value: +Inf".to_owned())
+        );
+        assert_eq!(
+            resolve(".nan"),
+            Err("json: unsupported value: NaN".to_owned())
+        );
+    }
+
+    #[test]
+    fn whole_floats_arrive_as_integers() {
+        assert_eq!(float(1000.0), Ok(json!(1000)));
+        assert_eq!(float(-0.0), Ok(json!(0)));
+        assert_eq!(float(0.001), Ok(json!(0.001)));
+        assert_eq!(float(1e21), Ok(json!(1e21)));
+    }
+
+    #[test]
+    fn quoted_scalars_are_not_plain() {
+        let source = "a: 'yes'\nb: yes\nc: \"on\"";
+        let quoted = &source[4..7];
+        let plain = &source[12..15];
+        let double = &source[20..22];
+        assert_eq!((quoted, plain, double), ("yes", "yes", "on"));
+        assert!(!is_plain(source, quoted));
+        assert!(is_plain(source, plain));
+        assert!(!is_plain(source, double));
+        assert!(!is_plain(source, "elsewhere"));
+    }
+}
