@@ -32,31 +32,34 @@ enum Mode {
     Fragment,
 }
 
+/// RFC 3986's `sub-delims` and the `:`, `[`, `]` of hosts: the bytes Go's `shouldEscape` leaves
+/// alone in a host, and `validEncoded` in an encoded path (each with a few of its own).
+fn is_delimiter(c: u8) -> bool {
+    matches!(
+        c,
+        b'!' | b'$'
+            | b'&'
+            | b'\''
+            | b'('
+            | b')'
+            | b'*'
+            | b'+'
+            | b','
+            | b';'
+            | b'='
+            | b':'
+            | b'['
+            | b']'
+    )
+}
+
 /// Go's `shouldEscape`.
 fn should_escape(c: u8, mode: Mode) -> bool {
     if c.is_ascii_alphanumeric() {
         return false;
     }
     if matches!(mode, Mode::Host | Mode::Zone)
-        && matches!(
-            c,
-            b'!' | b'$'
-                | b'&'
-                | b'\''
-                | b'('
-                | b')'
-                | b'*'
-                | b'+'
-                | b','
-                | b';'
-                | b'='
-                | b':'
-                | b'['
-                | b']'
-                | b'<'
-                | b'>'
-                | b'"'
-        )
+        && (is_delimiter(c) || matches!(c, b'<' | b'>' | b'"'))
     {
         return false;
     }
@@ -301,26 +304,8 @@ fn parse_authority(scheme: &str, authority: &str) -> Result<(Option<Userinfo>, V
 
 /// Go's `validEncoded`.
 fn valid_encoded(s: &str, mode: Mode) -> bool {
-    s.bytes().all(|c| {
-        matches!(
-            c,
-            b'!' | b'$'
-                | b'&'
-                | b'\''
-                | b'('
-                | b')'
-                | b'*'
-                | b'+'
-                | b','
-                | b';'
-                | b'='
-                | b':'
-                | b'@'
-                | b'['
-                | b']'
-                | b'%'
-        ) || !should_escape(c, mode)
-    })
+    s.bytes()
+        .all(|c| is_delimiter(c) || matches!(c, b'@' | b'%') || !should_escape(c, mode))
 }
 
 impl GoUrl {
