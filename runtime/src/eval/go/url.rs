@@ -302,6 +302,18 @@ fn parse_authority(scheme: &str, authority: &str) -> Result<(Option<Userinfo>, V
     Ok((Some(user), host))
 }
 
+/// `raw` decoded, and `raw` itself when it is not how the decoded bytes encode (else empty):
+/// Go's `setPath` and `setFragment`.
+fn decode_keeping_raw(raw: &str, mode: Mode) -> Result<(Vec<u8>, String), String> {
+    let decoded = unescape(raw.as_bytes(), mode)?;
+    let kept = if escape(&decoded, mode) == raw {
+        String::new()
+    } else {
+        raw.to_owned()
+    };
+    Ok((decoded, kept))
+}
+
 /// Go's `validEncoded`.
 fn valid_encoded(s: &str, mode: Mode) -> bool {
     s.bytes()
@@ -381,22 +393,12 @@ impl GoUrl {
     }
 
     fn set_path(&mut self, p: &str) -> Result<(), String> {
-        self.path = unescape(p.as_bytes(), Mode::Path)?;
-        self.raw_path = if escape(&self.path, Mode::Path) == p {
-            String::new()
-        } else {
-            p.to_owned()
-        };
+        (self.path, self.raw_path) = decode_keeping_raw(p, Mode::Path)?;
         Ok(())
     }
 
     fn set_fragment(&mut self, f: &str) -> Result<(), String> {
-        self.fragment = unescape(f.as_bytes(), Mode::Fragment)?;
-        self.raw_fragment = if escape(&self.fragment, Mode::Fragment) == f {
-            String::new()
-        } else {
-            f.to_owned()
-        };
+        (self.fragment, self.raw_fragment) = decode_keeping_raw(f, Mode::Fragment)?;
         Ok(())
     }
 

@@ -355,12 +355,11 @@ fn parse_quantity_string(s: &str) -> Result<Parts<'_>, EvalError> {
         pos += 1;
     }
     let i = digits_end(b, pos);
-    if i >= end {
-        parts.num = &s[pos..end];
+    parts.num = &s[pos..i];
+    if i == end {
         parts.value = s;
         return Ok(parts);
     }
-    parts.num = &s[pos..i];
     pos = i;
     if parts.num.is_empty() {
         parts.num = "0";
@@ -368,12 +367,11 @@ fn parse_quantity_string(s: &str) -> Result<Parts<'_>, EvalError> {
     if pos < end && b[pos] == b'.' {
         pos += 1;
         let i = digits_end(b, pos);
-        if i >= end {
-            parts.denom = &s[pos..end];
+        parts.denom = &s[pos..i];
+        if i == end {
             parts.value = s;
             return Ok(parts);
         }
-        parts.denom = &s[pos..i];
         pos = i;
     }
     parts.value = &s[..pos];
