@@ -2,6 +2,7 @@
 //! in the model, its costs and the const checks that need its type.
 
 use super::*;
+use crate::rules::const_check;
 
 pub(super) struct FieldOut {
     /// Shadow field with its schemars attributes.
@@ -75,38 +76,19 @@ pub(super) fn emit_field(
             .or(sa.max_properties.as_ref().map(|v| v.span))
             .or(sa.min_properties.as_ref().map(|v| v.span))
             .unwrap_or_else(|| f.original.ty.span());
-        checks.extend(quote_spanned! {key_span=>
-            #[allow(long_running_const_eval)]
-            const _: () = {
-                // Called through a local name so the call, where rustc reports a failed
-                // const evaluation, carries this span rather than the derive's.
-                use #p::check_decoration as __cel_check;
-                #bind
-                __cel_check(#field_name, __cel_node, &#deco_ident)
-            };
-        });
+        let args = quote_spanned!(key_span=> #field_name, __cel_node, &#deco_ident);
+        checks.extend(const_check(key_span, p, "check_decoration", &bind, args));
         if let Some(keys) = &f.cel.schema.list_map_keys {
             let (span, keys) = (keys.span, &keys.value);
-            checks.extend(quote_spanned! {span=>
-                #[allow(long_running_const_eval)]
-                const _: () = {
-                    use #p::check_list_map_keys as __cel_check;
-                    #bind
-                    __cel_check(#field_name, __cel_node, &[#(#keys),*])
-                };
-            });
+            let args = quote_spanned!(span=> #field_name, __cel_node, &[#(#keys),*]);
+            checks.extend(const_check(span, p, "check_list_map_keys", &bind, args));
         }
     }
     if !newtype && !f.serde.flatten && cont.original.generics.params.is_empty() {
         let place = format!("{}.{}", cont.ident, name);
-        checks.extend(quote_spanned! {f.original.ty.span()=>
-            #[allow(long_running_const_eval)]
-            const _: () = {
-                use #p::check_correlatable as __cel_check;
-                #bind
-                __cel_check(#place, __cel_node)
-            };
-        });
+        let span = f.original.ty.span();
+        let args = quote_spanned!(span=> #place, __cel_node);
+        checks.extend(const_check(span, p, "check_correlatable", &bind, args));
     }
     let generic = !cont.original.generics.params.is_empty();
     let mut assoc = TokenStream::new();
