@@ -47,15 +47,7 @@ pub(crate) fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
     let opts = Options {
         kubernetes_minor: args.kubernetes_version,
     };
-    let mut finish = Finish {
-        command: "check",
-        output: args.output,
-        reports: &args.report,
-        kubernetes_minor: args.kubernetes_version,
-        files: 0,
-        paint: args.run.paint(io),
-        trailer: Vec::new(),
-    };
+    let mut finish = Finish::new("check", args.output, args.kubernetes_version, &args.run, io);
     if args.output == OutputFormat::Yaml {
         let _ = writeln!(
             io.stderr,

@@ -117,10 +117,6 @@ struct ValidateArgs {
     inputs: InputArgs,
     #[command(flatten)]
     run: RunArgs,
-    /// Also write the results as FORMAT (`json`, `github`, `junit`, `sarif`) to FILE;
-    /// repeatable.
-    #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_report)]
-    report: Vec<ReportTo>,
     /// Kinds not to validate (reported as skipped): `Kind` or `group/version/Kind`
     /// (`apps/v1/Deployment`, `v1/ConfigMap`); repeatable, or comma-separated.
     #[arg(long, value_name = "KIND", value_delimiter = ',')]
@@ -160,6 +156,10 @@ struct RunArgs {
     /// empty, `always`, `never`.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
     color: ColorWhen,
+    /// Also write the results as FORMAT (`json`, `github`, `junit`, `sarif`) to FILE;
+    /// repeatable.
+    #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_report)]
+    report: Vec<ReportTo>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -203,10 +203,6 @@ struct CheckArgs {
     inputs: InputArgs,
     #[command(flatten)]
     run: RunArgs,
-    /// Also write the results as FORMAT (`json`, `github`, `junit`, `sarif`) to FILE;
-    /// repeatable.
-    #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_report)]
-    report: Vec<ReportTo>,
     /// Exit 0 even when CRDs are rejected (input errors still exit 2).
     #[arg(long)]
     exit_zero: bool,
@@ -304,7 +300,25 @@ struct Finish<'a> {
     trailer: Vec<String>,
 }
 
-impl Finish<'_> {
+impl<'a> Finish<'a> {
+    fn new(
+        command: &'static str,
+        output: OutputFormat,
+        kubernetes_minor: u8,
+        run: &'a RunArgs,
+        io: &Io<'_>,
+    ) -> Self {
+        Finish {
+            command,
+            output,
+            reports: &run.report,
+            kubernetes_minor,
+            files: 0,
+            paint: run.paint(io),
+            trailer: Vec::new(),
+        }
+    }
+
     /// Writes the results in the `--output` format and each `--report`; the input errors of
     /// whole files (those of documents are entries already) come last. `Err` when a report
     /// cannot be written.
@@ -587,15 +601,13 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     let Some(objects) = named_or_stdin(&args.objects, &others, "validate", "OBJECT", io) else {
         return EXIT_BAD_INPUT;
     };
-    let mut finish = Finish {
-        command: "validate",
-        output: args.output,
-        reports: &args.report,
-        kubernetes_minor: args.kubernetes_version,
-        files: 0,
-        paint: args.run.paint(io),
-        trailer: Vec::new(),
-    };
+    let mut finish = Finish::new(
+        "validate",
+        args.output,
+        args.kubernetes_version,
+        &args.run,
+        io,
+    );
     let mut bad = Vec::<InputError>::new();
     let crd_files = expand_inputs(&args.crd, &args.inputs, io, &mut bad);
     let mut crd_docs = read_crd_documents(&crd_files, io, &mut bad);

@@ -123,29 +123,19 @@ fn hint(e: &RuleFieldError<'_>) -> Option<&'static str> {
 }
 
 fn check_container_schema(cx: &Ctxt, s: &SchemaAttrs) {
-    if let Some(lt) = &s.list_type {
-        cx.push(syn::Error::new(
-            lt.span,
-            "`list_type` describes a list field; put it on the field",
-        ));
-    }
-    if let Some(k) = &s.list_map_keys {
-        cx.push(syn::Error::new(
-            k.span,
-            "`list_map_keys` describes a list field; put it on the field",
-        ));
-    }
-    if let Some(m) = &s.max_items {
-        cx.push(syn::Error::new(
-            m.span,
-            "`max_items` describes a list field; put it on the field",
-        ));
-    }
-    if let Some(m) = &s.min_items {
-        cx.push(syn::Error::new(
-            m.span,
-            "`min_items` describes a list field; put it on the field",
-        ));
+    let list_keys = [
+        (s.list_type.as_ref().map(|v| v.span), sym::LIST_TYPE),
+        (s.list_map_keys.as_ref().map(|v| v.span), sym::LIST_MAP_KEYS),
+        (s.max_items.as_ref().map(|v| v.span), sym::MAX_ITEMS),
+        (s.min_items.as_ref().map(|v| v.span), sym::MIN_ITEMS),
+    ];
+    for (span, key) in list_keys {
+        if let Some(span) = span {
+            cx.push(syn::Error::new(
+                span,
+                format!("`{key}` describes a list field; put it on the field"),
+            ));
+        }
     }
 }
 

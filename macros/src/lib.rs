@@ -3,13 +3,15 @@
 //!
 //! The derive runs in three stages: [`attr`] reads `#[cel(..)]`, `#[serde(..)]`, `#[schemars(..)]`
 //! and `#[kube(..)]` into the IR of [`ast`], accumulating every error; [`check`] validates what
-//! can be validated at expansion (CEL syntax, rule fields); [`emit`] writes the `JsonSchema`,
-//! `CelSchema` and `CelValidate` impls. Type-dependent checks are emitted as `const` items that the
+//! can be validated at expansion (CEL syntax, rule fields); [`model`] describes how the type's
+//! `CelSchema::MODEL` is built; [`emit`] writes the `JsonSchema`, `CelSchema` (that model) and
+//! `CelValidate` impls. Type-dependent checks are emitted as `const` items that the
 //! runtime crate evaluates, so they see field types from anywhere.
 //!
-//! Const evaluation of the checker costs milliseconds per rule, so [`predict`] first guesses the
-//! model of each rule's node from the source (std and common k8s-openapi field types, the types
-//! deriving `CelValidate` in the crate) and [`rules`] type-checks the rule here, natively, when everything it reads was predicted. Its
+//! Const evaluation of the checker costs milliseconds per rule, so [`predict`] first evaluates the
+//! same [`model`] here, guessing field types' models from their names (std and common k8s-openapi
+//! types, the types deriving `CelValidate` in the crate), and [`rules`] type-checks the rule
+//! natively when everything it reads was predicted. Its
 //! const item then only compares a fingerprint of the real model with the prediction's and runs
 //! the const checker when they differ: a wrong guess costs build time, never a verdict.
 
@@ -20,6 +22,7 @@ mod check;
 mod ctxt;
 mod emit;
 mod intern;
+mod model;
 mod predict;
 mod rules;
 

@@ -10,12 +10,13 @@
 //! other crates' types, flattened fields) is a placeholder, and a rule that reads one is left
 //! to the const checker.
 //!
-//! Every value below mirrors what `emit` writes for the same attributes, using the same
-//! `const fn`s (`with_length`, `Decoration::apply`, ...) natively.
+//! The model itself is [`crate::model`]'s IR, which `emit` writes as tokens and [`container`]
+//! evaluates here with the same `const fn`s (`with_length`, `Decoration::apply`, ...).
 
-use crate::ast::{Container, Data, Field};
-use crate::attr::{SchemaAttrs, SchemarsValidation};
+use crate::ast::{Container, Data};
+use crate::attr::SchemaAttrs;
 use crate::intern;
+use crate::model::{Base, Model, Node, Required, Slot, Step};
 use crd_cel_core::model::{CelSchema, Decoration, ListType, Property, Schema, Type};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -103,7 +104,7 @@ pub fn scan_sources() {
             let before = derived(&name).map(|p| p.complete_props);
             // A type with bad attributes is left to its own derive to report.
             if let (Some(cont), Ok(())) = (cont, cx.check())
-                && let Some(p) = container(&cont)
+                && let Some(p) = container(&cont, &crate::model::build(&cont))
             {
                 improved |= before != Some(p.node.complete_props);
             }
@@ -329,51 +330,7 @@ fn bounds<T>(
     Some((one(&b.min)?, one(&b.max)?))
 }
 
-/// `emit::apply_validation` natively; `None` when a bound is not a literal.
-fn validated(base: Predicted, v: &SchemarsValidation) -> Option<Predicted> {
-    let mut s = *base.schema;
-    if let Some(len) = &v.length {
-        let (min, max) = bounds(len, lit_u64)?;
-        s = s.with_length(min, max);
-    }
-    if let Some(range) = &v.range {
-        let (min, max) = bounds(range, lit_f64)?;
-        s = s.with_range(min, max);
-    }
-    // A pattern given by path is not in the model (as in `emit`).
-    if let Some(syn::Expr::Lit(syn::ExprLit {
-        lit: syn::Lit::Str(pat),
-        ..
-    })) = &v.pattern
-    {
-        s = s.with_pattern(intern::str(&pat.value()));
-    }
-    if let Some(f) = v.format {
-        s = s.with_format(f);
-    }
-    let mut complete = base.complete;
-    if let Some(inner) = &v.inner
-        && let Some(items) = s.items
-    {
-        let items = validated(
-            Predicted {
-                schema: items,
-                complete: true,
-                ..PLACEHOLDER
-            },
-            inner,
-        )?;
-        s.items = Some(items.schema);
-        complete &= items.complete;
-    }
-    Some(Predicted {
-        schema: intern::schema(s),
-        complete,
-        ..base
-    })
-}
-
-/// `emit::decoration_tokens` natively (the rules left out: nothing predicted reads them).
+/// The decoration's constant, natively (the rules left out: nothing predicted reads them).
 fn decoration(s: &SchemaAttrs) -> Decoration<'static> {
     let keys: Vec<&String> = s
         .list_map_keys
@@ -392,99 +349,120 @@ fn decoration(s: &SchemaAttrs) -> Decoration<'static> {
     }
 }
 
-/// A field's node and its `required`, as `emit::emit_field` builds them.
-fn field(f: &Field) -> (Predicted, bool) {
-    let base = of_type(&f.ty);
-    let has_default = f.serde.default && !f.serde.skip_serializing_if;
-    // Any `#[serde(default)]` makes the field optional, whatever it writes as `default`.
-    let required = f.schemars.required || !(f.serde.default || base.optional);
-    if f.schemars.unmodeled {
-        return (PLACEHOLDER, required);
+/// Whether the property is required, natively.
+fn required(r: &Required) -> bool {
+    match r {
+        Required::Always(b) => *b,
+        Required::Field {
+            forced,
+            serde_default,
+            ty,
+        } => *forced || !(*serde_default || of_type(ty).optional),
+        Required::All(each) => each.iter().all(required),
     }
-    let Some(mut node) = validated(base, &f.schemars.validation) else {
-        return (PLACEHOLDER, required);
-    };
-    let mut s = *node.schema;
-    if f.schemars.required {
-        s = s.with_nullable(false);
-    }
-    s = decoration(&f.cel.schema).apply(s);
-    if has_default {
-        s.has_default = true;
-    }
-    node.schema = intern::schema(s);
-    (node, required)
 }
 
-/// The container's `MODEL`, as `emit::emit` builds it, remembered for types derived later.
-/// `None` for generic and flattening types.
-pub fn container(cont: &Container) -> Option<PredictedType> {
-    if !cont.original.generics.params.is_empty() {
+/// A node of the model IR evaluated natively, as `emit` writes it; `None` when it cannot be
+/// predicted (a bound that is not a literal, a schema made by a function, flattened nodes).
+/// `items` is the enclosing base's items (for [`Base::Items`]); `props` receives the
+/// prediction of each of the node's own properties.
+fn eval(
+    node: &Node,
+    items: Option<&'static Schema<'static>>,
+    props: &mut Vec<Predicted>,
+) -> Option<Predicted> {
+    // Another type's properties, merged in: the checker reads through them.
+    if node
+        .slots
+        .iter()
+        .any(|s| matches!(s, Slot::Flatten(f) if !f.is_empty()))
+    {
         return None;
     }
-    let deco = decoration(&cont.cel.schema);
-    let mut field_nodes = Vec::new();
-    let node = match &cont.data {
-        Data::Struct(fields) => {
-            if fields.iter().any(|f| f.serde.flatten) {
-                return None;
+    let base = match node.base {
+        Base::Type(ty) => of_type(ty),
+        Base::Unmodeled(_) | Base::Unknown => return None,
+        Base::Of(ty) => known(intern::schema(Schema::of(ty))),
+        Base::IntOrString => known(&crd_cel_core::model::k8s::INT_OR_STRING),
+        Base::Preserved => known(intern::schema(Schema {
+            preserve_unknown_fields: true,
+            ..Schema::of(Type::Any)
+        })),
+        Base::Items => known(items?),
+    };
+    let mut s = *base.schema;
+    for step in &node.steps {
+        s = match step {
+            Step::Length(b) => {
+                let (min, max) = bounds(b, lit_u64)?;
+                s.with_length(min, max)
             }
-            let mut properties = Vec::new();
-            let mut complete_props = 0u64;
-            let mut all = true;
-            for (k, f) in fields.iter().enumerate() {
-                let (node, required) = field(f);
-                all &= node.complete;
-                if node.complete && k < 64 {
-                    complete_props |= 1 << k;
+            Step::Range(b) => {
+                let (min, max) = bounds(b, lit_f64)?;
+                s.with_range(min, max)
+            }
+            Step::Pattern(pattern) => s.with_pattern(intern::str(&pattern.value())),
+            Step::Format(f) => s.with_format(f),
+            Step::NotNullable => s.with_nullable(false),
+            Step::Decorate(d) => decoration(d.attrs).apply(s),
+        };
+    }
+    let mut out = base;
+    for slot in &node.slots {
+        match slot {
+            Slot::Items(inner) => {
+                if let Some(items) = base.schema.items {
+                    let items = eval(inner, Some(items), &mut Vec::new())?;
+                    s.items = Some(items.schema);
+                    out.complete &= items.complete;
                 }
-                properties.push(Property {
-                    name: intern::str(&f.name),
-                    required,
-                    schema: node.schema,
-                });
-                field_nodes.push(node);
             }
-            Predicted {
-                schema: intern::schema(Schema {
-                    properties: intern::properties(properties),
-                    ..deco.apply(Schema::of(Type::Object))
-                }),
-                optional: false,
-                complete: all,
-                complete_props,
+            Slot::HasDefault => s.has_default = true,
+            Slot::EnumValues(values) => s.enum_values = intern::strs(values),
+            Slot::Properties(list) => {
+                let mut properties = Vec::new();
+                (out.complete, out.complete_props) = (true, 0);
+                for (k, p) in list.iter().enumerate() {
+                    let node = eval(&p.node, None, &mut Vec::new()).unwrap_or(PLACEHOLDER);
+                    out.complete &= node.complete;
+                    if node.complete && k < 64 {
+                        out.complete_props |= 1 << k;
+                    }
+                    properties.push(Property {
+                        name: intern::str(&p.name),
+                        required: required(&p.required),
+                        schema: node.schema,
+                    });
+                    props.push(node);
+                }
+                s.properties = intern::properties(properties);
             }
+            // Empty (see above).
+            Slot::Flatten(_) => {}
+            // Rules are left out of predictions (and of fingerprints): nothing predicted reads them.
+            Slot::Validations { .. } => {}
         }
-        Data::Newtype(f) => {
-            let inner = validated(of_type(&f.ty), &f.schemars.validation)?;
-            Predicted {
-                schema: intern::schema(deco.apply(*inner.schema)),
-                optional: false,
-                ..inner
-            }
-        }
-        // Read from the generated schema: nothing to predict.
-        Data::Opaque | Data::Enum(_) => return None,
-        Data::IntOrString => known(intern::schema(
-            deco.apply(crd_cel_core::model::k8s::INT_OR_STRING),
-        )),
-        Data::UnitEnum(names) => {
-            let values: Vec<String> = names
-                .iter()
-                .map(|n| serde_json::to_string(n).expect("BUG: a string serializes"))
-                .collect();
-            known(intern::schema(Schema {
-                enum_values: intern::strs(&values),
-                ..deco.apply(Schema::of(Type::String))
-            }))
-        }
+    }
+    out.schema = intern::schema(s);
+    Some(out)
+}
+
+/// The container's `MODEL`, evaluated natively, remembered for types derived later. `None` for
+/// generic types and what is not predicted.
+pub fn container(cont: &Container, model: &Model) -> Option<PredictedType> {
+    // A generic type's model depends on its parameters; a data enum's is not predicted (its
+    // rules go to the const checker).
+    if !cont.original.generics.params.is_empty() || matches!(cont.data, Data::Enum(_)) {
+        return None;
+    }
+    let mut fields = Vec::new();
+    let node = Predicted {
+        optional: false,
+        ..eval(&model.node, None, &mut fields)?
     };
     DERIVED.with(|d| {
         d.borrow_mut()
             .insert((crate_dir(), cont.ident.to_string()), node)
     });
-    Some(PredictedType {
-        node,
-        fields: field_nodes,
-    })
+    Some(PredictedType { node, fields })
 }

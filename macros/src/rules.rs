@@ -164,26 +164,21 @@ pub fn checks(
         let mut rule_cost = quote!(0);
         let mut message_cost = quote!(0);
         if let Some(fp) = r.field_path.as_ref().filter(|_| !generic) {
-            out.extend(quote_spanned! {fp.span()=>
-                #[allow(long_running_const_eval)]
-                const _: () = {
-                    use #p::check_field_path as __cel_check;
-                    #bind
-                    __cel_check(__cel_node, #fp)
-                };
-            });
+            let args = quote_spanned!(fp.span()=> __cel_node, #fp);
+            out.extend(const_check(fp.span(), p, "check_field_path", &bind, args));
         }
         let optional_old_self = r.optional_old_self.as_ref().is_some_and(|b| b.value);
         // `optionalOldSelf` (either value) is rejected on a rule that does not use `oldSelf`.
         if let (Some(oos), Some(used)) = (&r.optional_old_self, old_self_used[i]) {
             let value = oos.value;
-            free.extend(quote_spanned! {oos.span=>
-                #[allow(long_running_const_eval)]
-                const _: () = {
-                    use #p::check_optional_old_self as __cel_check;
-                    __cel_check(#used, #value, #place, #i)
-                };
-            });
+            let args = quote_spanned!(oos.span=> #used, #value, #place, #i);
+            free.extend(const_check(
+                oos.span,
+                p,
+                "check_optional_old_self",
+                &TokenStream::new(),
+                args,
+            ));
         }
         while let Some(Expression {
             source,
@@ -376,6 +371,28 @@ struct Prediction {
     /// The properties whose subtrees it read (`fingerprint::of_node`'s `deep`).
     deep: u64,
     cost: u64,
+}
+
+/// `const _: () = { use <p>::<check> as __cel_check; <prelude> __cel_check(<args>) };`, spanned
+/// at `span` (the `args` too, by the caller). The function is called through a local name so
+/// that the call, where rustc reports a failed const evaluation, carries this span rather than
+/// the derive's.
+pub fn const_check(
+    span: proc_macro2::Span,
+    p: &TokenStream,
+    check: &str,
+    prelude: &TokenStream,
+    args: TokenStream,
+) -> TokenStream {
+    let check = syn::Ident::new(check, span);
+    quote_spanned! {span=>
+        #[allow(long_running_const_eval)]
+        const _: () = {
+            use #p::#check as __cel_check;
+            #prelude
+            __cel_check(#args)
+        };
+    }
 }
 
 /// Type-checks `ast` here, on the predicted model of its node, when what the rule reads of the

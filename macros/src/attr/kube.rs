@@ -14,8 +14,7 @@ pub struct KubeRoot {
 
 /// Reads kube's `#[kube(kind = .., root = .., status = .., validation = ..)]`.
 pub fn parse_kube(cx: &Ctxt, attrs: &[Attribute]) -> Option<KubeRoot> {
-    let kube_attrs: Vec<&Attribute> = attrs.iter().filter(|a| a.path().is_ident("kube")).collect();
-    if kube_attrs.is_empty() {
+    if !attrs.iter().any(|a| a.path().is_ident("kube")) {
         return None;
     }
     let mut kind: Option<LitStr> = None;
@@ -23,34 +22,29 @@ pub fn parse_kube(cx: &Ctxt, attrs: &[Attribute]) -> Option<KubeRoot> {
     let mut status = None;
     let mut no_spec = false;
     let mut rules = Vec::new();
-    for attr in &kube_attrs {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("kind") {
-                kind = Some(meta.value()?.parse()?);
-            } else if meta.path.is_ident("root") {
-                root = Some(meta.value()?.parse()?);
-            } else if meta.path.is_ident("status") {
-                let s: LitStr = meta.value()?.parse()?;
-                match s.parse::<syn::Path>() {
-                    Ok(p) => status = Some(p),
-                    Err(e) => cx.push(e),
-                }
-            } else if meta.path.is_ident("no_spec") {
-                no_spec = true;
-            } else if meta.path.is_ident("validation") {
-                let expr: Expr = meta.value()?.parse()?;
-                if let Some(r) = parse_kube_rule(cx, attr, &expr) {
-                    rules.push(r);
-                }
-            } else {
-                skip_value(&meta)?;
+    each_key(cx, attrs, &["kube"], |attr, meta| {
+        if meta.path.is_ident("kind") {
+            kind = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("root") {
+            root = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("status") {
+            let s: LitStr = meta.value()?.parse()?;
+            match s.parse::<syn::Path>() {
+                Ok(p) => status = Some(p),
+                Err(e) => cx.push(e),
             }
-            Ok(())
-        });
-        if let Err(e) = result {
-            cx.push(e);
+        } else if meta.path.is_ident("no_spec") {
+            no_spec = true;
+        } else if meta.path.is_ident("validation") {
+            let expr: Expr = meta.value()?.parse()?;
+            if let Some(r) = parse_kube_rule(cx, attr, &expr) {
+                rules.push(r);
+            }
+        } else {
+            return Ok(false);
         }
-    }
+        Ok(true)
+    });
     let name = root.or(kind)?;
     Some(KubeRoot {
         root: syn::Ident::new(&name.value(), name.span()),
@@ -167,28 +161,22 @@ pub fn parse_kube_rule(cx: &Ctxt, attr: &Attribute, expr: &Expr) -> Option<RuleA
 /// `#[cel(..)]` spelling.
 pub fn parse_x_kube(cx: &Ctxt, attrs: &[Attribute]) -> Vec<RuleAttr> {
     let mut rules = Vec::new();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("x_kube")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("validation") {
-                let expr: Expr = meta.value()?.parse()?;
-                if let Some(r) = parse_kube_rule(cx, attr, &expr) {
-                    rules.push(r);
-                }
-            } else if meta.path.is_ident("merge_strategy") {
-                cx.error_spanned_by(
-                    &meta.path,
-                    "write the list's merge strategy as #[cel(list_type = \"map\", list_map_keys = \
-                     [..])], #[cel(list_type = \"set\")] or #[cel(map_type = \"atomic\")]",
-                );
-                skip_value(&meta)?;
-            } else {
-                skip_value(&meta)?;
+    each_key(cx, attrs, &["x_kube"], |attr, meta| {
+        if meta.path.is_ident("validation") {
+            let expr: Expr = meta.value()?.parse()?;
+            if let Some(r) = parse_kube_rule(cx, attr, &expr) {
+                rules.push(r);
             }
-            Ok(())
-        });
-        if let Err(e) = result {
-            cx.push(e);
+            return Ok(true);
         }
-    }
+        if meta.path.is_ident("merge_strategy") {
+            cx.error_spanned_by(
+                &meta.path,
+                "write the list's merge strategy as #[cel(list_type = \"map\", list_map_keys = \
+                 [..])], #[cel(list_type = \"set\")] or #[cel(map_type = \"atomic\")]",
+            );
+        }
+        Ok(false)
+    });
     rules
 }

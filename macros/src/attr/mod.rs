@@ -121,6 +121,32 @@ fn key_name(meta: &ParseNestedMeta) -> String {
         .unwrap_or_else(|| meta.path.to_token_stream().to_string().replace(' ', ""))
 }
 
+/// Reads every key of the attributes of `attrs` named one of `names` (`#[serde(..)]`, ...):
+/// `read` handles one key and says whether it read the key's value; the value of a key it did
+/// not read (one this derive does not handle, or a value it ignores) is skipped, so that
+/// parsing goes on. A syntax error ends its attribute and is reported with the others.
+fn each_key<'a>(
+    cx: &Ctxt,
+    attrs: &'a [Attribute],
+    names: &[&str],
+    mut read: impl FnMut(&'a Attribute, &ParseNestedMeta) -> syn::Result<bool>,
+) {
+    for attr in attrs
+        .iter()
+        .filter(|a| names.iter().any(|n| a.path().is_ident(n)))
+    {
+        let result = attr.parse_nested_meta(|meta| {
+            if !read(attr, &meta)? {
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+}
+
 /// Consumes whatever value follows a key we do not handle, so parsing can go on.
 fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {

@@ -178,61 +178,46 @@ fn parse_validator_attrs(cx: &Ctxt, attrs: &[Attribute], v: &mut SchemarsValidat
         (ValidationAttr::Validate, "validate"),
         (ValidationAttr::Garde, "garde"),
     ] {
-        for attr in attrs.iter().filter(|a| a.path().is_ident(name)) {
-            // garde allows a bare expression list (`#[garde(skip)]`, `#[garde(custom(f))]`).
-            let result = attr.parse_nested_meta(|meta| {
-                if !parse_validation_meta(&meta, v, kind)? {
-                    skip_value(&meta)?;
-                }
-                Ok(())
-            });
-            if let Err(e) = result {
-                cx.push(e);
-            }
-        }
+        // garde allows a bare expression list (`#[garde(skip)]`, `#[garde(custom(f))]`).
+        each_key(cx, attrs, &[name], |_, meta| {
+            parse_validation_meta(meta, v, kind)
+        });
     }
 }
 
 pub fn parse_schemars_field(cx: &Ctxt, attrs: &[Attribute]) -> SchemarsField {
     let mut out = SchemarsField::default();
     parse_validator_attrs(cx, attrs, &mut out.validation);
-    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if parse_validation_meta(&meta, &mut out.validation, ValidationAttr::Schemars)? {
-                return Ok(());
-            }
-            if meta.path.is_ident("rename") {
-                if let Some(name) = parse_rename(&meta)? {
-                    out.rename = Some(name);
-                }
-            } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
-                out.skip = true;
-            } else if meta.path.is_ident("required") {
-                out.required = true;
-            } else if meta.path.is_ident("with") {
-                let s: LitStr = meta.value()?.parse()?;
-                match s.parse::<syn::Type>() {
-                    Ok(t) => out.with = Some(t),
-                    Err(e) => cx.push(e),
-                }
-            } else if meta.path.is_ident("schema_with") || meta.path.is_ident("transform") {
-                // A schema made by a function is known only when it is generated.
-                out.unmodeled = true;
-                skip_value(&meta)?;
-            } else if meta.path.is_ident("extend") {
-                if extends_model(&meta)? {
-                    out.unmodeled = true;
-                }
-            } else {
-                skip_value(&meta)?;
-            }
-            Ok(())
-        });
-        if let Err(e) = result {
-            cx.push(e);
+    each_key(cx, attrs, &["schemars"], |_, meta| {
+        if parse_validation_meta(meta, &mut out.validation, ValidationAttr::Schemars)? {
+            return Ok(true);
         }
-    }
+        if parse_name_keys(meta, &mut out.rename, &mut out.skip)? {
+            return Ok(true);
+        }
+        if meta.path.is_ident("required") {
+            out.required = true;
+        } else if meta.path.is_ident("with") {
+            let s: LitStr = meta.value()?.parse()?;
+            match s.parse::<syn::Type>() {
+                Ok(t) => out.with = Some(t),
+                Err(e) => cx.push(e),
+            }
+        } else if meta.path.is_ident("extend") {
+            out.unmodeled |= extends_model(meta)?;
+        } else {
+            // A schema made by a function is known only when it is generated.
+            out.unmodeled |= is_function(meta);
+            return Ok(false);
+        }
+        Ok(true)
+    });
     out
+}
+
+/// `schema_with` or `transform`: a schema a function makes or changes.
+fn is_function(meta: &ParseNestedMeta) -> bool {
+    meta.path.is_ident("schema_with") || meta.path.is_ident("transform")
 }
 
 /// Whether `extend("key" = value, ..)` sets a key the model is built from (a type, bound, or
@@ -263,21 +248,13 @@ pub fn extends_model(meta: &ParseNestedMeta) -> syn::Result<bool> {
 /// business.
 pub fn schemars_container_unmodeled(cx: &Ctxt, attrs: &[Attribute]) -> bool {
     let mut unmodeled = false;
-    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("extend") {
-                unmodeled |= extends_model(&meta)?;
-            } else if meta.path.is_ident("transform") || meta.path.is_ident("schema_with") {
-                unmodeled = true;
-                skip_value(&meta)?;
-            } else {
-                skip_value(&meta)?;
-            }
-            Ok(())
-        });
-        if let Err(e) = result {
-            cx.push(e);
+    each_key(cx, attrs, &["schemars"], |_, meta| {
+        if meta.path.is_ident("extend") {
+            unmodeled |= extends_model(meta)?;
+            return Ok(true);
         }
-    }
+        unmodeled |= is_function(meta);
+        Ok(false)
+    });
     unmodeled
 }

@@ -52,80 +52,86 @@ pub(super) fn parse_rename(meta: &ParseNestedMeta) -> syn::Result<Option<String>
     Ok(name)
 }
 
+/// A field's or variant's `rename` (its deserialize name) and `skip`/`skip_deserializing`,
+/// which serde and schemars spell alike; whether `meta` was one of them.
+pub(super) fn parse_name_keys(
+    meta: &ParseNestedMeta,
+    rename: &mut Option<String>,
+    skip: &mut bool,
+) -> syn::Result<bool> {
+    if meta.path.is_ident("rename") {
+        if let Some(name) = parse_rename(meta)? {
+            *rename = Some(name);
+        }
+    } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
+        *skip = true;
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
 pub fn parse_serde_container(cx: &Ctxt, attrs: &[Attribute]) -> SerdeContainer {
     let mut out = SerdeContainer::default();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename_all") {
-                let span = meta.path.span();
-                if let Some(rule) = parse_rename(&meta)? {
-                    out.rename_all = Some(Sp::new(rule, span));
-                }
-            } else if meta.path.is_ident("default") {
-                out.default = Some(meta.path.span());
-                // `default` (the type's `Default`) or `default = "path"`.
-                out.default_is_trait = !meta.input.peek(Token![=]);
-                skip_value(&meta)?;
-            } else if meta.path.is_ident("transparent") {
-                out.transparent = true;
-            } else if meta.path.is_ident("from") || meta.path.is_ident("try_from") {
-                out.from = true;
-                skip_value(&meta)?;
-            } else if meta.path.is_ident("rename_all_fields") {
-                let span = meta.path.span();
-                if let Some(rule) = parse_rename(&meta)? {
-                    out.rename_all_fields = Some(Sp::new(rule, span));
-                }
-            } else if meta.path.is_ident("tag") || meta.path.is_ident("content") {
-                out.tag = Some(meta.path.span());
-                let name = meta.value()?.parse::<LitStr>()?.value();
-                if meta.path.is_ident("tag") {
-                    out.tag_name = Some(name);
-                } else {
-                    out.content = Some(name);
-                }
-            } else if meta.path.is_ident("untagged") {
-                out.untagged = true;
-                out.tag = Some(meta.path.span());
-            } else {
-                skip_value(&meta)?;
+    each_key(cx, attrs, &["serde"], |_, meta| {
+        if meta.path.is_ident("rename_all") {
+            let span = meta.path.span();
+            if let Some(rule) = parse_rename(meta)? {
+                out.rename_all = Some(Sp::new(rule, span));
             }
-            Ok(())
-        });
-        if let Err(e) = result {
-            cx.push(e);
+        } else if meta.path.is_ident("default") {
+            out.default = Some(meta.path.span());
+            // `default` (the type's `Default`) or `default = "path"`.
+            out.default_is_trait = !meta.input.peek(Token![=]);
+            return Ok(false);
+        } else if meta.path.is_ident("transparent") {
+            out.transparent = true;
+        } else if meta.path.is_ident("from") || meta.path.is_ident("try_from") {
+            out.from = true;
+            return Ok(false);
+        } else if meta.path.is_ident("rename_all_fields") {
+            let span = meta.path.span();
+            if let Some(rule) = parse_rename(meta)? {
+                out.rename_all_fields = Some(Sp::new(rule, span));
+            }
+        } else if meta.path.is_ident("tag") || meta.path.is_ident("content") {
+            out.tag = Some(meta.path.span());
+            let name = meta.value()?.parse::<LitStr>()?.value();
+            if meta.path.is_ident("tag") {
+                out.tag_name = Some(name);
+            } else {
+                out.content = Some(name);
+            }
+        } else if meta.path.is_ident("untagged") {
+            out.untagged = true;
+            out.tag = Some(meta.path.span());
+        } else {
+            return Ok(false);
         }
-    }
+        Ok(true)
+    });
     out
 }
 
 pub fn parse_serde_field(cx: &Ctxt, attrs: &[Attribute]) -> SerdeField {
     let mut out = SerdeField::default();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename") {
-                if let Some(name) = parse_rename(&meta)? {
-                    out.rename = Some(name);
-                }
-            } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
-                out.skip = true;
-            } else if meta.path.is_ident("default") {
-                out.default = true;
-                skip_value(&meta)?;
-            } else if meta.path.is_ident("flatten") {
-                out.flatten = true;
-            } else if meta.path.is_ident("skip_serializing_if") {
-                out.skip_serializing_if = true;
-                skip_value(&meta)?;
-            } else {
-                skip_value(&meta)?;
-            }
-            Ok(())
-        });
-        if let Err(e) = result {
-            cx.push(e);
+    each_key(cx, attrs, &["serde"], |_, meta| {
+        if parse_name_keys(meta, &mut out.rename, &mut out.skip)? {
+            return Ok(true);
         }
-    }
+        if meta.path.is_ident("default") {
+            out.default = true;
+            return Ok(false);
+        } else if meta.path.is_ident("flatten") {
+            out.flatten = true;
+        } else if meta.path.is_ident("skip_serializing_if") {
+            out.skip_serializing_if = true;
+            return Ok(false);
+        } else {
+            return Ok(false);
+        }
+        Ok(true)
+    });
     out
 }
 
@@ -144,44 +150,36 @@ pub struct VariantAttrs {
 /// Reads a variant's `#[serde(..)]` and `#[schemars(..)]`. Keys that only change how values
 /// are read, or the documentation, are fine; anything else makes the variant unmodeled.
 pub fn parse_variant_attrs(cx: &Ctxt, attrs: &[Attribute]) -> VariantAttrs {
-    let mut out = VariantAttrs::default();
-    for attr in attrs {
-        let serde = attr.path().is_ident("serde");
-        if !serde && !attr.path().is_ident("schemars") {
-            // `validate`/`garde` keys on a variant are rare and not modeled.
-            out.unmodeled |= attr.path().is_ident("validate") || attr.path().is_ident("garde");
-            continue;
+    let mut out = VariantAttrs {
+        // `validate`/`garde` keys on a variant are rare and not modeled.
+        unmodeled: attrs
+            .iter()
+            .any(|a| a.path().is_ident("validate") || a.path().is_ident("garde")),
+        ..VariantAttrs::default()
+    };
+    each_key(cx, attrs, &["serde", "schemars"], |attr, meta| {
+        if parse_name_keys(meta, &mut out.rename, &mut out.skip)? {
+            return Ok(true);
         }
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename") {
-                if let Some(name) = parse_rename(&meta)? {
-                    out.rename = Some(name);
-                }
-            } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
-                out.skip = true;
-            } else if serde && meta.path.is_ident("rename_all") {
-                let span = meta.path.span();
-                if let Some(rule) = parse_rename(&meta)? {
-                    out.rename_all = Some(Sp::new(rule, span));
-                }
-            } else {
-                const HARMLESS: [&str; 7] = [
-                    "alias",
-                    "borrow",
-                    "bound",
-                    "other",
-                    "title",
-                    "description",
-                    "deprecated",
-                ];
-                out.unmodeled |= !HARMLESS.iter().any(|k| meta.path.is_ident(k));
-                skip_value(&meta)?;
+        if attr.path().is_ident("serde") && meta.path.is_ident("rename_all") {
+            let span = meta.path.span();
+            if let Some(rule) = parse_rename(meta)? {
+                out.rename_all = Some(Sp::new(rule, span));
             }
-            Ok(())
-        });
-        if let Err(e) = result {
-            cx.push(e);
+        } else {
+            const HARMLESS: [&str; 7] = [
+                "alias",
+                "borrow",
+                "bound",
+                "other",
+                "title",
+                "description",
+                "deprecated",
+            ];
+            out.unmodeled |= !HARMLESS.iter().any(|k| meta.path.is_ident(k));
+            return Ok(false);
         }
-    }
+        Ok(true)
+    });
     out
 }

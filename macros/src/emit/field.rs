@@ -2,14 +2,12 @@
 //! in the model, its costs and the const checks that need its type.
 
 use super::*;
+use crate::rules::const_check;
 
 pub(super) struct FieldOut {
     /// Shadow field with its schemars attributes.
     pub(super) shadow: TokenStream,
-    /// `Property { .. }` for the model, or the flattened schema reference.
-    pub(super) property: Option<TokenStream>,
-    pub(super) flatten: Option<TokenStream>,
-    /// `Costs` of the property (parallel to `property`) or of the flattened node.
+    /// `Costs` of the property or of the flattened node.
     pub(super) costs: TokenStream,
     /// Decoration constant item, if any.
     pub(super) decoration_item: Option<TokenStream>,
@@ -20,12 +18,14 @@ pub(super) struct FieldOut {
 }
 
 /// `property`: the field's position among the properties of the container's model (`None`
-/// for newtype and flattened fields, which have none); `predicted`: its predicted node.
+/// for newtype and flattened fields, which have none); `node`: its node in the model IR;
+/// `predicted`: its predicted node.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn emit_field(
     cont: &Container,
     f: &Field,
     index: usize,
+    node: &crate::model::Node,
     property_index: Option<usize>,
     predicted: Option<&crate::predict::Predicted>,
     p: &TokenStream,
@@ -36,7 +36,7 @@ pub(super) fn emit_field(
     let field_ty = &f.original.ty;
     let attrs = schema_attrs(&f.original.attrs);
     let vis = &f.original.vis;
-    let deco = has_decoration(&f.cel.rules, &f.cel.schema);
+    let deco = crate::model::has_decoration(&f.cel);
     let deco_ident = format_ident!("__CEL_FIELD_{}", index);
     let decoration_item = deco.then(|| {
         let d = decoration_tokens(&f.cel.rules, &f.cel.schema, p);
@@ -47,49 +47,15 @@ pub(super) fn emit_field(
         Some(ident) => quote! { #(#attrs)* #transform #vis #ident: #field_ty },
         None => quote! { #(#attrs)* #transform #vis #field_ty },
     };
-    let FieldNode {
-        model,
-        value,
-        mut overrides,
-        required,
-    } = field_node(f, p);
     let type_costs = costs_of(ty, p);
-    let value = if deco {
-        if !f.cel.rules.is_empty() {
-            overrides.push(quote! {
-                validations: #p::Rules {
-                    before: #p::Some(&#model.validations),
-                    own: #deco_ident.rules,
-                }
-            });
-        }
-        quote!(#deco_ident.apply(#value))
-    } else {
-        value
-    };
-    let node = if overrides.is_empty() {
-        value
-    } else {
-        quote!(#p::Schema { #(#overrides,)* ..#value })
-    };
     let name = &f.name;
-    let property = (!f.serde.flatten && !newtype).then(|| {
-        quote! {
-            #p::Property {
-                name: #name,
-                required: #required,
-                schema: &#node,
-            }
-        }
-    });
-    let flatten = f.serde.flatten.then(|| quote!(&#model));
     // Checks that need the field's type. A `const _` cannot name generic parameters, so
     // generic containers skip them (the apiserver still checks the CRD).
     let mut checks = TokenStream::new();
     let cont_ident = cont.ident;
     let node_ref = match property_index {
         Some(k) => crate::rules::NodeRef::Property(quote!(#cont_ident), k),
-        None => crate::rules::NodeRef::Expr(node.clone()),
+        None => crate::rules::NodeRef::Expr(render(node, p)),
     };
     let bind = node_ref.bind(p);
     if deco && cont.original.generics.params.is_empty() {
@@ -110,38 +76,19 @@ pub(super) fn emit_field(
             .or(sa.max_properties.as_ref().map(|v| v.span))
             .or(sa.min_properties.as_ref().map(|v| v.span))
             .unwrap_or_else(|| f.original.ty.span());
-        checks.extend(quote_spanned! {key_span=>
-            #[allow(long_running_const_eval)]
-            const _: () = {
-                // Called through a local name so the call, where rustc reports a failed
-                // const evaluation, carries this span rather than the derive's.
-                use #p::check_decoration as __cel_check;
-                #bind
-                __cel_check(#field_name, __cel_node, &#deco_ident)
-            };
-        });
+        let args = quote_spanned!(key_span=> #field_name, __cel_node, &#deco_ident);
+        checks.extend(const_check(key_span, p, "check_decoration", &bind, args));
         if let Some(keys) = &f.cel.schema.list_map_keys {
             let (span, keys) = (keys.span, &keys.value);
-            checks.extend(quote_spanned! {span=>
-                #[allow(long_running_const_eval)]
-                const _: () = {
-                    use #p::check_list_map_keys as __cel_check;
-                    #bind
-                    __cel_check(#field_name, __cel_node, &[#(#keys),*])
-                };
-            });
+            let args = quote_spanned!(span=> #field_name, __cel_node, &[#(#keys),*]);
+            checks.extend(const_check(span, p, "check_list_map_keys", &bind, args));
         }
     }
     if !newtype && !f.serde.flatten && cont.original.generics.params.is_empty() {
         let place = format!("{}.{}", cont.ident, name);
-        checks.extend(quote_spanned! {f.original.ty.span()=>
-            #[allow(long_running_const_eval)]
-            const _: () = {
-                use #p::check_correlatable as __cel_check;
-                #bind
-                __cel_check(#place, __cel_node)
-            };
-        });
+        let span = f.original.ty.span();
+        let args = quote_spanned!(span=> #place, __cel_node);
+        checks.extend(const_check(span, p, "check_correlatable", &bind, args));
     }
     let generic = !cont.original.generics.params.is_empty();
     let mut assoc = TokenStream::new();
@@ -181,20 +128,10 @@ pub(super) fn emit_field(
     let field_costs = if f.cel.rules.is_empty() || newtype {
         type_costs
     } else {
-        quote! {
-            #p::Costs {
-                rules: #p::CostList {
-                    before: #p::Some(&#type_costs.rules),
-                    own: &[#(#rule_costs),*],
-                },
-                ..#type_costs
-            }
-        }
+        chained_costs(&type_costs, &rule_costs, p)
     };
     FieldOut {
         shadow,
-        property,
-        flatten,
         costs: field_costs,
         decoration_item,
         checks,

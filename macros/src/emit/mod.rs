@@ -3,8 +3,9 @@
 //! `crd_cel::__private`. Checks that need field types become `const` items that rustc evaluates.
 
 use crate::ast::{Container, Data, Field};
-use crate::attr::{RuleAttr, SchemaAttrs, SchemarsValidation};
-use crd_cel_core::model::{ListType, MapType};
+use crate::attr::{RuleAttr, SchemaAttrs};
+use crate::model::{Base, DecorationName, Node, Required, Slot, Step};
+use crd_cel_core::model::{ListType, MapType, Type};
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -20,7 +21,6 @@ mod field;
 mod node;
 mod root;
 mod shadow;
-mod variants;
 
 use field::*;
 use node::*;
@@ -56,8 +56,11 @@ pub fn emit(cont: &Container) -> TokenStream {
         .predicates
         .push(syn::parse_quote!(Self: #p::Serialize + 'static));
 
-    // Before the fields' checks: a type's fields may be of types derived before it.
-    let predicted = crate::predict::container(cont);
+    // The model, built once: emitted below, and evaluated here (before the fields' checks: a
+    // type's fields may be of types derived before it).
+    let ir = crate::model::build(cont);
+    let predicted = crate::predict::container(cont, &ir);
+    let model = render(&ir.node, &p);
     let container_deco = decoration_tokens(&cont.cel.rules, &cont.cel.schema, &p);
     let mut costs = Vec::new();
     // A generic type's rules are checked for each instantiation (see `rules::checks`): its
@@ -89,7 +92,7 @@ pub fn emit(cont: &Container) -> TokenStream {
         (free, c.costs)
     };
 
-    let (shadow_def, model, model_costs, items, checks) = match &cont.data {
+    let (shadow_def, model_costs, items, checks) = match &cont.data {
         Data::Struct(fields) => {
             let mut properties = 0;
             let outs: Vec<FieldOut> = fields
@@ -103,12 +106,10 @@ pub fn emit(cont: &Container) -> TokenStream {
                     });
                     // Only a property has the node predicted for it.
                     let node = k.and(predicted.as_ref()).and_then(|t| t.fields.get(i));
-                    emit_field(cont, f, i, k, node, &p, false, &mut costs)
+                    emit_field(cont, f, i, &ir.fields[i], k, node, &p, false, &mut costs)
                 })
                 .collect();
             let shadow_fields = outs.iter().map(|o| &o.shadow);
-            let props = outs.iter().filter_map(|o| o.property.as_ref());
-            let flat = outs.iter().filter_map(|o| o.flatten.as_ref());
             let items = outs.iter().filter_map(|o| o.decoration_item.as_ref());
             let checks = outs.iter().map(|o| &o.checks);
             for o in &outs {
@@ -116,24 +117,18 @@ pub fn emit(cont: &Container) -> TokenStream {
             }
             let prop_costs = outs
                 .iter()
-                .filter(|o| o.property.is_some())
-                .map(|o| &o.costs);
+                .zip(fields)
+                .filter(|(_, f)| !f.serde.flatten)
+                .map(|(o, _)| &o.costs);
             let flat_costs = outs
                 .iter()
-                .filter(|o| o.flatten.is_some())
-                .map(|o| &o.costs);
+                .zip(fields)
+                .filter(|(_, f)| f.serde.flatten)
+                .map(|(o, _)| &o.costs);
             (
                 quote! {
                     #(#container_attrs)*
                     struct __CelShadow #generics #where_clause { #(#shadow_fields),* }
-                },
-                quote! {
-                    #p::Schema {
-                        properties: &[#(#props),*],
-                        flatten: &[#(#flat),*],
-                        validations: #p::Rules::new(__CEL_CONTAINER.rules),
-                        ..__CEL_CONTAINER.apply(#p::Schema::of(#p::Type::Object))
-                    }
                 },
                 quote! {
                     #p::Costs {
@@ -148,12 +143,10 @@ pub fn emit(cont: &Container) -> TokenStream {
             )
         }
         Data::Newtype(f) => {
-            let o = emit_field(cont, f, 0, None, None, &p, true, &mut costs);
+            let o = emit_field(cont, f, 0, &ir.fields[0], None, None, &p, true, &mut costs);
             let shadow = &o.shadow;
             let item = &o.decoration_item;
-            let inner = &f.ty;
-            let inner_model = model_of(inner, &p);
-            let inner_costs = costs_of(inner, &p);
+            let inner_costs = costs_of(&f.ty, &p);
             let semi = if f.original.ident.is_some() {
                 quote!({ #shadow })
             } else {
@@ -165,34 +158,12 @@ pub fn emit(cont: &Container) -> TokenStream {
                     #(#container_attrs)*
                     struct __CelShadow #generics #where_clause #semi
                 },
-                {
-                    let (value, overrides) =
-                        apply_validation(model_of(inner, &p), &f.schemars.validation, &p);
-                    quote! {
-                        #p::Schema {
-                            #(#overrides,)*
-                            validations: #p::Rules {
-                                before: #p::Some(&#inner_model.validations),
-                                own: __CEL_CONTAINER.rules,
-                            },
-                            ..__CEL_CONTAINER.apply(#value)
-                        }
-                    }
-                },
-                quote! {
-                    #p::Costs {
-                        rules: #p::CostList {
-                            before: #p::Some(&#inner_costs.rules),
-                            own: &[#(#container_costs),*],
-                        },
-                        ..#inner_costs
-                    }
-                },
+                chained_costs(&inner_costs, &container_costs, &p),
                 quote!(#item),
                 quote!(#checks),
             )
         }
-        Data::UnitEnum(names) => {
+        Data::UnitEnum(_) => {
             let variants = match &cont.original.data {
                 syn::Data::Enum(e) => e.variants.iter().map(|v| {
                     let attrs = schema_attrs(&v.attrs);
@@ -201,21 +172,10 @@ pub fn emit(cont: &Container) -> TokenStream {
                 }),
                 _ => unreachable!("BUG: unit enum from a non-enum"),
             };
-            let values: Vec<String> = names
-                .iter()
-                .map(|n| serde_json::to_string(n).expect("BUG: a string serializes"))
-                .collect();
             (
                 quote! {
                     #(#container_attrs)*
                     enum __CelShadow { #(#variants),* }
-                },
-                quote! {
-                    #p::Schema {
-                        enum_values: &[#(#values),*],
-                        validations: #p::Rules::new(__CEL_CONTAINER.rules),
-                        ..__CEL_CONTAINER.apply(#p::Schema::of(#p::Type::String))
-                    }
                 },
                 // A string: its only rules are the container's.
                 quote! {
@@ -230,31 +190,9 @@ pub fn emit(cont: &Container) -> TokenStream {
         }
         // The schema is schemars' own for the item as written; the model is what it means.
         Data::Enum(_) | Data::IntOrString | Data::Opaque => {
-            let variants = match &cont.data {
-                Data::Enum(v) => variants::model(v, &p),
-                _ => None,
-            };
-            let variants::Model {
-                value,
-                overrides,
-                costs,
-            } = variants.unwrap_or_else(|| variants::Model {
-                value: match cont.data {
-                    Data::IntOrString => quote!(#p::k8s::INT_OR_STRING),
-                    _ => quote!(#p::Schema::UNKNOWN),
-                },
-                overrides: Vec::new(),
-                costs: quote!(#p::Costs::NONE),
-            });
+            let costs = node_costs(&ir.node, &p);
             (
                 opaque_shadow(cont.original),
-                quote! {
-                    #p::Schema {
-                        #(#overrides,)*
-                        validations: #p::Rules::new(__CEL_CONTAINER.rules),
-                        ..__CEL_CONTAINER.apply(#value)
-                    }
-                },
                 quote! {
                     #p::Costs {
                         rules: #p::CostList::new(&[#(#container_costs),*]),

@@ -1,5 +1,6 @@
-//! The model as expressions: a field type's model, schemars' validation keywords on it, the
-//! `#[cel(..)]` decoration, rules as `Rule` literals.
+//! The model as expressions: the model IR ([`crate::model`]) written as tokens (a field type's
+//! model, schemars' validation keywords on it, the `#[cel(..)]` decoration), the decorations'
+//! constants, rules as `Rule` literals, and the costs that follow the nodes.
 
 use super::*;
 
@@ -110,108 +111,187 @@ pub(super) fn decoration_tokens(
     }
 }
 
-pub(super) fn has_decoration(rules: &[RuleAttr], s: &SchemaAttrs) -> bool {
-    !rules.is_empty()
-        || s.list_type.is_some()
-        || s.list_map_keys.is_some()
-        || s.map_type.is_some()
-        || s.max_items.is_some()
-        || s.min_items.is_some()
-        || s.max_properties.is_some()
-        || s.min_properties.is_some()
-}
-
 /// `Option<u64>` / `Option<f64>` tokens from a schemars bound expression.
-pub(super) fn bound(e: &Option<syn::Expr>, as_ty: TokenStream, p: &TokenStream) -> TokenStream {
+fn bound(e: &Option<syn::Expr>, as_ty: TokenStream, p: &TokenStream) -> TokenStream {
     match e {
         Some(e) => quote!(#p::Some((#e) as #as_ty)),
         None => quote!(#p::None),
     }
 }
 
-/// The model of a node after schemars' validation attributes, as a by-value expression plus
-/// struct-update overrides. References in a constant only live for `'static` when they are not
-/// inside a function argument, so everything borrowed goes into the overrides, which the caller
-/// puts in the outermost struct literal.
-pub(super) fn apply_validation(
-    base: TokenStream,
-    v: &SchemarsValidation,
-    p: &TokenStream,
-) -> (TokenStream, Vec<TokenStream>) {
-    let mut expr = base.clone();
-    if let Some(len) = &v.length {
-        let (min, max) = (
-            bound(&len.min, quote!(u64), p),
-            bound(&len.max, quote!(u64), p),
-        );
-        expr = quote!((#expr).with_length(#min, #max));
+fn decoration_ident(name: DecorationName) -> syn::Ident {
+    match name {
+        DecorationName::Container => format_ident!("__CEL_CONTAINER"),
+        DecorationName::Field(n) => format_ident!("__CEL_FIELD_{}", n),
     }
-    if let Some(range) = &v.range {
-        let (min, max) = (
-            bound(&range.min, quote!(f64), p),
-            bound(&range.max, quote!(f64), p),
-        );
-        expr = quote!((#expr).with_range(#min, #max));
-    }
-    // Only a literal pattern is known at compile time; a pattern given by path is still in the
-    // generated JSON schema, and the model comparison test reports it if it matters.
-    if let Some(syn::Expr::Lit(syn::ExprLit {
-        lit: syn::Lit::Str(pat),
-        ..
-    })) = &v.pattern
-    {
-        expr = quote!((#expr).with_pattern(#pat));
-    }
-    if let Some(f) = v.format {
-        expr = quote!((#expr).with_format(#f));
-    }
-    let mut overrides = Vec::new();
-    if let Some(inner) = &v.inner {
-        let inner_node = node_literal(quote!((*__cel_items)), inner, &[], p);
-        overrides.push(quote! {
-            items: match (#base).items {
-                #p::Some(__cel_items) => #p::Some(&#inner_node),
-                #p::None => #p::None,
-            }
-        });
-    }
-    (expr, overrides)
 }
 
-/// `Schema { <overrides>, ..<value> }`, or the value alone.
-pub(super) fn node_literal(
-    base: TokenStream,
-    v: &SchemarsValidation,
-    extra: &[TokenStream],
-    p: &TokenStream,
-) -> TokenStream {
-    let (value, mut overrides) = apply_validation(base, v, p);
-    overrides.extend(extra.iter().cloned());
-    if overrides.is_empty() {
+fn base_tokens(base: Base, p: &TokenStream) -> TokenStream {
+    match base {
+        Base::Type(ty) => model_of(ty, p),
+        Base::Unmodeled(_) | Base::Unknown => quote!(#p::Schema::UNKNOWN),
+        Base::Of(ty) => {
+            let ty = match ty {
+                Type::Object => quote!(Object),
+                Type::String => quote!(String),
+                other => unreachable!("BUG: no `Schema::of({other:?})` in the IR"),
+            };
+            quote!(#p::Schema::of(#p::Type::#ty))
+        }
+        Base::IntOrString => quote!(#p::k8s::INT_OR_STRING),
+        Base::Preserved => {
+            quote!(#p::Schema { preserve_unknown_fields: true, ..#p::Schema::of(#p::Type::Any) })
+        }
+        Base::Items => quote!((*__cel_items)),
+    }
+}
+
+/// The node by value, and the slots for its outermost literal (see [`crate::model`]).
+fn split(node: &Node, p: &TokenStream) -> (TokenStream, Vec<TokenStream>) {
+    let base = base_tokens(node.base, p);
+    let mut value = base.clone();
+    for step in &node.steps {
+        value = match step {
+            Step::Length(b) => {
+                let (min, max) = (bound(&b.min, quote!(u64), p), bound(&b.max, quote!(u64), p));
+                quote!((#value).with_length(#min, #max))
+            }
+            Step::Range(b) => {
+                let (min, max) = (bound(&b.min, quote!(f64), p), bound(&b.max, quote!(f64), p));
+                quote!((#value).with_range(#min, #max))
+            }
+            Step::Pattern(pattern) => quote!((#value).with_pattern(#pattern)),
+            Step::Format(f) => quote!((#value).with_format(#f)),
+            Step::NotNullable => quote!((#value).with_nullable(false)),
+            Step::Decorate(d) => {
+                let d = decoration_ident(d.name);
+                quote!(#d.apply(#value))
+            }
+        };
+    }
+    let slots = node
+        .slots
+        .iter()
+        .map(|slot| match slot {
+            Slot::Items(items) => {
+                let items = render(items, p);
+                quote! {
+                    items: match (#base).items {
+                        #p::Some(__cel_items) => #p::Some(&#items),
+                        #p::None => #p::None,
+                    }
+                }
+            }
+            Slot::HasDefault => quote!(has_default: true),
+            Slot::EnumValues(values) => quote!(enum_values: &[#(#values),*]),
+            Slot::Properties(props) => {
+                let names = props.iter().map(|x| &x.name);
+                let required = props.iter().map(|x| required_tokens(&x.required, p));
+                let schemas = props.iter().map(|x| render(&x.node, p));
+                quote!(properties: &[#(#p::Property { name: #names, required: #required, schema: &#schemas }),*])
+            }
+            Slot::Flatten(nodes) => {
+                let nodes = nodes.iter().map(|n| render(n, p));
+                quote!(flatten: &[#(&#nodes),*])
+            }
+            Slot::Validations { chained: true, own } => {
+                let own = decoration_ident(*own);
+                quote! {
+                    validations: #p::Rules {
+                        before: #p::Some(&#base.validations),
+                        own: #own.rules,
+                    }
+                }
+            }
+            Slot::Validations { chained: false, own } => {
+                let own = decoration_ident(*own);
+                quote!(validations: #p::Rules::new(#own.rules))
+            }
+        })
+        .collect();
+    (value, slots)
+}
+
+/// The node as one expression: `Schema { <slots>, ..<value> }`, or the value alone.
+pub(crate) fn render(node: &Node, p: &TokenStream) -> TokenStream {
+    let (value, slots) = split(node, p);
+    if slots.is_empty() {
         value
     } else {
-        quote!(#p::Schema { #(#overrides,)* ..#value })
+        quote!(#p::Schema { #(#slots,)* ..#value })
+    }
+}
+
+/// A `bool` expression.
+pub(crate) fn required_tokens(r: &Required, p: &TokenStream) -> TokenStream {
+    match r {
+        Required::Always(b) => quote!(#b),
+        Required::Field {
+            forced,
+            serde_default,
+            ty,
+        } => {
+            let optional = optional_of(ty, p);
+            quote!(#forced || !(#serde_default || #optional))
+        }
+        Required::All(each) => {
+            let each = each.iter().map(|r| required_tokens(r, p));
+            quote!(#((#each))&&*)
+        }
+    }
+}
+
+/// The `Costs` of a node without rules of its own (a field type's, an object's made of them):
+/// nodes with rules chain their rules' costs, which `rules::checks` estimates.
+pub(crate) fn node_costs(node: &Node, p: &TokenStream) -> TokenStream {
+    let mut object = None;
+    let mut flat = None;
+    for slot in &node.slots {
+        match slot {
+            Slot::Properties(props) => object = Some(props),
+            Slot::Flatten(nodes) => flat = Some(nodes),
+            _ => {}
+        }
+    }
+    if let (Some(props), Some(flat)) = (object, flat) {
+        let costs = props.iter().map(|x| node_costs(&x.node, p));
+        let flat_costs = flat.iter().map(|x| node_costs(x, p));
+        return quote! {
+            #p::Costs {
+                properties: &[#(&#costs),*],
+                flatten: &[#(&#flat_costs),*],
+                ..#p::Costs::NONE
+            }
+        };
+    }
+    match node.base {
+        Base::Type(ty) | Base::Unmodeled(ty) => costs_of(ty, p),
+        _ => quote!(#p::Costs::NONE),
+    }
+}
+
+/// The `Costs` of a node whose rules follow its type's (`Rules { before, own }`): the type's, with
+/// `own` after the type's rules' costs.
+pub(super) fn chained_costs(
+    type_costs: &TokenStream,
+    own: &[TokenStream],
+    p: &TokenStream,
+) -> TokenStream {
+    quote! {
+        #p::Costs {
+            rules: #p::CostList {
+                before: #p::Some(&#type_costs.rules),
+                own: &[#(#own),*],
+            },
+            ..#type_costs
+        }
     }
 }
 
 /// `X` when `ty` is spelled `Option<X>`: the derive reads the option itself, so that an optional
 /// field of a type without a model is still optional and nullable.
 pub(super) fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
-    let syn::Type::Path(tp) = ty else { return None };
-    if tp.qself.is_some() {
-        return None;
-    }
-    let last = tp.path.segments.last()?;
-    if last.ident != "Option" {
-        return None;
-    }
-    match &last.arguments {
-        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
-            syn::GenericArgument::Type(t) => Some(t),
-            _ => None,
-        },
-        _ => None,
-    }
+    single_argument(ty, &["Option"])
 }
 
 /// The model of a field type: its own (`CelSchema`), or unknown for a type known only by its
@@ -275,63 +355,5 @@ fn single_argument<'a>(ty: &'a syn::Type, wrappers: &[&str]) -> Option<&'a syn::
             _ => None,
         },
         _ => None,
-    }
-}
-
-/// A field's node as schemars writes it, before `#[cel(..)]` decorations.
-pub(crate) struct FieldNode {
-    /// The field type's model (unknown where the schema is made by a function).
-    pub model: TokenStream,
-    /// The node by value (see [`apply_validation`]).
-    pub value: TokenStream,
-    /// Struct-update overrides for the node's outermost literal.
-    pub overrides: Vec<TokenStream>,
-    /// A `bool` expression: whether the property is in `required`.
-    pub required: TokenStream,
-}
-
-impl FieldNode {
-    /// The node as one expression.
-    pub fn node(&self, p: &TokenStream) -> TokenStream {
-        let (value, overrides) = (&self.value, &self.overrides);
-        if overrides.is_empty() {
-            value.clone()
-        } else {
-            quote!(#p::Schema { #(#overrides,)* ..#value })
-        }
-    }
-}
-
-pub(crate) fn field_node(f: &Field, p: &TokenStream) -> FieldNode {
-    let ty = &f.ty;
-    // A schema made by a function (or changed where the model cannot follow) is read from the
-    // generated schema.
-    let model = if f.schemars.unmodeled {
-        quote!(#p::Schema::UNKNOWN)
-    } else {
-        model_of(ty, p)
-    };
-    let (value, mut overrides) = apply_validation(model.clone(), &f.schemars.validation, p);
-    // schemars drops `nullable` from an `Option` field it is told is required.
-    let value = if f.schemars.required {
-        quote!((#value).with_nullable(false))
-    } else {
-        value
-    };
-    // schemars writes `default` for `#[serde(default)]` unless `skip_serializing_if` skips the
-    // default value; that predicate cannot run at compile time, and in practice it is there to
-    // skip exactly the default (`Option::is_none`, `Vec::is_empty`), so it counts as no default.
-    if f.serde.default && !f.serde.skip_serializing_if {
-        overrides.push(quote!(has_default: true));
-    }
-    // Any `#[serde(default)]` makes the field optional, whatever it writes as `default`.
-    let forced = f.schemars.required;
-    let serde_default = f.serde.default;
-    let optional = optional_of(ty, p);
-    FieldNode {
-        model,
-        value,
-        overrides,
-        required: quote!(#forced || !(#serde_default || #optional)),
     }
 }

@@ -32,31 +32,34 @@ enum Mode {
     Fragment,
 }
 
+/// RFC 3986's `sub-delims` and the `:`, `[`, `]` of hosts: the bytes Go's `shouldEscape` leaves
+/// alone in a host, and `validEncoded` in an encoded path (each with a few of its own).
+fn is_delimiter(c: u8) -> bool {
+    matches!(
+        c,
+        b'!' | b'$'
+            | b'&'
+            | b'\''
+            | b'('
+            | b')'
+            | b'*'
+            | b'+'
+            | b','
+            | b';'
+            | b'='
+            | b':'
+            | b'['
+            | b']'
+    )
+}
+
 /// Go's `shouldEscape`.
 fn should_escape(c: u8, mode: Mode) -> bool {
     if c.is_ascii_alphanumeric() {
         return false;
     }
     if matches!(mode, Mode::Host | Mode::Zone)
-        && matches!(
-            c,
-            b'!' | b'$'
-                | b'&'
-                | b'\''
-                | b'('
-                | b')'
-                | b'*'
-                | b'+'
-                | b','
-                | b';'
-                | b'='
-                | b':'
-                | b'['
-                | b']'
-                | b'<'
-                | b'>'
-                | b'"'
-        )
+        && (is_delimiter(c) || matches!(c, b'<' | b'>' | b'"'))
     {
         return false;
     }
@@ -299,28 +302,22 @@ fn parse_authority(scheme: &str, authority: &str) -> Result<(Option<Userinfo>, V
     Ok((Some(user), host))
 }
 
+/// `raw` decoded, and `raw` itself when it is not how the decoded bytes encode (else empty):
+/// Go's `setPath` and `setFragment`.
+fn decode_keeping_raw(raw: &str, mode: Mode) -> Result<(Vec<u8>, String), String> {
+    let decoded = unescape(raw.as_bytes(), mode)?;
+    let kept = if escape(&decoded, mode) == raw {
+        String::new()
+    } else {
+        raw.to_owned()
+    };
+    Ok((decoded, kept))
+}
+
 /// Go's `validEncoded`.
 fn valid_encoded(s: &str, mode: Mode) -> bool {
-    s.bytes().all(|c| {
-        matches!(
-            c,
-            b'!' | b'$'
-                | b'&'
-                | b'\''
-                | b'('
-                | b')'
-                | b'*'
-                | b'+'
-                | b','
-                | b';'
-                | b'='
-                | b':'
-                | b'@'
-                | b'['
-                | b']'
-                | b'%'
-        ) || !should_escape(c, mode)
-    })
+    s.bytes()
+        .all(|c| is_delimiter(c) || matches!(c, b'@' | b'%') || !should_escape(c, mode))
 }
 
 impl GoUrl {
@@ -396,22 +393,12 @@ impl GoUrl {
     }
 
     fn set_path(&mut self, p: &str) -> Result<(), String> {
-        self.path = unescape(p.as_bytes(), Mode::Path)?;
-        self.raw_path = if escape(&self.path, Mode::Path) == p {
-            String::new()
-        } else {
-            p.to_owned()
-        };
+        (self.path, self.raw_path) = decode_keeping_raw(p, Mode::Path)?;
         Ok(())
     }
 
     fn set_fragment(&mut self, f: &str) -> Result<(), String> {
-        self.fragment = unescape(f.as_bytes(), Mode::Fragment)?;
-        self.raw_fragment = if escape(&self.fragment, Mode::Fragment) == f {
-            String::new()
-        } else {
-            f.to_owned()
-        };
+        (self.fragment, self.raw_fragment) = decode_keeping_raw(f, Mode::Fragment)?;
         Ok(())
     }
 

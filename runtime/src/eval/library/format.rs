@@ -187,23 +187,27 @@ fn float_arg(v: &Value) -> Option<f64> {
 }
 
 fn fixed_clause(v: &Value, precision: i64) -> Result<String, String> {
-    let x = float_arg(v).ok_or_else(|| {
-        format!(
-            "fixed-point clause can only be used on doubles, was given {}",
-            v.type_name()
-        )
-    })?;
-    Ok(localized_fixed(x, precision))
+    float_clause(v, "fixed-point", precision, localized_fixed)
 }
 
 fn scientific_clause(v: &Value, precision: i64) -> Result<String, String> {
+    float_clause(v, "scientific", precision, localized_scientific)
+}
+
+/// A clause that formats doubles only (`%f`, `%e`).
+fn float_clause(
+    v: &Value,
+    clause: &str,
+    precision: i64,
+    render: fn(f64, i64) -> String,
+) -> Result<String, String> {
     let x = float_arg(v).ok_or_else(|| {
         format!(
-            "scientific clause can only be used on doubles, was given {}",
+            "{clause} clause can only be used on doubles, was given {}",
             v.type_name()
         )
     })?;
-    Ok(localized_scientific(x, precision))
+    Ok(render(x, precision))
 }
 
 fn binary_clause(v: &Value) -> Result<String, String> {

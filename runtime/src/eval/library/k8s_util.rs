@@ -42,60 +42,6 @@ pub(crate) fn quote(s: &str) -> String {
     crd_cel_core::go::quote(s)
 }
 
-/// Calling the registered functions from unit tests.
-#[cfg(test)]
-pub(crate) mod testing {
-    use super::super::super::error::EvalError;
-    use super::super::super::functions::lookup;
-    use super::super::super::value::Value;
-
-    /// Calls the function registered under `name`.
-    pub(crate) fn call(name: &str, args: &[Value]) -> Result<Value, EvalError> {
-        let f = lookup(name).unwrap_or_else(|| panic!("{name} is not registered"));
-        (f.call)(args)
-    }
-
-    /// The runtime cost of calling `name` with `args` (evaluated for its result).
-    pub(crate) fn cost(name: &str, args: &[Value]) -> u64 {
-        let f = lookup(name).unwrap_or_else(|| panic!("{name} is not registered"));
-        let result = (f.call)(args).unwrap_or(Value::Null);
-        f.cost_of(args, &result)
-    }
-
-    /// A string value.
-    pub(crate) fn s(v: &str) -> Value {
-        Value::string(v)
-    }
-
-    /// The outcome as the probe vectors print it: `VALUE:<string(x)>` or `ERR:<message>`.
-    pub(crate) fn show(r: Result<Value, EvalError>) -> String {
-        match r {
-            Err(e) => format!("ERR:{}", e.message),
-            Ok(v) => format!("VALUE:{}", text(&v)),
-        }
-    }
-
-    /// `string(x)` for the values the tests print.
-    pub(crate) fn text(v: &Value) -> String {
-        match v {
-            Value::String(s) => s.to_string(),
-            Value::Bool(b) => b.to_string(),
-            Value::Int(i) => i.to_string(),
-            Value::Double(d) => d.to_string(),
-            Value::Opaque(o) => o
-                .to_cel_string()
-                .unwrap_or_else(|| format!("<{}>", o.type_name())),
-            Value::List(l) => {
-                let items: Vec<String> = l.items.iter().map(text).collect();
-                format!("[{}]", items.join(", "))
-            }
-            Value::Optional(None) => "optional.none()".into(),
-            Value::Optional(Some(v)) => format!("optional.of({})", text(v)),
-            other => format!("{other:?}"),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::super::functions::lookup;

@@ -14,4 +14,6 @@ pub(crate) mod regex;
 pub(crate) mod semver;
 pub(crate) mod sets;
 pub(crate) mod strings;
+#[cfg(test)]
+mod testing;
 pub(crate) mod url;

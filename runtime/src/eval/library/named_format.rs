@@ -436,7 +436,7 @@ constant_formats! {
 
 #[cfg(test)]
 mod tests {
-    use super::super::k8s_util::testing::{call, cost, s, show};
+    use super::super::testing::{call, cost, s, show};
     use super::*;
 
     /// For each string, `format.<f>().validate(s).orValue(['ok']).join(' | ')` for the 13

@@ -338,7 +338,7 @@ pub(crate) const FUNCTIONS: &[Function] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::super::k8s_util::testing::{call, cost, s, show};
+    use super::super::testing::{call, cost, s, show};
     use super::*;
 
     /// Parsing and printing as the apiserver does (outcomes recorded from the apiserver

@@ -317,6 +317,11 @@ struct Parts<'a> {
     suffix: &'a str,
 }
 
+/// Where the run of digits from `pos` ends (the scanning loops of `parseQuantityString`).
+fn digits_end(b: &[u8], pos: usize) -> usize {
+    pos + b[pos..].iter().take_while(|c| c.is_ascii_digit()).count()
+}
+
 /// apimachinery's `parseQuantityString`, step for step (it accepts more than its documented
 /// regular expression: `"."`, `"-"` and `"+"` are zero).
 fn parse_quantity_string(s: &str) -> Result<Parts<'_>, EvalError> {
@@ -349,39 +354,25 @@ fn parse_quantity_string(s: &str) -> Result<Parts<'_>, EvalError> {
         }
         pos += 1;
     }
-    let mut i = pos;
-    loop {
-        if i >= end {
-            parts.num = &s[pos..end];
-            parts.value = s;
-            return Ok(parts);
-        }
-        if !b[i].is_ascii_digit() {
-            parts.num = &s[pos..i];
-            pos = i;
-            break;
-        }
-        i += 1;
+    let i = digits_end(b, pos);
+    parts.num = &s[pos..i];
+    if i == end {
+        parts.value = s;
+        return Ok(parts);
     }
+    pos = i;
     if parts.num.is_empty() {
         parts.num = "0";
     }
     if pos < end && b[pos] == b'.' {
         pos += 1;
-        let mut i = pos;
-        loop {
-            if i >= end {
-                parts.denom = &s[pos..end];
-                parts.value = s;
-                return Ok(parts);
-            }
-            if !b[i].is_ascii_digit() {
-                parts.denom = &s[pos..i];
-                pos = i;
-                break;
-            }
-            i += 1;
+        let i = digits_end(b, pos);
+        parts.denom = &s[pos..i];
+        if i == end {
+            parts.value = s;
+            return Ok(parts);
         }
+        pos = i;
     }
     parts.value = &s[..pos];
     let suffix_start = pos;

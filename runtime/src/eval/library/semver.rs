@@ -104,7 +104,7 @@ fn parse_uint(s: &str) -> Result<u64, String> {
     })
 }
 
-/// The major or minor number.
+/// The major, minor or patch number.
 fn number(s: &str, which: &str, capitalized: &str) -> Result<u64, String> {
     if !numeric(s) {
         return Err(format!(
@@ -143,19 +143,7 @@ fn parse(s: &str) -> Result<Semver, String> {
         pre = r.split('.').collect();
         patch = p;
     }
-    if !numeric(patch) {
-        return Err(format!(
-            "Invalid character(s) found in patch number {}",
-            quote(patch)
-        ));
-    }
-    if leading_zero(patch) {
-        return Err(format!(
-            "Patch number must not contain leading zeroes {}",
-            quote(patch)
-        ));
-    }
-    let patch = parse_uint(patch)?;
+    let patch = number(patch, "patch", "Patch")?;
     let mut v = Semver {
         major,
         minor,
@@ -292,7 +280,7 @@ pub(crate) const FUNCTIONS: &[Function] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::super::k8s_util::testing::{call, cost, s, show};
+    use super::super::testing::{call, cost, s, show};
     use super::*;
 
     /// `major.minor.patch` of `semver(s, false)` and `semver(s, true)`, or the error, recorded

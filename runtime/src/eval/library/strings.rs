@@ -385,50 +385,9 @@ fn quote(args: &[Value]) -> Result<Value, EvalError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{cost, err, literal, ok, s};
     use super::*;
-    use crate::eval::functions::lookup;
     use std::sync::Arc;
-
-    fn s(x: &str) -> Value {
-        Value::string(x)
-    }
-
-    fn call(name: &str, args: &[Value]) -> Result<Value, EvalError> {
-        let f = lookup(name).unwrap_or_else(|| panic!("{name} not registered"));
-        (f.call)(args)
-    }
-
-    fn cost(name: &str, args: &[Value]) -> u64 {
-        let f = lookup(name).unwrap_or_else(|| panic!("{name} not registered"));
-        let result = match (f.call)(args) {
-            Ok(v) => v,
-            Err(e) => Value::Error(Arc::new(e)),
-        };
-        f.cost_of(args, &result)
-    }
-
-    fn show(v: &Value) -> String {
-        match v {
-            Value::Int(i) => i.to_string(),
-            Value::String(s) => format!("{s:?}"),
-            Value::List(l) => format!(
-                "[{}]",
-                l.items.iter().map(show).collect::<Vec<_>>().join(", ")
-            ),
-            other => format!("{other:?}"),
-        }
-    }
-
-    fn ok(name: &str, args: &[Value]) -> String {
-        show(&call(name, args).unwrap_or_else(|e| panic!("{name}: {e}")))
-    }
-
-    fn err(name: &str, args: &[Value]) -> String {
-        match call(name, args) {
-            Ok(v) => panic!("{name} gave {}", show(&v)),
-            Err(e) => e.message,
-        }
-    }
 
     const I: fn(i64) -> Value = Value::Int;
 
@@ -638,7 +597,7 @@ mod tests {
                 "strings.quote",
                 &[s("a\"b\\c\n\t\u{0}é\u{200b}\u{7}\u{8}\u{c}\u{b}\r")]
             ),
-            show(&s("\"a\\\"b\\\\c\\n\\t\u{0}é\u{200b}\\a\\b\\f\\v\\r\""))
+            literal(&s("\"a\\\"b\\\\c\\n\\t\u{0}é\u{200b}\\a\\b\\f\\v\\r\""))
         );
         assert_eq!(cost("strings.quote", &[s("abcdefghijklmnopqrstuvwxyz")]), 3);
     }

@@ -141,7 +141,7 @@ pub(crate) const FUNCTIONS: &[Function] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::super::k8s_util::testing::{call, cost, s, show, text};
+    use super::super::testing::{call, cost, s, show, text};
     use super::*;
 
     /// `url(s)` or `url(s).<accessor>()`, recorded from the apiserver v1.37.2 (go1.26) through

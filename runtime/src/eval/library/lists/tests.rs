@@ -1,24 +1,10 @@
+use super::super::testing::{call, cost, err, literal, ok};
 use super::*;
-use crate::eval::functions::lookup;
 use crate::eval::value::{Key, ListKind, Map};
 use std::sync::Arc;
 
 fn list_of(kind: ListKind, items: Vec<Value>) -> Value {
     Value::List(Arc::new(List { items, kind }))
-}
-
-fn call(name: &str, args: &[Value]) -> Result<Value, EvalError> {
-    let f = lookup(name).unwrap_or_else(|| panic!("{name} not registered"));
-    (f.call)(args)
-}
-
-fn cost(name: &str, args: &[Value]) -> u64 {
-    let f = lookup(name).unwrap_or_else(|| panic!("{name} not registered"));
-    let result = match (f.call)(args) {
-        Ok(v) => v,
-        Err(e) => Value::Error(Arc::new(e)),
-    };
-    f.cost_of(args, &result)
 }
 
 fn ints(xs: &[i64]) -> Value {
@@ -27,34 +13,6 @@ fn ints(xs: &[i64]) -> Value {
 
 fn strs(xs: &[&str]) -> Value {
     plain(xs.iter().map(|&x| Value::string(x)).collect())
-}
-
-/// A short rendering of results for assertions.
-fn show(v: &Value) -> String {
-    match v {
-        Value::Int(i) => i.to_string(),
-        Value::Uint(u) => format!("{u}u"),
-        Value::Double(d) => format!("{d:?}"),
-        Value::String(s) => format!("{s:?}"),
-        Value::Bool(b) => b.to_string(),
-        Value::Duration(d) => format!("{}ns", d.nanos),
-        Value::List(l) => format!(
-            "[{}]",
-            l.items.iter().map(show).collect::<Vec<_>>().join(", ")
-        ),
-        other => format!("{other:?}"),
-    }
-}
-
-fn ok(name: &str, args: &[Value]) -> String {
-    show(&call(name, args).unwrap_or_else(|e| panic!("{name}: {e}")))
-}
-
-fn err(name: &str, args: &[Value]) -> String {
-    match call(name, args) {
-        Ok(v) => panic!("{name} gave {}", show(&v)),
-        Err(e) => e.message,
-    }
 }
 
 fn bad() -> Value {
@@ -128,7 +86,7 @@ fn flatten_descends_to_the_given_depth() {
     );
     assert_eq!(
         ok("flatten", &[nested.clone(), Value::Int(0)]),
-        show(&nested)
+        literal(&nested)
     );
     assert_eq!(
         err("flatten", &[nested.clone(), Value::Int(-1)]),
@@ -177,7 +135,7 @@ fn sort_orders_comparable_keys_and_rejects_mixed_ones() {
     let Ok(Value::List(sorted)) = call("sort", &[ints(&long)]) else {
         panic!("sort")
     };
-    let got: Vec<_> = sorted.items.iter().map(show).collect();
+    let got: Vec<_> = sorted.items.iter().map(literal).collect();
     let want: Vec<_> = (0..40).map(|i: i64| i.to_string()).collect();
     assert_eq!(got, want);
     // Costs measured on the apiserver: 2 * 3^2 + 11, and 2.1 * 4^2 + 11 for strings.
@@ -356,7 +314,7 @@ fn sum_uses_the_element_zero_and_reports_overflow() {
     );
     // Per overload, an empty list sums to that type's zero.
     let empty = [plain(vec![])];
-    let zero = |id| show(&(overload(id).expect(id))(&empty).expect(id));
+    let zero = |id| literal(&(overload(id).expect(id))(&empty).expect(id));
     assert_eq!(zero("list_int_sum_int"), "0");
     assert_eq!(zero("list_uint_sum_uint"), "0u");
     assert_eq!(zero("list_double_sum_double"), "0.0");
@@ -389,10 +347,10 @@ fn includes_index_of_and_contains() {
     let Value::List(l) = ints(&[1, 2, 1]) else {
         unreachable!()
     };
-    assert_eq!(show(&index_of(&l, &Value::Int(1), false)), "0");
-    assert_eq!(show(&index_of(&l, &Value::Int(1), true)), "2");
-    assert_eq!(show(&index_of(&l, &Value::Double(2.0), false)), "1");
-    assert_eq!(show(&index_of(&l, &Value::Int(4), true)), "-1");
+    assert_eq!(literal(&index_of(&l, &Value::Int(1), false)), "0");
+    assert_eq!(literal(&index_of(&l, &Value::Int(1), true)), "2");
+    assert_eq!(literal(&index_of(&l, &Value::Double(2.0), false)), "1");
+    assert_eq!(literal(&index_of(&l, &Value::Int(4), true)), "-1");
     let Value::List(with_bad) = plain(vec![bad(), Value::Int(1)]) else {
         unreachable!()
     };

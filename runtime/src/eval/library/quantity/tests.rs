@@ -1,4 +1,4 @@
-use super::super::k8s_util::testing::{call, cost, s, show};
+use super::super::testing::{call, cost, s, show};
 use super::*;
 
 /// For each quantity string: `[sign(q), q.isInteger(), q.asApproximateFloat()]` and

@@ -8,128 +8,41 @@
 //! The generated test compares this model with the generated schema, so a wrong guess here is
 //! a failing `cargo test`, never a silently wrong verdict.
 
-use super::{costs_of, field_node, model_of};
+use super::{Base, Node, Property, Required, Slot, field};
 use crate::ast::{Field, Payload, Repr, Variant, Variants};
-use proc_macro2::TokenStream;
-use quote::{ToTokens, quote};
+use crd_cel_core::model::Type;
+use quote::ToTokens;
 
-/// A node of the model and its costs, as expressions.
-#[derive(Clone)]
-struct Node {
-    schema: TokenStream,
-    costs: TokenStream,
-}
-
-/// The top-level node, split as [`crate::emit::apply_validation`] splits one: references only
-/// live for `'static` outside a function argument, so what is borrowed goes into `overrides`
-/// (the caller's outermost literal) and `value` holds no borrow.
-pub struct Model {
-    pub value: TokenStream,
-    pub overrides: Vec<TokenStream>,
-    pub costs: TokenStream,
-}
-
-struct Prop {
-    name: String,
-    /// A `bool` expression.
-    required: TokenStream,
-    node: Node,
-}
-
-/// The enum's model and costs, before the container's own rules and keys are applied.
-pub fn model(v: &Variants, p: &TokenStream) -> Option<Model> {
-    let top = match &v.repr {
-        Repr::External => external(&v.variants, p)?,
-        Repr::Internal { tag } => internal(tag, &v.variants, p)?,
-        Repr::Adjacent { tag, content } => adjacent(tag, content, &v.variants, p)?,
-        Repr::Untagged => untagged(&v.variants, p)?,
-    };
-    Some(match top {
-        Top::Object(props, flatten) => {
-            let (overrides, costs) = object_parts(&props, &flatten, p);
-            Model {
-                value: quote!(#p::Schema::of(#p::Type::Object)),
-                overrides,
-                costs,
-            }
-        }
-        Top::Node(n) => Model {
-            value: n.schema,
-            overrides: Vec::new(),
-            costs: n.costs,
-        },
-    })
-}
-
-/// What a representation makes of the enum: an object, or a node without borrows.
-enum Top {
-    Object(Vec<Prop>, Vec<Node>),
-    Node(Node),
-}
-
-fn unknown(p: &TokenStream) -> Node {
-    Node {
-        schema: quote!(#p::Schema::UNKNOWN),
-        costs: quote!(#p::Costs::NONE),
-    }
-}
-
-/// The `properties` and `flatten` of an object node, and its costs.
-fn object_parts(
-    props: &[Prop],
-    flatten: &[Node],
-    p: &TokenStream,
-) -> (Vec<TokenStream>, TokenStream) {
-    let names = props.iter().map(|x| &x.name);
-    let required = props.iter().map(|x| &x.required);
-    let schemas = props.iter().map(|x| &x.node.schema);
-    let costs = props.iter().map(|x| &x.node.costs);
-    let flat = flatten.iter().map(|x| &x.schema);
-    let flat_costs = flatten.iter().map(|x| &x.costs);
-    (
-        vec![
-            quote!(properties: &[#(#p::Property { name: #names, required: #required, schema: &#schemas }),*]),
-            quote!(flatten: &[#(&#flat),*]),
-        ],
-        quote! {
-            #p::Costs {
-                properties: &[#(&#costs),*],
-                flatten: &[#(&#flat_costs),*],
-                ..#p::Costs::NONE
-            }
-        },
-    )
-}
-
-fn object(props: &[Prop], flatten: &[Node], p: &TokenStream) -> Node {
-    let (overrides, costs) = object_parts(props, flatten, p);
-    Node {
-        schema: quote!(#p::Schema { #(#overrides,)* ..#p::Schema::of(#p::Type::Object) }),
-        costs,
+/// The enum's model, before the container's own rules and keys are applied.
+pub fn model<'a>(v: &'a Variants<'_>) -> Option<Node<'a>> {
+    match &v.repr {
+        Repr::External => external(&v.variants),
+        Repr::Internal { tag } => internal(tag, &v.variants),
+        Repr::Adjacent { tag, content } => adjacent(tag, content, &v.variants),
+        Repr::Untagged => untagged(&v.variants),
     }
 }
 
 /// The string enum of the variants' names (the tag of an internally or adjacently tagged enum).
-fn tag_node(variants: &[Variant], p: &TokenStream) -> Node {
+fn tag(name: &str, required: bool, variants: &[Variant]) -> Property<'static> {
     let values = variants
         .iter()
-        .map(|v| serde_json::to_string(&v.name).expect("BUG: a string serializes"));
-    Node {
-        schema: quote!(#p::Schema { enum_values: &[#(#values),*], ..#p::Schema::of(#p::Type::String) }),
-        costs: quote!(#p::Costs::NONE),
+        .map(|v| serde_json::to_string(&v.name).expect("BUG: a string serializes"))
+        .collect();
+    Property {
+        name: name.to_owned(),
+        required: Required::Always(required),
+        node: Node {
+            slots: vec![Slot::EnumValues(values)],
+            ..Node::of(Base::Of(Type::String))
+        },
     }
 }
 
-fn field_prop(f: &Field, p: &TokenStream) -> Prop {
-    let n = field_node(f, p);
-    Prop {
-        name: f.name.clone(),
-        required: n.required.clone(),
-        node: Node {
-            schema: n.node(p),
-            costs: costs_of(&f.ty, p),
-        },
-    }
+/// A field of a variant: its node as schemars writes it (a variant's field has no
+/// `#[cel(..)]` of its own).
+fn field_prop<'a>(f: &'a Field<'_>) -> Property<'a> {
+    field(f, 0, false)
 }
 
 /// A field as the schema sees it, documentation aside: two fields with the same key have the
@@ -152,32 +65,23 @@ fn same_with_docs(a: &Field, b: &Field) -> bool {
 }
 
 /// A variant's payload: the newtype's type, or the struct variant's object.
-fn payload(v: &Variant, p: &TokenStream) -> Option<Node> {
+fn payload<'a>(v: &'a Variant<'_>) -> Option<Node<'a>> {
     Some(match &v.payload {
         Payload::Unit => return None,
-        Payload::Tuple => unknown(p),
-        Payload::Newtype(f) => {
-            let n = field_node(f, p);
-            Node {
-                schema: n.node(p),
-                costs: costs_of(&f.ty, p),
-            }
-        }
+        Payload::Tuple => Node::of(Base::Unknown),
+        Payload::Newtype(f) => field_prop(f).node,
         Payload::Struct(fields) => {
-            let props: Vec<Prop> = fields
+            let props = fields
                 .iter()
                 .filter(|f| !f.serde.flatten)
-                .map(|f| field_prop(f, p))
+                .map(field_prop)
                 .collect();
-            let flatten: Vec<Node> = fields
+            let flatten = fields
                 .iter()
                 .filter(|f| f.serde.flatten)
-                .map(|f| Node {
-                    schema: model_of(&f.ty, p),
-                    costs: costs_of(&f.ty, p),
-                })
+                .map(|f| Node::of(Base::Type(&f.ty)))
                 .collect();
-            object(&props, &flatten, p)
+            Node::object(props, flatten)
         }
     })
 }
@@ -185,7 +89,7 @@ fn payload(v: &Variant, p: &TokenStream) -> Option<Node> {
 /// `{"variant": payload}` per variant, hoisted by kube into one object of optional properties
 /// (the `oneOf` of which one is required stays). Unit variants are strings: mixed with objects,
 /// no structural schema but "any value" remains.
-fn external(variants: &[Variant], p: &TokenStream) -> Option<Top> {
+fn external<'a>(variants: &'a [Variant<'_>]) -> Option<Node<'a>> {
     let units = variants
         .iter()
         .filter(|v| matches!(v.payload, Payload::Unit))
@@ -194,22 +98,19 @@ fn external(variants: &[Variant], p: &TokenStream) -> Option<Top> {
         return None;
     }
     if units > 0 {
-        return Some(Top::Node(Node {
-            schema: quote!(#p::Schema { preserve_unknown_fields: true, ..#p::Schema::of(#p::Type::Any) }),
-            costs: quote!(#p::Costs::NONE),
-        }));
+        return Some(Node::of(Base::Preserved));
     }
-    let props: Vec<Prop> = variants
+    let props = variants
         .iter()
         .map(|v| {
-            Some(Prop {
+            Some(Property {
                 name: v.name.clone(),
-                required: quote!(false),
-                node: payload(v, p)?,
+                required: Required::Always(false),
+                node: payload(v)?,
             })
         })
         .collect::<Option<_>>()?;
-    Some(Top::Object(props, Vec::new()))
+    Some(Node::object(props, Vec::new()))
 }
 
 /// The fields of every variant merged by name: a field the variants agree on (up to
@@ -217,7 +118,7 @@ fn external(variants: &[Variant], p: &TokenStream) -> Option<Top> {
 /// it a string enum or any value). With `conflict` (the variants' schemas differ, so crd-cel
 /// merges them), a property is required when every variant requires it; without, kube hoists
 /// the properties and none is required.
-fn merge_fields(variants: &[&[Field]], conflict: bool, p: &TokenStream) -> Vec<Prop> {
+fn merge_fields<'a>(variants: &[&'a [Field<'_>]], conflict: bool) -> Vec<Property<'a>> {
     let mut names: Vec<&str> = Vec::new();
     for fields in variants {
         for f in fields.iter() {
@@ -234,15 +135,14 @@ fn merge_fields(variants: &[&[Field]], conflict: bool, p: &TokenStream) -> Vec<P
                 .filter_map(|fs| fs.iter().find(|f| f.name == name))
                 .collect();
             let first = found[0];
-            let mut prop = field_prop(first, p);
+            let mut prop = field_prop(first);
             if found.iter().any(|f| key(f) != key(first)) {
-                prop.node = unknown(p);
+                prop.node = Node::of(Base::Unknown);
             }
             prop.required = if conflict && found.len() == variants.len() {
-                let each = found.iter().map(|f| field_node(f, p).required);
-                quote!(#((#each))&&*)
+                Required::All(found.iter().map(|f| field_prop(f).required).collect())
             } else {
-                quote!(false)
+                Required::Always(false)
             };
             prop
         })
@@ -252,39 +152,31 @@ fn merge_fields(variants: &[&[Field]], conflict: bool, p: &TokenStream) -> Vec<P
 /// `{"tag": "variant", ..fields}`. Two variants or more always differ (their tags), so crd-cel
 /// merges them; a newtype variant would merge another type's properties, which only the
 /// generated schema knows.
-fn internal(tag: &str, variants: &[Variant], p: &TokenStream) -> Option<Top> {
-    let mut fields: Vec<&[Field]> = Vec::new();
+fn internal<'a>(tag_name: &str, variants: &'a [Variant<'_>]) -> Option<Node<'a>> {
+    let mut fields: Vec<&[Field<'_>]> = Vec::new();
     for v in variants {
         match &v.payload {
             Payload::Unit => fields.push(&[]),
-            Payload::Struct(fs) if fs.iter().all(|f| !f.serde.flatten && f.name != tag) => {
+            Payload::Struct(fs) if fs.iter().all(|f| !f.serde.flatten && f.name != tag_name) => {
                 fields.push(fs)
             }
             _ => return None,
         }
     }
     let conflict = variants.len() > 1;
-    let mut props = vec![Prop {
-        name: tag.to_owned(),
-        required: quote!(#conflict),
-        node: tag_node(variants, p),
-    }];
-    props.extend(merge_fields(&fields, conflict, p));
-    Some(Top::Object(props, Vec::new()))
+    let mut props = vec![tag(tag_name, conflict, variants)];
+    props.extend(merge_fields(&fields, conflict));
+    Some(Node::object(props, Vec::new()))
 }
 
 /// `{"tag": "variant", "content": payload}`: the content keeps its schema when every data
 /// variant carries the same one.
-fn adjacent(tag: &str, content: &str, variants: &[Variant], p: &TokenStream) -> Option<Top> {
-    if tag == content {
+fn adjacent<'a>(tag_name: &str, content: &str, variants: &'a [Variant<'_>]) -> Option<Node<'a>> {
+    if tag_name == content {
         return None;
     }
     let conflict = variants.len() > 1;
-    let mut props = vec![Prop {
-        name: tag.to_owned(),
-        required: quote!(#conflict),
-        node: tag_node(variants, p),
-    }];
+    let mut props = vec![tag(tag_name, conflict, variants)];
     let data: Vec<&Variant> = variants
         .iter()
         .filter(|v| !matches!(v.payload, Payload::Unit))
@@ -305,23 +197,26 @@ fn adjacent(tag: &str, content: &str, variants: &[Variant], p: &TokenStream) -> 
         };
         let same = payload_key(first).is_some()
             && data.iter().all(|v| payload_key(v) == payload_key(first));
-        let node = if same { payload(first, p)? } else { unknown(p) };
-        let required = conflict && data.len() == variants.len();
-        props.push(Prop {
+        let node = if same {
+            payload(first)?
+        } else {
+            Node::of(Base::Unknown)
+        };
+        props.push(Property {
             name: content.to_owned(),
-            required: quote!(#required),
+            required: Required::Always(conflict && data.len() == variants.len()),
             node,
         });
     }
-    Some(Top::Object(props, Vec::new()))
+    Some(Node::object(props, Vec::new()))
 }
 
 /// The payload alone; only struct variants are followed (a newtype's properties are another
 /// type's, a unit variant is `null`). Variants that share a field with different schemas are
 /// merged by crd-cel, which the derive can tell only when the difference is in the
 /// documentation.
-fn untagged(variants: &[Variant], p: &TokenStream) -> Option<Top> {
-    let mut fields: Vec<&[Field]> = Vec::new();
+fn untagged<'a>(variants: &'a [Variant<'_>]) -> Option<Node<'a>> {
+    let mut fields: Vec<&[Field<'_>]> = Vec::new();
     for v in variants {
         match &v.payload {
             Payload::Struct(fs) if fs.iter().all(|f| !f.serde.flatten) => fields.push(fs),
@@ -341,5 +236,5 @@ fn untagged(variants: &[Variant], p: &TokenStream) -> Option<Top> {
             }
         }
     }
-    Some(Top::Object(merge_fields(&fields, conflict, p), Vec::new()))
+    Some(Node::object(merge_fields(&fields, conflict), Vec::new()))
 }
