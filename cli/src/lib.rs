@@ -487,7 +487,14 @@ fn read_documents(files: &[String], io: &mut Io<'_>, bad: &mut Vec<InputError>) 
     let mut out = Vec::new();
     for file in files {
         match input::read_source(file, io.stdin).and_then(|t| input::split_documents(file, &t)) {
-            Ok(docs) => out.extend(docs),
+            Ok(docs) => {
+                for doc in &docs {
+                    for note in &doc.yaml11_booleans {
+                        let _ = writeln!(io.stderr, "Warning: {}: {note}", doc.location());
+                    }
+                }
+                out.extend(docs);
+            }
             Err(e) => report_input_error(e, io, bad),
         }
     }

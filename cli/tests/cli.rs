@@ -1428,3 +1428,41 @@ fn older_releases_print_their_own_texts() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// YAML is read as kubectl reads it, and a plain word kubectl reads as a boolean (YAML 1.1)
+/// where a YAML 1.2 reader, or the author, sees a string is pointed out: serde_yaml, which
+/// kube-rs projects print CRDs with, leaves a property named `y` unquoted, and kubectl then
+/// creates a property named "true".
+#[test]
+fn yaml_words_kubectl_reads_as_booleans_are_pointed_out() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+               metadata: {name: points.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n  \
+               names: {kind: Point, plural: points}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    \
+               schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            \
+               type: object\n            properties:\n              x: {type: integer}\n              y: {type: integer}\n            \
+               x-kubernetes-validations:\n            - rule: self.x <= self.y\n";
+    let out = crd_cel(&["check", "-"], Some(crd));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "Warning: <stdin>:1: spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.true: \
+             the key y is read as \"true\" (YAML 1.1, as kubectl reads it); quote it to keep \"y\"\n"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        text(&out.stdout).contains("undefined field 'y'"),
+        "{}",
+        text(&out.stdout)
+    );
+    // Quoted, the property is `y`.
+    let quoted = crd.replace("              y: {type", "              'y': {type");
+    let out = crd_cel(&["check", "-"], Some(&quoted));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(
+        !text(&out.stderr).contains("Warning"),
+        "{}",
+        text(&out.stderr)
+    );
+}

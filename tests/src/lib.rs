@@ -52,7 +52,10 @@ pub fn crd_of_type<T: JsonSchema>() -> serde_json::Value {
 /// Runs `crd-cel check -` (the command line's own entry point) on `crd`: the exit code, then
 /// stdout and stderr.
 pub fn cli_check(crd: &serde_json::Value) -> (u8, String) {
-    let text = serde_yaml::to_string(crd).expect("a CRD serializes as YAML");
+    // JSON, not serde_yaml's YAML: that leaves keys such as `n` and `y` unquoted, which
+    // kubectl (and crd-cel, reading YAML as kubectl does) reads as the booleans `false` and
+    // `true` (YAML 1.1).
+    let text = serde_json::to_string_pretty(crd).expect("a CRD serializes as JSON");
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let code = crd_cel_cli::run(
         ["crd-cel", "check", "-"],

@@ -277,6 +277,7 @@ fn validate_cases_agree_with_the_oracle() {
                 line: 1,
                 value: crd,
                 duplicate_fields: Vec::new(),
+                yaml11_booleans: Vec::new(),
                 source: Default::default(),
             }])
             .with_default_namespace(
@@ -292,6 +293,7 @@ fn validate_cases_agree_with_the_oracle() {
                 line: 1,
                 value: case["object"].clone(),
                 duplicate_fields: Vec::new(),
+                yaml11_booleans: Vec::new(),
                 source: Default::default(),
             };
             let old = case.get("oldObject").filter(|o| !o.is_null());

@@ -41,6 +41,9 @@ pub struct Document {
     /// The paths of repeated keys (`spec.ports[0].name`), which the apiserver's strict
     /// decoding reports as `duplicate field "..."`.
     pub duplicate_fields: Vec<String>,
+    /// Plain YAML scalars read as booleans that a YAML 1.2 reader takes for strings (`y`,
+    /// `no`, `On`), as `PATH: NOTE`: the command line warns about each.
+    pub yaml11_booleans: Vec<String>,
     /// The text the document was read from.
     pub source: Source,
 }
@@ -208,13 +211,14 @@ fn push_document(
     if body.object.is_null() {
         return;
     }
-    let document = |item, value, duplicate_fields| Document {
+    let document = |item, value, duplicate_fields, yaml11_booleans| Document {
         file: file.to_owned(),
         index,
         item,
         line,
         value,
         duplicate_fields,
+        yaml11_booleans,
         source: source.clone(),
     };
     match list_items(&body.object) {
@@ -223,7 +227,8 @@ fn push_document(
             for (i, item) in items.iter().enumerate() {
                 let at = format!("items[{i}]");
                 let duplicates = body.duplicates_under(&at);
-                let mut d = document(Some(i), item.clone(), duplicates);
+                let booleans = body.yaml11_booleans_under(&at);
+                let mut d = document(Some(i), item.clone(), duplicates, booleans);
                 // The item's own line (its `- ` in block YAML; the list's in flow style).
                 d.line = lines::line_of(text, source.first_line, &at)
                     .filter(|&l| l >= line)
@@ -231,7 +236,12 @@ fn push_document(
                 out.push(d);
             }
         }
-        None => out.push(document(None, body.object, body.duplicate_fields)),
+        None => out.push(document(
+            None,
+            body.object,
+            body.duplicate_fields,
+            body.yaml11_booleans,
+        )),
     }
 }
 

@@ -35,18 +35,31 @@ pub struct Body {
     /// The paths of the repeated keys, in the order found, each once, at most 100 (as the
     /// apiserver keeps them).
     pub duplicate_fields: Vec<String>,
+    /// YAML only ([`Body::from_yaml`]): the plain scalars read as booleans that a YAML 1.2
+    /// reader takes for strings (`y`, `no`, `On`...), as `PATH: NOTE` (a key's path ends with
+    /// the key as read), at most 100: what to tell a user who meant a string.
+    pub yaml11_booleans: Vec<String>,
 }
 
 impl Body {
     /// The paths of [`Body::duplicate_fields`] under `prefix` (a list's `items[3]`), relative
     /// to it: the duplicates of one item of an expanded `kind: List`.
     pub fn duplicates_under(&self, prefix: &str) -> Vec<String> {
-        self.duplicate_fields
-            .iter()
-            .filter_map(|p| p.strip_prefix(prefix)?.strip_prefix('.'))
-            .map(str::to_owned)
-            .collect()
+        under(&self.duplicate_fields, prefix)
     }
+
+    /// The [`Body::yaml11_booleans`] under `prefix`, relative to it.
+    pub fn yaml11_booleans_under(&self, prefix: &str) -> Vec<String> {
+        under(&self.yaml11_booleans, prefix)
+    }
+}
+
+fn under(paths: &[String], prefix: &str) -> Vec<String> {
+    paths
+        .iter()
+        .filter_map(|p| p.strip_prefix(prefix)?.strip_prefix('.'))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The apiserver's strict-decoding error for a repeated field (`sigs.k8s.io/json`'s
@@ -95,15 +108,18 @@ impl Body {
         yaml: Option<&'de str>,
     ) -> Result<Body, D::Error> {
         let mut duplicates = Vec::new();
+        let mut booleans = Vec::new();
         let object = Node {
             path: &mut String::new(),
             duplicates: &mut duplicates,
+            booleans: &mut booleans,
             yaml,
         }
         .deserialize(deserializer)?;
         Ok(Body {
             object,
             duplicate_fields: duplicates,
+            yaml11_booleans: booleans,
         })
     }
 }
@@ -113,6 +129,7 @@ impl Body {
 struct Node<'a, 's> {
     path: &'a mut String,
     duplicates: &'a mut Vec<String>,
+    booleans: &'a mut Vec<String>,
     yaml: Option<&'s str>,
 }
 
@@ -121,8 +138,35 @@ impl<'s> Node<'_, 's> {
         Node {
             path: self.path,
             duplicates: self.duplicates,
+            booleans: self.booleans,
             yaml: self.yaml,
         }
+    }
+
+    /// Notes a plain scalar that YAML 1.1 reads as a boolean and YAML 1.2 as a string.
+    fn boolean(&mut self, key: Option<&str>, text: &str, value: bool) {
+        if self.booleans.len() >= MAX_STRICT_ERRORS {
+            return;
+        }
+        let note = match key {
+            Some(_) => format!(
+                "the key {text} is read as \"{value}\" (YAML 1.1, as kubectl reads it); quote it to keep \"{text}\""
+            ),
+            None => format!(
+                "{text} is read as {value} (YAML 1.1, as kubectl reads it); quote it to keep the string \"{text}\""
+            ),
+        };
+        let mut path = self.path.clone();
+        if let Some(key) = key {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(key);
+        }
+        if path.is_empty() {
+            path.push('.');
+        }
+        self.booleans.push(format!("{path}: {note}"));
     }
 
     fn duplicate(&mut self, key: &str) {
@@ -176,9 +220,15 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
         Ok(Json::String(v.to_owned()))
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Json, E> {
+    fn visit_borrowed_str<E: de::Error>(mut self, v: &'de str) -> Result<Json, E> {
         match self.yaml {
-            Some(source) if yaml11::is_plain(source, v) => yaml11::resolve(v).map_err(E::custom),
+            Some(source) if yaml11::is_plain(source, v) => {
+                let value = yaml11::resolve(v).map_err(E::custom)?;
+                if let Json::Bool(b) = value {
+                    self.boolean(None, v, b);
+                }
+                Ok(value)
+            }
             _ => Ok(Json::String(v.to_owned())),
         }
     }
@@ -218,6 +268,9 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
         let mut out = Map::new();
         let len = self.path.len();
         while let Some(key) = map.next_key_seed(KeySeed(self.yaml))? {
+            if let Some((text, value)) = key.1 {
+                self.boolean(Some(&key.0), text, value);
+            }
             if out.contains_key(&key.0) {
                 self.duplicate(&key.0);
             }
@@ -234,61 +287,63 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
 }
 
 /// A map key: a string, or a YAML scalar key (`1`, `true`) in its text form, as the YAML to
-/// JSON conversion writes it.
-struct Key(String);
+/// JSON conversion writes it; and, for a plain YAML key read as a boolean that YAML 1.2 reads
+/// as a string (`y`), its text and value.
+struct Key<'de>(String, Option<(&'de str, bool)>);
 
 /// Reads a [`Key`]; with the YAML source, a plain key is resolved as YAML 1.1 does (`n:` is
 /// the key `"false"`).
 struct KeySeed<'s>(Option<&'s str>);
 
 impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
-    type Value = Key;
+    type Value = Key<'de>;
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key<'de>, D::Error> {
         struct KeyVisitor<'s>(Option<&'s str>);
         impl<'de> Visitor<'de> for KeyVisitor<'_> {
-            type Value = Key;
+            type Value = Key<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string key")
             }
-            fn visit_str<E>(self, v: &str) -> Result<Key, E> {
-                Ok(Key(v.to_owned()))
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_owned(), None))
             }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key, E> {
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
                 match self.0 {
                     Some(source) if yaml11::is_plain(source, v) => {
-                        Ok(Key(match yaml11::resolve(v).map_err(E::custom)? {
-                            Json::String(s) => s,
+                        Ok(match yaml11::resolve(v).map_err(E::custom)? {
+                            Json::String(s) => Key(s, None),
+                            Json::Bool(b) => Key(b.to_string(), Some((v, b))),
                             // Floats print as Go's %v of a float32 there: left as written.
-                            Json::Number(n) if n.is_f64() => v.to_owned(),
-                            other => other.to_string(),
-                        }))
+                            Json::Number(n) if n.is_f64() => Key(v.to_owned(), None),
+                            other => Key(other.to_string(), None),
+                        })
                     }
-                    _ => Ok(Key(v.to_owned())),
+                    _ => Ok(Key(v.to_owned(), None)),
                 }
             }
-            fn visit_string<E>(self, v: String) -> Result<Key, E> {
-                Ok(Key(v))
+            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(v, None))
             }
-            fn visit_bool<E>(self, v: bool) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
+            fn visit_bool<E>(self, v: bool) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string(), None))
             }
-            fn visit_i64<E>(self, v: i64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
+            fn visit_i64<E>(self, v: i64) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string(), None))
             }
-            fn visit_u64<E>(self, v: u64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
+            fn visit_u64<E>(self, v: u64) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string(), None))
             }
-            fn visit_f64<E>(self, v: f64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
+            fn visit_f64<E>(self, v: f64) -> Result<Key<'de>, E> {
+                Ok(Key(v.to_string(), None))
             }
-            fn visit_unit<E>(self) -> Result<Key, E> {
-                Ok(Key("null".to_owned()))
+            fn visit_unit<E>(self) -> Result<Key<'de>, E> {
+                Ok(Key("null".to_owned(), None))
             }
-            fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Key, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Key<'de>, A::Error> {
                 Err(de::Error::custom("a map cannot be a key"))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Key, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Key<'de>, A::Error> {
                 Err(de::Error::custom("a list cannot be a key"))
             }
         }
