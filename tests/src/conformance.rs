@@ -241,19 +241,7 @@ fn ours(
         args.push("status".into());
     }
     args.push("-".into());
-    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-    let code = crd_cel_cli::run(
-        args,
-        &mut crd_cel_cli::Io {
-            stdin: &mut text.as_bytes(),
-            stdin_is_terminal: false,
-            stdout: &mut stdout,
-            stdout_is_terminal: false,
-            no_color: true,
-            stderr: &mut stderr,
-        },
-    );
-    let line = String::from_utf8_lossy(&stdout);
+    let (code, line, stderr) = crate::run_cli(args, &text);
     let parsed: Option<Value> = line
         .lines()
         .next()
@@ -263,11 +251,7 @@ fn ours(
             valid: v["valid"].as_bool().unwrap_or(false),
             text: v["text"].as_str().unwrap_or_default().to_owned(),
         }),
-        _ => Err(format!(
-            "exit {code}: {}{}",
-            line.trim(),
-            String::from_utf8_lossy(&stderr).trim()
-        )),
+        _ => Err(format!("exit {code}: {}{}", line.trim(), stderr.trim())),
     }
 }
 

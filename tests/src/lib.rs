@@ -49,18 +49,19 @@ pub fn crd_of_type<T: JsonSchema>() -> serde_json::Value {
     })
 }
 
-/// Runs `crd-cel check -` (the command line's own entry point) on `crd`: the exit code, then
-/// stdout and stderr.
-pub fn cli_check(crd: &serde_json::Value) -> (u8, String) {
-    // JSON, not serde_yaml's YAML: that leaves keys such as `n` and `y` unquoted, which
-    // kubectl (and crd-cel, reading YAML as kubectl does) reads as the booleans `false` and
-    // `true` (YAML 1.1).
-    let text = serde_json::to_string_pretty(crd).expect("a CRD serializes as JSON");
+/// Runs the command line in process (its own entry point, `crd_cel_cli::run`) with `args`
+/// (the program name first) and `stdin`, not a terminal, without colour: the exit code, stdout
+/// and stderr.
+pub fn run_cli<I, T>(args: I, stdin: &str) -> (u8, String, String)
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let code = crd_cel_cli::run(
-        ["crd-cel", "check", "-"],
+        args,
         &mut crd_cel_cli::Io {
-            stdin: &mut text.as_bytes(),
+            stdin: &mut stdin.as_bytes(),
             stdin_is_terminal: false,
             stdout: &mut stdout,
             stdout_is_terminal: false,
@@ -68,12 +69,22 @@ pub fn cli_check(crd: &serde_json::Value) -> (u8, String) {
             stderr: &mut stderr,
         },
     );
-    let out = format!(
-        "{}{}",
-        String::from_utf8_lossy(&stdout),
-        String::from_utf8_lossy(&stderr)
-    );
-    (code, out)
+    (
+        code,
+        String::from_utf8_lossy(&stdout).into_owned(),
+        String::from_utf8_lossy(&stderr).into_owned(),
+    )
+}
+
+/// Runs `crd-cel check -` (the command line's own entry point) on `crd`: the exit code, then
+/// stdout and stderr.
+pub fn cli_check(crd: &serde_json::Value) -> (u8, String) {
+    // JSON, not serde_yaml's YAML: that leaves keys such as `n` and `y` unquoted, which
+    // kubectl (and crd-cel, reading YAML as kubectl does) reads as the booleans `false` and
+    // `true` (YAML 1.1).
+    let text = serde_json::to_string_pretty(crd).expect("a CRD serializes as JSON");
+    let (code, stdout, stderr) = run_cli(["crd-cel", "check", "-"], &text);
+    (code, format!("{stdout}{stderr}"))
 }
 
 /// What every UI pass case runs: the derive accepted the types (they compiled), so
