@@ -62,7 +62,9 @@ pub fn of_crd(report: &CrdReport) -> Value {
 /// the resource), `Conflict` (409), or the store's `InternalError` (500).
 pub fn of_refusal(refusal: &Refusal) -> Value {
     let code = match refusal {
-        Refusal::StrictDecoding { .. } | Refusal::NameMismatch { .. } => 400,
+        Refusal::StrictDecoding { .. }
+        | Refusal::Decoding { .. }
+        | Refusal::NameMismatch { .. } => 400,
         Refusal::NotFound { .. } => 404,
         Refusal::Conflict { .. } => 409,
         Refusal::ResourceVersionSetOnCreate => 500,

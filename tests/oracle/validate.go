@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -184,6 +185,40 @@ func (srv *crServer) decode(j []byte) (*unstructured.Unstructured, []string, err
 	return u, unknown, nil
 }
 
+// decodeError is the create and update handlers' transformDecodeError of a body the CR decoder
+// refused: "<kind> in version "<v>" cannot be handled as a <Kind>: <err>" when the body names
+// its kind, else "the object provided is unrecognized (must be of type <Kind>): <err> (<body>)".
+func (srv *crServer) decodeError(body []byte, err error) error {
+	var tm struct {
+		Kind       string `json:"kind"`
+		APIVersion string `json:"apiVersion"`
+	}
+	_ = json.Unmarshal(body, &tm)
+	if tm.Kind != "" {
+		gv, _ := schema.ParseGroupVersion(tm.APIVersion)
+		return fmt.Errorf("%s in version %q cannot be handled as a %s: %v", tm.Kind, gv.Version, srv.kind.Kind, err)
+	}
+	return fmt.Errorf("the object provided is unrecognized (must be of type %s): %v (%s)", srv.kind.Kind, err, summarizeData(body, 30))
+}
+
+// summarizeData is the handlers' summary of a body they cannot decode (handlers/rest.go).
+func summarizeData(data []byte, maxLength int) string {
+	switch {
+	case len(data) == 0:
+		return "<empty>"
+	case data[0] == '{':
+		if len(data) > maxLength {
+			return string(data[:maxLength]) + " ..."
+		}
+		return string(data)
+	default:
+		if len(data) > maxLength {
+			return hex.EncodeToString(data[:maxLength]) + " ..."
+		}
+		return hex.EncodeToString(data)
+	}
+}
+
 type validateOptions struct {
 	Old             []byte    // nil for CREATE
 	OldServer       *crServer // the CRD the old object was created under, when it changed since
@@ -207,7 +242,7 @@ func (srv *crServer) validate(obj []byte, o validateOptions) validateResult {
 	}
 	u, unknown, err := srv.decode(obj)
 	if err != nil {
-		return fail(err)
+		return fail(srv.decodeError(obj, err))
 	}
 	rec = &warningRecorder{}
 	switch strings.ToLower(o.FieldValidation) {
@@ -217,7 +252,7 @@ func (srv *crServer) validate(obj []byte, o validateOptions) validateResult {
 			for _, p := range unknown {
 				parts = append(parts, fmt.Sprintf("unknown field %q", p))
 			}
-			return fail(fmt.Errorf("strict decoding error: %s", strings.Join(parts, ", ")))
+			return fail(srv.decodeError(obj, fmt.Errorf("strict decoding error: %s", strings.Join(parts, ", "))))
 		}
 	case "ignore":
 	default:

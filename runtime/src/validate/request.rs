@@ -110,6 +110,18 @@ impl Validator {
         keep: bool,
     ) -> (Outcome, Option<Json>) {
         use std::borrow::Cow;
+        // The CR decoder reads `metadata` into Go's ObjectMeta first: a field of the wrong
+        // type fails the request (before its strict decoding errors too).
+        if self.resource.is_some()
+            && let Some(error) = metadata::object_meta_error(object)
+        {
+            let out = Outcome {
+                remaining_budget: RUNTIME_COST_BUDGET,
+                refusal: Some(self.decoding_error(object, error)),
+                ..Outcome::default()
+            };
+            return (out, None);
+        }
         // A model validator's values come from serde: nothing to prune, no defaults known.
         let (mut new, unknown): (Cow<'_, Json>, _) = if self.decodes {
             let (v, w) = self.decode(object);
@@ -291,23 +303,40 @@ impl Validator {
     /// The handler's refusal of a body with strict-decoding errors (`transformDecodeError`):
     /// the body's kind and version, and the kind the resource is served as.
     fn strict_decoding_error(&self, object: &Json, errors: Vec<String>) -> Refusal {
+        let (kind, version, resource_kind) = self.decoded_as(object);
+        Refusal::StrictDecoding {
+            kind,
+            version,
+            resource_kind,
+            errors,
+        }
+    }
+
+    fn decoding_error(&self, object: &Json, error: String) -> Refusal {
+        let (kind, version, resource_kind) = self.decoded_as(object);
+        Refusal::Decoding {
+            kind,
+            version,
+            resource_kind,
+            error,
+        }
+    }
+
+    /// The body's kind and version, and the kind the resource is served as: what
+    /// `transformDecodeError` names.
+    fn decoded_as(&self, object: &Json) -> (String, String, String) {
         let text = |key: &str| object.get(key).and_then(Json::as_str).unwrap_or_default();
         let kind = text("kind").to_owned();
-        let api_version = text("apiVersion");
-        let version = api_version
+        let version = text("apiVersion")
             .rsplit('/')
             .next()
             .unwrap_or_default()
             .to_owned();
-        Refusal::StrictDecoding {
-            resource_kind: self
-                .resource
-                .as_ref()
-                .map_or_else(|| kind.clone(), |r| r.kind.clone()),
-            kind,
-            version,
-            errors,
-        }
+        let resource_kind = self
+            .resource
+            .as_ref()
+            .map_or_else(|| kind.clone(), |r| r.kind.clone());
+        (kind, version, resource_kind)
     }
 }
 

@@ -16,6 +16,7 @@
 mod names;
 mod objectmeta;
 mod refusal;
+mod unmarshal;
 
 use serde_json::{Map, Value as Json};
 
@@ -23,6 +24,7 @@ pub use names::GENERATED_NAME_SUFFIX;
 pub(crate) use names::NameFn;
 pub(crate) use objectmeta::{Meta, finalizer_warnings, validate, validate_update};
 pub use refusal::{Conflict, Refusal};
+pub(crate) use unmarshal::object_meta_error;
 
 use super::{BadValue, ErrorType, FieldError};
 

@@ -36,6 +36,20 @@ pub enum Refusal {
         /// The errors: `duplicate field "spec.x"`, then `unknown field "spec.y"`.
         errors: Vec<String>,
     },
+    /// 400 BadRequest of the create and update handlers: the body cannot be decoded, as when
+    /// `metadata` has a field of the wrong JSON type (`transformDecodeError` of the CR
+    /// decoder's error).
+    Decoding {
+        /// The body's kind.
+        kind: String,
+        /// The version of the body's `apiVersion`.
+        version: String,
+        /// The kind the resource is served as.
+        resource_kind: String,
+        /// The decoder's error (`json: cannot unmarshal number into Go struct field
+        /// ObjectMeta.labels of type string`).
+        error: String,
+    },
     /// 400 BadRequest of the update handler: the body's name is not the URL's (an update
     /// whose body has no name).
     NameMismatch {
@@ -87,7 +101,9 @@ impl Refusal {
     /// `InternalError`).
     pub const fn reason(&self) -> &'static str {
         match self {
-            Refusal::StrictDecoding { .. } | Refusal::NameMismatch { .. } => "BadRequest",
+            Refusal::StrictDecoding { .. }
+            | Refusal::Decoding { .. }
+            | Refusal::NameMismatch { .. } => "BadRequest",
             Refusal::NotFound { .. } => "NotFound",
             Refusal::Conflict { .. } => "Conflict",
             Refusal::ResourceVersionSetOnCreate => "InternalError",
@@ -108,6 +124,16 @@ impl fmt::Display for Refusal {
                 "{kind} in version {} cannot be handled as a {resource_kind}: strict decoding error: {}",
                 go_quoted(version),
                 errors.join(", ")
+            ),
+            Refusal::Decoding {
+                kind,
+                version,
+                resource_kind,
+                error,
+            } => write!(
+                f,
+                "{kind} in version {} cannot be handled as a {resource_kind}: {error}",
+                go_quoted(version)
             ),
             Refusal::NameMismatch { object, url } => write!(
                 f,
