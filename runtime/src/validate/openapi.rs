@@ -323,8 +323,10 @@ fn node(
         if value.is_number() && !c.int_or_string {
             number(w, c, value, pair, at);
         }
-        return;
     }
+    // kube-openapi runs every validator that applies to the value's kind after a type error:
+    // allOf/anyOf/oneOf/not and enum apply to any value (an array where an object is wanted
+    // passes both branches of a oneOf on properties: "Found 2 valid alternatives").
     composition(w, c, value, pair, old, at);
     if !c.limits.enum_values.is_empty()
         && !c.limits.enum_values.iter().any(|e| json_equal(e, value))
@@ -347,6 +349,9 @@ fn node(
                 detail: format!("supported values: {}", supported.join(", ")),
             },
         );
+    }
+    if wanted.is_some() {
+        return;
     }
     match value {
         Json::String(s) => string(w, c, s, value, pair, at),
