@@ -6,6 +6,7 @@ mod body;
 mod bounds;
 mod compile;
 mod decode;
+mod embedded;
 mod fast;
 mod listtype;
 mod metadata;

@@ -110,10 +110,13 @@ impl Validator {
         keep: bool,
     ) -> (Outcome, Option<Json>) {
         use std::borrow::Cow;
-        // The CR decoder reads `metadata` into Go's ObjectMeta first: a field of the wrong
-        // type fails the request (before its strict decoding errors too).
+        // The CR decoder reads `metadata` into Go's ObjectMeta first, then coerces embedded
+        // resources' type and object metadata: a field of the wrong type fails the request
+        // (before its strict decoding errors too).
         if self.resource.is_some()
-            && let Some(error) = metadata::object_meta_error(object)
+            && let Some(error) = metadata::object_meta_error(object).or_else(|| {
+                super::embedded::coerce_error(&self.root, object).map(|e| e.to_string())
+            })
         {
             let out = Outcome {
                 remaining_budget: RUNTIME_COST_BUDGET,
@@ -239,6 +242,11 @@ impl Validator {
             let status_update =
                 self.status_subresource && endpoint == Endpoint::Status && old.is_some();
             errors.extend(self.schema_errors(&new, old, status_update));
+            // The CR strategy then checks embedded resources' apiVersion, kind and metadata
+            // (the status strategy does not).
+            if self.resource.is_some() && !status_update {
+                super::embedded::check(&self.root, &new, self.kubernetes_minor, &mut errors);
+            }
             errors
         } else {
             type_meta

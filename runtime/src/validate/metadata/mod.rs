@@ -21,7 +21,7 @@ mod unmarshal;
 use serde_json::{Map, Value as Json};
 
 pub use names::GENERATED_NAME_SUFFIX;
-pub(crate) use names::NameFn;
+pub(crate) use names::{NameFn, is_dns1035_label};
 pub(crate) use objectmeta::{Meta, finalizer_warnings, validate, validate_update};
 pub use refusal::{Conflict, Refusal};
 pub(crate) use unmarshal::object_meta_error;

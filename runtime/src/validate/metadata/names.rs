@@ -122,6 +122,26 @@ pub(crate) fn is_dns1123_label(value: &str) -> Vec<String> {
     errs
 }
 
+/// `validation.IsDNS1035Label`: a DNS label that starts with a letter.
+pub(crate) fn is_dns1035_label(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push(max_len_error(63, Unit::Characters));
+    }
+    let b = value.as_bytes();
+    let matches = b.first().is_some_and(u8::is_ascii_lowercase)
+        && b.last().is_some_and(|&c| lower_alnum(c))
+        && b.iter().all(|&c| lower_alnum(c) || c == b'-');
+    if !matches {
+        errs.push(regex_error(
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+            "[a-z]([-a-z0-9]*[a-z0-9])?",
+            &["my-name", "abc-123"],
+        ));
+    }
+    errs
+}
+
 /// `content.IsLabelKey` (= `validation.IsQualifiedName`): an optional DNS subdomain prefix and
 /// `/`, then a name part of at most 63 bytes.
 pub(crate) fn is_qualified_name(value: &str) -> Vec<String> {
