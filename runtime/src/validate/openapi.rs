@@ -22,7 +22,7 @@ mod number;
 
 use composition::composition;
 pub(super) use number::{Bound, fits_type};
-use number::{is_json_integer, number, number_format};
+use number::{is_json_integer, number};
 
 /// The value constraints of a schema node (enum, format, bounds), shared by [`Check`] and the
 /// fast path's [`Bounds`](super::bounds::Bounds).
@@ -232,6 +232,41 @@ fn data_type(v: &Json) -> &'static str {
     }
 }
 
+/// kube-openapi's `typeValidator` on a value that is not null: the expected type and the value's
+/// as its message names them, when they do not match. With a `format`, a value that is neither a
+/// string nor a list is compared with the format first (`must be of type int32: ""` for a
+/// boolean, `date-time: "int64"` for a number), and a string or list under a format on a
+/// non-numeric type is not type-checked at all.
+fn type_error<'a>(
+    ty: Option<&'a str>,
+    format: Option<&'a str>,
+    value: &Json,
+) -> Option<(&'a str, &'static str)> {
+    let ty = ty?;
+    let format = format.filter(|f| !f.is_empty());
+    let value_type = data_type(value);
+    // The format Go infers from the decoded value (int64 and float64 for numbers).
+    let value_format = match value_type {
+        "integer" => "int64",
+        "number" => "float64",
+        _ => "",
+    };
+    let float_int =
+        value_type == "number" && ty == "integer" && value.as_f64().is_some_and(is_json_integer);
+    let int_float = value_type == "integer" && ty == "number";
+    let matches = ty == value_type || float_int || int_float;
+    let string_or_list = value.is_string() || value.is_array();
+    if let Some(f) = format {
+        if !(string_or_list || matches || value_format == f) {
+            return Some((f, value_format));
+        }
+        if !matches!(ty, "number" | "integer") && string_or_list {
+            return None;
+        }
+    }
+    (!matches).then_some((ty, value_type))
+}
+
 fn type_matches(ty: &str, v: &Json) -> bool {
     match ty {
         "object" => v.is_object(),
@@ -294,21 +329,12 @@ fn node(
         return;
     }
     let wanted = if c.int_or_string {
-        (!(value.is_string() || type_matches("integer", value))).then_some("integer,string")
+        (!(value.is_string() || type_matches("integer", value)))
+            .then(|| ("integer,string", data_type(value)))
     } else {
-        c.ty.as_deref().filter(|ty| !type_matches(ty, value))
+        type_error(c.ty.as_deref(), c.limits.format.as_deref(), value)
     };
-    if let Some(ty) = wanted {
-        // With a number format, a number of the wrong kind is named by its Go type
-        // (`must be of type int32: "float64"`; kube-openapi's `typeValidator`).
-        let number_format = match (value, c.int_or_string) {
-            (Json::Number(_), false) => number_format(c.ty.as_deref(), c.limits.format.as_deref()),
-            _ => None,
-        };
-        let (ty, t) = match number_format {
-            Some(f) => (f, if value.is_f64() { "float64" } else { "int64" }),
-            None => (ty, data_type(value)),
-        };
+    if let Some((ty, t)) = wanted {
         w.push(
             pair,
             FieldError {

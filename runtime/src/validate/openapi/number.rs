@@ -75,7 +75,7 @@ pub(crate) fn fits_type(n: &Json, ty: Option<&str>, format: Option<&str>) -> boo
 }
 
 /// The number format the apiserver keeps for a node of type `ty` (see [`fits_type`]).
-pub(super) fn number_format<'a>(ty: Option<&str>, format: Option<&'a str>) -> Option<&'a str> {
+fn number_format<'a>(ty: Option<&str>, format: Option<&'a str>) -> Option<&'a str> {
     match (ty, format) {
         (Some("integer"), Some(f @ ("int32" | "int64")))
         | (Some("number"), Some(f @ ("float" | "double"))) => Some(f),
