@@ -332,7 +332,9 @@ fn node(
         (!(value.is_string() || type_matches("integer", value)))
             .then(|| ("integer,string", data_type(value)))
     } else {
-        type_error(c.ty.as_deref(), c.limits.format.as_deref(), value)
+        let format =
+            super::release::kept_format(c.ty.as_deref(), c.limits.format.as_deref(), w.minor);
+        type_error(c.ty.as_deref(), format, value)
     };
     if let Some((ty, t)) = wanted {
         w.push(

@@ -161,8 +161,15 @@ pub(super) fn number(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, 
     let Some(v) = value.as_f64() else {
         return;
     };
-    let ty = c.ty.as_deref();
-    let format = number_format(ty, c.limits.format.as_deref());
+    // Before 1.36 kube-openapi built the number validator without the schema's type and format
+    // (no range check of the value or of the bounds against them).
+    let (ty, format) = if crate::validate::release::number_validator_typed(w.minor) {
+        let ty = c.ty.as_deref();
+        let kept = crate::validate::release::kept_format(ty, c.limits.format.as_deref(), w.minor);
+        (ty, number_format(ty, kept))
+    } else {
+        (None, None)
+    };
     let int = value.as_i64();
     // kube-openapi's number validator (`numberValidator.Validate`): the value, then each bound,
     // checked against the type and format; a bound that fits is compared natively (integer data
