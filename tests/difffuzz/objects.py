@@ -12,7 +12,7 @@ The objects are written as vectors of the corpus format into a scratch corpus, a
 `conformance` command compares crd-cel with the oracle on them: verdict and whole text.
 
     python3 tests/difffuzz/objects.py --oracle ORACLE --conformance target/debug/conformance \\
-        --objects 40 --seed 1 [CRD.yaml ...]
+        --objects 40 --seed 1 [--kubernetes-version 1.34] [CRD.yaml ...]
 
 Prints the table and every difference; exit 0 when none, 1 when some, 2 on a tool error.
 """
@@ -207,6 +207,7 @@ def main():
     ap.add_argument("--objects", type=int, default=30, help="objects per CRD")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", help="keep the scratch corpus in this folder")
+    ap.add_argument("--kubernetes-version", default="1.37", help="crd-cel's release (the oracle's own)")
     ap.add_argument("crds", nargs="*")
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -259,7 +260,8 @@ def main():
                 count += 1
     print(f"{count} objects for {len(crds)} files in {work}", file=sys.stderr)
     proc = subprocess.run(
-        [a.conformance, "--oracle", a.oracle, "--details", work, "generated"],
+        [a.conformance, "--oracle", a.oracle, "--kubernetes-version", a.kubernetes_version,
+         "--details", work, "generated"],
         capture_output=True,
         text=True,
     )
