@@ -106,7 +106,8 @@ fn error(kind: ErrorType, path: String, value: BadValue, detail: impl Into<Strin
     }
 }
 
-/// `validateEmbeddedResource`.
+/// `validateEmbeddedResource`, on an object [`coerce_error`] let through: its `apiVersion` and
+/// `kind` are strings and its `metadata` decodes (the decoder refused the others).
 fn resource(
     at: &Path<'_>,
     map: &serde_json::Map<String, Json>,
@@ -135,7 +136,7 @@ fn resource(
     for (key, v) in map {
         match key.as_str() {
             "apiVersion" => match v.as_str() {
-                None => out.push(invalid(key, v, "must be a string".into())),
+                None => {}
                 Some("") => out.push(invalid(key, v, "must not be empty".into())),
                 // `schema.ParseGroupVersion`: at most one `/` ("/" alone is the empty version).
                 Some(s) if s != "/" && s.matches('/').count() > 1 => {
@@ -148,7 +149,7 @@ fn resource(
                 Some(_) => {}
             },
             "kind" => match v.as_str() {
-                None => out.push(invalid(key, v, "must be a string".into())),
+                None => {}
                 Some("") => out.push(invalid(key, v, "must not be empty".into())),
                 Some(s) => {
                     let errs = metadata::is_dns1035_label(&s.to_lowercase());
@@ -165,11 +166,6 @@ fn resource(
                 }
             },
             "metadata" => {
-                let wrapped = serde_json::json!({ "metadata": v });
-                if let Some(e) = metadata::object_meta_error(&wrapped) {
-                    out.push(invalid(key, v, e));
-                    continue;
-                }
                 // `ValidateObjectMeta` with a made-up name when there is none, namespaced when
                 // a namespace is given.
                 let mut meta = match v {
