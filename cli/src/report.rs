@@ -323,7 +323,7 @@ pub fn yaml(entries: &[Entry]) -> String {
     let mut out = String::new();
     for stored in entries.iter().filter_map(|e| e.stored.as_ref()) {
         out.push_str("---\n");
-        match serde_yaml::to_string(stored) {
+        match crd_cel::yaml::to_string(stored) {
             Ok(y) => out.push_str(&y),
             // A JSON value always serialises; say so rather than drop it.
             Err(e) => out.push_str(&format!("# cannot be written as YAML: {e}\n")),

@@ -8,6 +8,7 @@ pub mod gojson;
 pub mod schema;
 mod tree;
 pub mod validate;
+pub mod yaml;
 
 /// The CEL/OpenAPI type model of Rust types ([`CelSchema`], [`model::Schema`]).
 pub mod model {

@@ -16,7 +16,6 @@ mod release;
 mod request;
 mod validator;
 mod walk;
-mod yaml11;
 
 pub use body::{Body, duplicate_field_error};
 pub use compile::CompiledRule;

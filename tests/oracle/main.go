@@ -20,6 +20,7 @@ const usage = `usage:
   oracle eval VECTOR.json...
   oracle corpus [--json] [--details] CORPUS_DIR SET...
   oracle probe PROBES.json
+  oracle yaml-to-json FILE
   oracle version`
 
 func main() {
@@ -43,6 +44,8 @@ func main() {
 		os.Exit(cmdCorpus(args))
 	case "probe":
 		os.Exit(cmdProbe(args))
+	case "yaml-to-json":
+		os.Exit(cmdYAMLToJSON(args))
 	case "version":
 		cmdVersion()
 	case "-h", "--help", "help":

@@ -25,6 +25,7 @@ pub fn shared_dir(what: &str) -> Option<std::path::PathBuf> {
 
 pub mod conformance;
 pub mod mirror;
+pub mod yaml_pieces;
 
 /// A CRD manifest whose `spec` is `T`: how a type that is not a kube root reaches the
 /// apiserver (its rules checked where a spec puts them, under a resource root).

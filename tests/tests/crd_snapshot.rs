@@ -9,7 +9,7 @@ use kube::CustomResourceExt;
 #[test]
 fn webapp_crd_matches_snapshot() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/webapp-crd.yaml");
-    let yaml = serde_yaml::to_string(&WebApp::crd()).unwrap();
+    let yaml = crd_cel::yaml::to_string(&WebApp::crd()).unwrap();
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(&path, &yaml).unwrap();
         return;

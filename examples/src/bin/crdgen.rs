@@ -4,7 +4,7 @@ use crd_cel_examples::WebApp;
 use kube::CustomResourceExt;
 
 fn main() {
-    match serde_yaml::to_string(&WebApp::crd()) {
+    match crd_cel::yaml::to_string(&WebApp::crd()) {
         Ok(yaml) => print!("{yaml}"),
         Err(e) => {
             eprintln!("crdgen: cannot render the CRD as YAML: {e}");

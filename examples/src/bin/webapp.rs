@@ -37,7 +37,7 @@ fn spec() -> WebAppSpec {
 
 fn main() -> ExitCode {
     let crd = WebApp::crd();
-    let yaml = match serde_yaml::to_string(&crd) {
+    let yaml = match crd_cel::yaml::to_string(&crd) {
         Ok(y) => y,
         Err(e) => {
             eprintln!("webapp: cannot render the CRD: {e}");

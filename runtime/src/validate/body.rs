@@ -7,7 +7,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value as Json};
 
-use super::yaml11;
+use crate::yaml::resolve as yaml11;
 
 /// At most this many strict-decoding errors are kept, as `sigs.k8s.io/json` keeps them.
 const MAX_STRICT_ERRORS: usize = 100;

@@ -4,5 +4,8 @@ use kube::CustomResourceExt;
 
 fn main() {
     let crd = crd_cel_realworld::crd::Workload::crd();
-    print!("{}", serde_yaml::to_string(&crd).expect("a CRD serializes"));
+    print!(
+        "{}",
+        crd_cel::yaml::to_string(&crd).expect("a CRD serializes")
+    );
 }

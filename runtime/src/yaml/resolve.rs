@@ -9,7 +9,7 @@ use serde_json::{Number, Value as Json};
 
 /// Whether `scalar`, a slice of `source`, is a plain (unquoted) scalar: a YAML reader borrows
 /// a quoted scalar's text from just after its opening quote.
-pub(super) fn is_plain(source: &str, scalar: &str) -> bool {
+pub(crate) fn is_plain(source: &str, scalar: &str) -> bool {
     let start = source.as_ptr() as usize;
     let at = scalar.as_ptr() as usize;
     if at < start || at > start + source.len() {
@@ -20,7 +20,7 @@ pub(super) fn is_plain(source: &str, scalar: &str) -> bool {
 }
 
 /// The JSON value of a plain scalar, or the error kubectl's conversion gives (`.inf`, `.nan`).
-pub(super) fn resolve(text: &str) -> Result<Json, String> {
+pub(crate) fn resolve(text: &str) -> Result<Json, String> {
     match text {
         "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
             return Ok(Json::Bool(true));
@@ -36,11 +36,18 @@ pub(super) fn resolve(text: &str) -> Result<Json, String> {
     }
     let string = || Ok(Json::String(text.to_owned()));
     match text.as_bytes()[0] {
-        // `strconv.ParseFloat` there: digits after the dot, an optional exponent.
-        b'.' => match text.parse::<f64>() {
-            Ok(f) if yaml_style_float(text) && f.is_finite() => float(f),
-            _ => string(),
-        },
+        // `strconv.ParseFloat` there: digits after the dot, an optional exponent, and
+        // underscores between digits (Go's literal syntax: `.1_000` is 0.1).
+        b'.' => {
+            if !go_underscores_ok(text) {
+                return string();
+            }
+            let plain: String = text.chars().filter(|&c| c != '_').collect();
+            match plain.parse::<f64>() {
+                Ok(f) if yaml_style_float(&plain) && f.is_finite() => float(f),
+                _ => string(),
+            }
+        }
         // go-yaml tries a timestamp first, which it gives back as the text: no text of the
         // form `YYYY-...` is a number either, so the order does not matter here.
         b'0'..=b'9' | b'+' | b'-' => {
@@ -63,7 +70,7 @@ pub(super) fn resolve(text: &str) -> Result<Json, String> {
 /// A float as the apiserver receives it after Go's `encoding/json` wrote it: a whole value
 /// under 1e21 is written without fraction or exponent, and decodes as an integer when it fits
 /// an int64; NaN and infinities cannot be written.
-pub(super) fn float(f: f64) -> Result<Json, String> {
+pub(crate) fn float(f: f64) -> Result<Json, String> {
     if f.is_nan() {
         return Err("json: unsupported value: NaN".to_owned());
     }
@@ -110,6 +117,17 @@ fn go_parse_int(s: &str) -> Option<Json> {
     } else {
         Some(Json::Number(magnitude.into()))
     }
+}
+
+/// `strconv`'s `underscoreOK` for a decimal number: every underscore sits between two digits.
+fn go_underscores_ok(s: &str) -> bool {
+    let digits = s.as_bytes();
+    digits.iter().enumerate().all(|(i, &b)| {
+        b != b'_'
+            || (i > 0
+                && digits[i - 1].is_ascii_digit()
+                && digits.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })
 }
 
 /// go-yaml v2's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
@@ -189,6 +207,11 @@ mod tests {
             ("1.", json!(1)),
             (".5", json!(0.5)),
             ("-.5", json!(-0.5)),
+            (".1_000", json!(0.1)),
+            (".1_0e1_0", json!(1_000_000_000)),
+            ("._1", json!("._1")),
+            (".1_", json!(".1_")),
+            (".1__0", json!(".1__0")),
             ("1_0e1_0", json!(100_000_000_000_i64)),
             ("1e400", json!("1e400")),
             ("9223372036854775807", json!(9_223_372_036_854_775_807_i64)),
