@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+pub mod time;
+
 /// `s` quoted as Go's `strconv.Quote` does.
 pub fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);

@@ -219,71 +219,14 @@ pub fn parse_go_duration(s: &str) -> Option<i128> {
     Some(if neg { -total } else { total })
 }
 
-/// Go's `time.Parse(time.RFC3339, s)` acceptance, plus CEL's year range 1..=9999.
+/// The first and last seconds a CEL timestamp may take (0001-01-01T00:00:00Z to
+/// 9999-12-31T23:59:59Z): cel-go's `minUnixTime` and `maxUnixTime`.
+pub const TIMESTAMP_SECONDS: std::ops::RangeInclusive<i64> = -62_135_596_800..=253_402_300_799;
+
+/// Whether cel-go's `timestamp(s)` accepts `s`: Go's `time.Parse(time.RFC3339, s)` reads it and
+/// the instant is in CEL's range ([`TIMESTAMP_SECONDS`], after the offset is applied).
 pub fn is_rfc3339(s: &str) -> bool {
-    let b = s.as_bytes();
-    let digits = |from: usize, n: usize| -> Option<u32> {
-        let part = b.get(from..from + n)?;
-        if !part.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(part).ok()?.parse().ok()
-    };
-    let (Some(year), Some(month), Some(day)) = (digits(0, 4), digits(5, 2), digits(8, 2)) else {
-        return false;
-    };
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') || b.get(10) != Some(&b'T') {
-        return false;
-    }
-    let (Some(hour), Some(min), Some(sec)) = (digits(11, 2), digits(14, 2), digits(17, 2)) else {
-        return false;
-    };
-    if b.get(13) != Some(&b':') || b.get(16) != Some(&b':') {
-        return false;
-    }
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let days = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if year == 0
-        || !(1..=12).contains(&month)
-        || day == 0
-        || day > days[(month - 1) as usize]
-        || hour > 23
-        || min > 59
-        || sec > 59
-    {
-        return false;
-    }
-    let mut i = 19;
-    if b.get(i) == Some(&b'.') {
-        let n = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
-        if n == 0 {
-            return false;
-        }
-        i += 1 + n;
-    }
-    match b.get(i) {
-        Some(b'Z') => i + 1 == b.len(),
-        Some(b'+' | b'-') => {
-            let (Some(h), Some(m)) = (digits(i + 1, 2), digits(i + 4, 2)) else {
-                return false;
-            };
-            b.get(i + 3) == Some(&b':') && h < 24 && m < 60 && i + 6 == b.len()
-        }
-        _ => false,
-    }
+    crate::go::time::parse_rfc3339(s).is_ok_and(|t| TIMESTAMP_SECONDS.contains(&t.unix_seconds()))
 }
 
 /// RE2 syntax (Go's `regexp.Compile`), via `regex-syntax`, whose grammar is RE2's. The error
@@ -331,6 +274,12 @@ mod tests {
             "2020-01-01T00:00:00Z",
             "2020-02-29T23:59:59.123456789+01:00",
             "0001-01-01T00:00:00-00:00",
+            // Go's parser: a one-digit hour, a comma, a 24-hour offset; year 0 moved into
+            // year 1 by its offset (the oracle accepts each as a constant argument).
+            "2024-01-01T1:00:00Z",
+            "2024-01-01T00:00:00,5Z",
+            "2024-01-01T00:00:00+24:00",
+            "0000-12-31T23:00:00-01:00",
         ] {
             assert!(is_rfc3339(ok), "{ok}");
         }
@@ -340,6 +289,9 @@ mod tests {
             "2020-01-01 00:00:00Z",
             "2020-01-01T00:00:00",
             "2020-13-01T00:00:00Z",
+            // Out of CEL's range once the offset is applied.
+            "0001-01-01T00:00:00+01:00",
+            "9999-12-31T23:59:59-00:01",
         ] {
             assert!(!is_rfc3339(bad), "{bad}");
         }

@@ -1,6 +1,7 @@
 //! `duration` and `timestamp` values, and the apiserver's parsing of `format: duration`,
 //! `date` and `date-time` data (kube-openapi `strfmt`, `k8s.io/apiserver/pkg/cel/common/valuesunstructured.go`).
 
+use crd_cel_core::go::time::days_from_civil;
 use crd_cel_core::literals::parse_go_duration;
 
 /// A CEL duration: Go's `time.Duration`, in nanoseconds.
@@ -72,16 +73,6 @@ pub fn parse_data_duration(s: &str) -> Option<Duration> {
 }
 
 /// Days from 1970-01-01 to a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (i64::from(m) + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 fn digits(b: &[u8], from: usize, n: usize) -> Option<u32> {
     let part = b.get(from..from + n)?;
     part.iter().try_fold(0u32, |acc, c| {
@@ -167,10 +158,6 @@ pub fn parse_date_time(s: &str) -> Option<Timestamp> {
     Some(Timestamp { secs, nanos })
 }
 
-/// The first and last seconds CEL timestamps may take (years 1 to 9999).
-const MIN_UNIX: i64 = -62_135_596_800;
-const MAX_UNIX: i64 = 253_402_300_799;
-
 /// A timestamp broken down in a time zone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Civil {
@@ -211,7 +198,7 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 impl Timestamp {
     /// The timestamp if it is in CEL's range, else cel-go's `timestamp overflow`.
     pub fn checked(self) -> Result<Timestamp, super::error::EvalError> {
-        if self.secs < MIN_UNIX || self.secs > MAX_UNIX {
+        if !crd_cel_core::literals::TIMESTAMP_SECONDS.contains(&self.secs) {
             return Err(super::error::EvalError::new("timestamp overflow"));
         }
         Ok(self)
@@ -286,16 +273,14 @@ impl Duration {
     }
 }
 
-/// Go's `time.Parse(time.RFC3339, s)`, which CEL's `timestamp(string)` uses: a zone is required.
+/// Go's `time.Parse(time.RFC3339, s)`, which CEL's `timestamp(string)` uses (the range is
+/// checked by [`Timestamp::checked`]).
 pub fn parse_rfc3339(s: &str) -> Option<Timestamp> {
-    let zoned = s.ends_with(['Z', 'z']) || {
-        let b = s.as_bytes();
-        b.len() > 6 && matches!(b[b.len() - 6], b'+' | b'-') && b[b.len() - 3] == b':'
-    };
-    if !zoned || s.is_empty() {
-        return None;
-    }
-    parse_date_time(s)
+    let t = crd_cel_core::go::time::parse_rfc3339(s).ok()?;
+    Some(Timestamp {
+        secs: t.unix_seconds(),
+        nanos: t.nanos,
+    })
 }
 
 #[cfg(test)]

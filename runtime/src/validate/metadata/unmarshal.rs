@@ -1,8 +1,10 @@
 //! The CR handler's decoding of `metadata` into Go's `metav1.ObjectMeta`
 //! (`schemaobjectmeta.GetObjectMetaWithOptions` in apiextensions-apiserver, with
-//! `sigs.k8s.io/json`): a field of the wrong JSON type fails the request before anything is
-//! validated, with encoding/json's `UnmarshalTypeError` text.
+//! `sigs.k8s.io/json`): a field of the wrong JSON type, or a timestamp Go's `time.Parse` refuses,
+//! fails the request before anything is validated, with encoding/json's `UnmarshalTypeError`
+//! text or `time.Parse`'s.
 
+use crd_cel_core::go::time::parse_rfc3339;
 use serde_json::Value as Json;
 
 /// The Go type of each `ObjectMeta` field, by its JSON name, as an `UnmarshalTypeError` names it.
@@ -10,7 +12,7 @@ use serde_json::Value as Json;
 enum Go {
     String(&'static str),
     Int64,
-    /// `metav1.Time`: its `UnmarshalJSON` reads a string.
+    /// `metav1.Time`: its `UnmarshalJSON` reads a string and parses it as RFC 3339.
     Time,
     StringMap,
     StringList,
@@ -82,70 +84,97 @@ fn type_error(value: &Json, strukt: &str, field: &str, ty: &str) -> String {
     )
 }
 
-/// The error decoding `metadata` into `ObjectMeta` gives, if any. Go reports the first error
-/// in the document's key order; keys are visited here in sorted order, so with several
-/// wrongly typed fields the one named may differ.
-pub(crate) fn object_meta_error(object: &Json) -> Option<String> {
-    let metadata = object.get("metadata")?;
-    match metadata {
-        Json::Null => None,
-        Json::Object(_) => fields(metadata, "ObjectMeta", "", OBJECT_META),
-        other => Some(format!(
-            "json: cannot unmarshal {} into Go value of type v1.ObjectMeta",
-            json_kind(other)
-        )),
-    }
+/// What decoding one value found. encoding/json keeps the first type error and decodes on; an
+/// error from a type's own `UnmarshalJSON` (`metav1.Time`'s time parsing) stops the decoding
+/// and is the one reported, whatever type error came before.
+enum Found {
+    Type(String),
+    Stop(String),
 }
 
-fn fields(object: &Json, strukt: &str, prefix: &str, table: &[(&str, Go)]) -> Option<String> {
+/// The error decoding `metadata` into `ObjectMeta` gives, if any. The apiserver marshals the
+/// metadata map to JSON first (keys sorted, as they are here) and unmarshals that.
+pub(crate) fn object_meta_error(object: &Json) -> Option<String> {
+    let metadata = object.get("metadata")?;
+    let found = match metadata {
+        Json::Null => None,
+        Json::Object(_) => fields(metadata, "ObjectMeta", "", OBJECT_META),
+        other => Some(Found::Type(format!(
+            "json: cannot unmarshal {} into Go value of type v1.ObjectMeta",
+            json_kind(other)
+        ))),
+    };
+    found.map(|(Found::Type(e) | Found::Stop(e))| e)
+}
+
+/// The first type error among the values, unless a later one stops the decoding.
+fn first(found: impl Iterator<Item = Option<Found>>) -> Option<Found> {
+    let mut saved = None;
+    for f in found.flatten() {
+        match f {
+            Found::Stop(_) => return Some(f),
+            Found::Type(_) if saved.is_none() => saved = Some(f),
+            Found::Type(_) => {}
+        }
+    }
+    saved
+}
+
+fn fields(object: &Json, strukt: &str, prefix: &str, table: &[(&str, Go)]) -> Option<Found> {
     let map = object.as_object()?;
-    map.iter().find_map(|(key, value)| {
+    first(map.iter().map(|(key, value)| {
         let (_, go) = table.iter().find(|(name, _)| name == key)?;
         let field = format!("{prefix}{key}");
         value_error(value, strukt, &field, *go)
-    })
+    }))
 }
 
-fn value_error(v: &Json, strukt: &str, field: &str, go: Go) -> Option<String> {
+fn value_error(v: &Json, strukt: &str, field: &str, go: Go) -> Option<Found> {
     if v.is_null() {
         return None;
     }
+    let type_error = |x: &Json, ty: &str| Some(Found::Type(type_error(x, strukt, field, ty)));
     match go {
-        Go::String(ty) => (!v.is_string()).then(|| type_error(v, strukt, field, ty)),
-        Go::Time => (!v.is_string()).then(|| type_error(v, strukt, field, "string")),
-        Go::Bool => (!v.is_boolean()).then(|| type_error(v, strukt, field, "bool")),
+        Go::String(ty) if !v.is_string() => type_error(v, ty),
+        Go::String(_) => None,
+        Go::Time => match v {
+            Json::String(s) => parse_rfc3339(s).err().map(Found::Stop),
+            _ => type_error(v, "string"),
+        },
+        Go::Bool if !v.is_boolean() => type_error(v, "bool"),
+        Go::Bool => None,
         Go::Int64 => match v {
             Json::Number(n) if n.is_i64() => None,
             // A number that is not an int64 names its literal.
-            Json::Number(n) => Some(format!(
+            Json::Number(n) => Some(Found::Type(format!(
                 "json: cannot unmarshal number {n} into Go struct field {strukt}.{field} of type int64"
-            )),
-            _ => Some(type_error(v, strukt, field, "int64")),
+            ))),
+            _ => type_error(v, "int64"),
         },
         Go::StringMap => match v {
             Json::Object(m) => m
                 .values()
                 .find(|x| !x.is_string() && !x.is_null())
-                .map(|x| type_error(x, strukt, field, "string")),
-            _ => Some(type_error(v, strukt, field, "map[string]string")),
+                .and_then(|x| type_error(x, "string")),
+            _ => type_error(v, "map[string]string"),
         },
         Go::StringList => match v {
             Json::Array(items) => items
                 .iter()
                 .find(|x| !x.is_string() && !x.is_null())
-                .map(|x| type_error(x, strukt, field, "string")),
-            _ => Some(type_error(v, strukt, field, "[]string")),
+                .and_then(|x| type_error(x, "string")),
+            _ => type_error(v, "[]string"),
         },
         Go::List(item_type, table) => match v {
-            Json::Array(items) => items.iter().find_map(|item| match item {
+            Json::Array(items) => first(items.iter().map(|item| match item {
                 Json::Null => None,
                 Json::Object(_) => {
                     let inner = item_type.trim_start_matches("v1.");
                     fields(item, inner, &format!("{field}."), table)
                 }
-                other => Some(type_error(other, strukt, field, item_type)),
-            }),
-            _ => Some(type_error(v, strukt, field, &format!("[]{item_type}"))),
+                other => type_error(other, item_type),
+            })),
+            _ => type_error(v, &format!("[]{item_type}")),
         },
         Go::Any => None,
     }
@@ -205,5 +234,26 @@ mod tests {
             None
         );
         assert_eq!(error(json!({"name": null, "unknown": 1})), None);
+    }
+
+    /// A timestamp's parse error stops the decoding: it is reported even after a type error
+    /// (the oracle's texts, v0.37.2).
+    #[test]
+    fn a_bad_timestamp_stops_the_decoding() {
+        assert_eq!(
+            error(json!({"creationTimestamp": "2024-13-01T00:00:00Z", "labels": {"x": 1}}))
+                .as_deref(),
+            Some("parsing time \"2024-13-01T00:00:00Z\": month out of range")
+        );
+        assert_eq!(
+            error(json!({"annotations": {"x": 1}, "managedFields": [{"time": "x"}]})).as_deref(),
+            Some(
+                "parsing time \"x\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"x\" as \"2006\""
+            )
+        );
+        assert_eq!(
+            error(json!({"deletionTimestamp": "2024-01-01T9:00:00,5+24:00"})),
+            None
+        );
     }
 }
