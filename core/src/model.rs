@@ -525,6 +525,21 @@ impl<'a> Schema<'a> {
         false
     }
 
+    /// Whether this is a map whose values have no schema (a bare [`Type::Any`], as for
+    /// `serde_json::Value`): schemars writes `additionalProperties: true`, which the apiserver
+    /// types as an object with no fields and prunes as values without a schema.
+    pub const fn additional_properties_any(&self) -> bool {
+        match self.additional_properties {
+            Some(v) => {
+                matches!(v.ty, Type::Any)
+                    && !v.int_or_string
+                    && !v.preserve_unknown_fields
+                    && !v.embedded_resource
+            }
+            None => false,
+        }
+    }
+
     /// Whether a property missing from `properties` may still exist: a flattened node is
     /// [`Type::Unknown`] or not an object of known properties (a flattened map or enum).
     pub const fn has_open_flatten(&self) -> bool {

@@ -775,14 +775,14 @@ impl<'a> Types<'a> {
                 None => None,
             },
             Type::Object => match s.additional_properties {
-                Some(values) => {
+                Some(values) if !s.additional_properties_any() => {
                     let n = self.child_name(name, b"@elem");
                     match self.of_schema_at(values, n, values.embedded_resource, depth + 1) {
                         Some(v) => Some(self.map(id::STRING, v)),
                         None => None,
                     }
                 }
-                None => Some(self.alloc(Ty::Object {
+                _ => Some(self.alloc(Ty::Object {
                     schema: s,
                     root: root || s.embedded_resource,
                     name,

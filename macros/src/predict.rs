@@ -357,7 +357,8 @@ fn required(r: &Required) -> bool {
             forced,
             serde_default,
             ty,
-        } => *forced || !(*serde_default || of_type(ty).optional),
+            schema_with,
+        } => !*serde_default && (*forced || *schema_with || !of_type(ty).optional),
         Required::All(each) => each.iter().all(required),
     }
 }

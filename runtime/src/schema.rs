@@ -217,6 +217,8 @@ impl OwnedSchema {
                 a,
                 &child(path, "additionalProperties"),
             )?)),
+            // Values without a schema, as a model writes `serde_json::Value` ones.
+            Some(Value::Bool(true)) => Some(Box::default()),
             _ => None,
         };
         let list_map_keys = names(obj, "x-kubernetes-list-map-keys", path)?;
@@ -291,8 +293,20 @@ impl OwnedSchema {
             );
         });
         let mut validations: Vec<OwnedRule> = Vec::new();
+        // A flattened map adds its values' schema to the object; kube's structural rewriting
+        // turns a flattened map of `serde_json::Value` (`additionalProperties: true`) into
+        // `x-kubernetes-preserve-unknown-fields`.
+        let mut additional_properties = s
+            .additional_properties
+            .map(|a| Box::new(OwnedSchema::from_model(a)));
+        let mut preserve_unknown_fields = s.preserve_unknown_fields;
         for f in s.flatten {
             validations.extend(f.validations.to_vec().iter().map(OwnedRule::from_rule));
+            if f.additional_properties_any() {
+                preserve_unknown_fields = true;
+            } else if let Some(a) = f.additional_properties {
+                additional_properties = Some(Box::new(OwnedSchema::from_model(a)));
+            }
         }
         validations.extend(s.validations.to_vec().iter().map(OwnedRule::from_rule));
         OwnedSchema {
@@ -317,14 +331,12 @@ impl OwnedSchema {
             pattern: s.pattern.map(str::to_owned),
             properties,
             items: s.items.map(|i| Box::new(OwnedSchema::from_model(i))),
-            additional_properties: s
-                .additional_properties
-                .map(|a| Box::new(OwnedSchema::from_model(a))),
+            additional_properties,
             list_type: s.list_type.map(|l| l.as_str().to_owned()),
             list_map_keys: s.list_map_keys.iter().map(|k| (*k).to_owned()).collect(),
             map_type: s.map_type.map(|m| m.as_str().to_owned()),
             int_or_string: s.int_or_string,
-            preserve_unknown_fields: s.preserve_unknown_fields,
+            preserve_unknown_fields,
             embedded_resource: s.embedded_resource,
             validations,
             unknown: matches!(s.ty, Type::Unknown),
@@ -394,7 +406,11 @@ impl OwnedSchema {
             put("items", i.to_json());
         }
         if let Some(a) = &self.additional_properties {
-            put("additionalProperties", a.to_json());
+            let any = **a == OwnedSchema::default();
+            put(
+                "additionalProperties",
+                if any { Value::Bool(true) } else { a.to_json() },
+            );
         }
         if let Some(l) = &self.list_type {
             put("x-kubernetes-list-type", Value::from(l.as_str()));

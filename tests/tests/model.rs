@@ -292,6 +292,77 @@ fn a_field_skipped_when_empty_is_optional() {
     assert!(e.to_string().contains("failed rule"), "{e}");
 }
 
+fn preserve(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
+}
+
+/// Required-ness as schemars decides it: a `schema_with` field is required even when its type
+/// is an `Option` (schemars names it by a wrapper type, never optional), unless it has a
+/// default; `#[serde(default)]` wins over `#[schemars(required)]`. The model once said optional
+/// for the first, and the generated test failed on an operator's type.
+#[derive(CelValidate, Serialize, Deserialize)]
+struct RequiredRules {
+    #[schemars(schema_with = "preserve")]
+    with_fn: Option<serde_json::Value>,
+    #[serde(default)]
+    #[schemars(schema_with = "preserve")]
+    with_fn_default: Option<serde_json::Value>,
+    #[schemars(with = "String")]
+    with_type: Option<u32>,
+    #[schemars(with = "Option<String>")]
+    with_option: u32,
+    #[serde(default)]
+    #[schemars(required)]
+    forced_default: Option<String>,
+    #[schemars(required)]
+    forced: Option<String>,
+}
+
+#[test]
+fn required_as_schemars_decides() {
+    assert_agrees::<RequiredRules>();
+    let required = |name| RequiredRules::MODEL.property(name).unwrap().required;
+    assert!(required("with_fn"));
+    assert!(!required("with_fn_default"));
+    assert!(required("with_type"));
+    assert!(!required("with_option"));
+    assert!(!required("forced_default"));
+    assert!(required("forced"));
+}
+
+/// Maps of `serde_json::Value` (schemars: `additionalProperties: true`) and flattened maps:
+/// kube turns a flattened map of values into `x-kubernetes-preserve-unknown-fields`, and a
+/// flattened typed map into `additionalProperties` beside the properties. The model once
+/// disagreed on all three, failing the generated test of an operator's type.
+#[derive(CelValidate, Serialize, Deserialize)]
+struct Maps {
+    values: HashMap<String, serde_json::Value>,
+    nested: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
+}
+
+#[derive(CelValidate, Serialize, Deserialize)]
+struct FlatValues {
+    a: Option<String>,
+    #[serde(flatten)]
+    rest: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(CelValidate, Serialize, Deserialize)]
+struct FlatStrings {
+    a: Option<String>,
+    #[serde(flatten)]
+    rest: HashMap<String, String>,
+}
+
+#[test]
+fn maps_of_values_and_flattened_maps() {
+    assert_agrees::<Maps>();
+    assert_agrees::<FlatValues>();
+    assert_agrees::<FlatStrings>();
+    // The apiserver types a map of schemaless values as an object without fields.
+    assert!(Maps::MODEL.property("values").unwrap().schema.additional_properties_any());
+}
+
 #[test]
 fn std_types() {
     assert_agrees::<StdTypes>();

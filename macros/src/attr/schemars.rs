@@ -43,6 +43,9 @@ pub struct SchemarsField {
     pub skip: bool,
     pub required: bool,
     pub with: Option<syn::Type>,
+    /// `schema_with = "f"`: schemars names the field's type by a wrapper of its own, which is
+    /// never optional, so the field is required unless it has a default.
+    pub schema_with: bool,
     pub validation: SchemarsValidation,
 }
 
@@ -208,6 +211,7 @@ pub fn parse_schemars_field(cx: &Ctxt, attrs: &[Attribute]) -> SchemarsField {
         } else {
             // A schema made by a function is known only when it is generated.
             out.unmodeled |= is_function(meta);
+            out.schema_with |= meta.path.is_ident("schema_with");
             return Ok(false);
         }
         Ok(true)

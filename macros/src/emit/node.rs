@@ -230,9 +230,14 @@ pub(crate) fn required_tokens(r: &Required, p: &TokenStream) -> TokenStream {
             forced,
             serde_default,
             ty,
+            schema_with,
         } => {
-            let optional = optional_of(ty, p);
-            quote!(#forced || !(#serde_default || #optional))
+            let optional = if *schema_with {
+                quote!(false)
+            } else {
+                optional_of(ty, p)
+            };
+            quote!(!#serde_default && (#forced || !#optional))
         }
         Required::All(each) => {
             let each = each.iter().map(|r| required_tokens(r, p));

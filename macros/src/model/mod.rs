@@ -116,12 +116,14 @@ pub struct Property<'a> {
 #[derive(Clone)]
 pub enum Required<'a> {
     Always(bool),
-    /// A field's: forced by `#[schemars(required)]`, else unless it has a `#[serde(default)]` or
-    /// its type is optional (`<T as CelSchema>::OPTIONAL`).
+    /// A field's, as schemars decides (deserialize contract): never with a `#[serde(default)]`,
+    /// else when forced by `#[schemars(required)]` or its type is not optional
+    /// (`<T as CelSchema>::OPTIONAL`; a `schema_with` function's wrapper type never is).
     Field {
         forced: bool,
         serde_default: bool,
         ty: &'a syn::Type,
+        schema_with: bool,
     },
     /// What every variant requires.
     All(Vec<Required<'a>>),
@@ -227,6 +229,7 @@ fn field<'a>(f: &'a Field<'_>, index: usize, decorated: bool) -> Property<'a> {
             forced: f.schemars.required,
             serde_default: f.serde.default,
             ty: &f.ty,
+            schema_with: f.schemars.schema_with,
         },
         node,
     }

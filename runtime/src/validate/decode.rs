@@ -35,7 +35,13 @@ pub(crate) fn decode(
             let resource = resource || flag(schema, "x-kubernetes-embedded-resource");
             let properties = props(schema);
             let additional = schema.get("additionalProperties").filter(|a| a.is_object());
-            if properties.is_some() || additional.is_none() {
+            // `additionalProperties: true`: any key, its value pruned as having no schema.
+            let any_values = schema.get("additionalProperties") == Some(&Json::Bool(true));
+            if properties.is_none() && any_values {
+                for (k, v) in obj.iter_mut() {
+                    prune_schemaless(v, &child(path, k), warnings);
+                }
+            } else if properties.is_some() || additional.is_none() {
                 if !flag(schema, "x-kubernetes-preserve-unknown-fields") {
                     obj.retain(|k, _| {
                         let keep = properties.is_some_and(|p| p.contains_key(k))
@@ -88,7 +94,8 @@ pub(crate) fn decode(
                     {
                         *v = d.clone();
                     }
-                    decode(v, values, false, &format!("{path}[{k}]"), warnings);
+                    // The apiserver names a map's keys as fields (`spec.m.key.x`).
+                    decode(v, values, false, &child(path, k), warnings);
                 }
             }
         }
@@ -97,6 +104,25 @@ pub(crate) fn decode(
                 for (i, item) in items.iter_mut().enumerate() {
                     decode(item, item_schema, false, &format!("{path}[{i}]"), warnings);
                 }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The apiserver's `prune(x, nil)`: every field of an object is unknown, items of a list are
+/// pruned the same way, scalars stay.
+fn prune_schemaless(value: &mut Json, path: &str, warnings: &mut Vec<String>) {
+    match value {
+        Json::Object(obj) => {
+            for k in obj.keys() {
+                warnings.push(format!("unknown field \"{}\"", child(path, k)));
+            }
+            obj.clear();
+        }
+        Json::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                prune_schemaless(item, &format!("{path}[{i}]"), warnings);
             }
         }
         _ => {}
