@@ -360,7 +360,13 @@ fn maps_of_values_and_flattened_maps() {
     assert_agrees::<FlatValues>();
     assert_agrees::<FlatStrings>();
     // The apiserver types a map of schemaless values as an object without fields.
-    assert!(Maps::MODEL.property("values").unwrap().schema.additional_properties_any());
+    assert!(
+        Maps::MODEL
+            .property("values")
+            .unwrap()
+            .schema
+            .additional_properties_any()
+    );
 }
 
 #[test]
