@@ -2,6 +2,7 @@
 # Runs every fuzz target (or those named) for SECONDS each, seeded from ../../shared/corpus when
 # it is there, and prints one line per target: executions, coverage, time, crashes.
 #   fuzz/run.sh SECONDS [TARGET...]
+#   FUZZ_RUNS=10000000 fuzz/run.sh 0 rule    # a number of executions instead of a time
 # Needs the nightly toolchain and cargo-fuzz. A crash, hang (> 1 s) or out-of-memory (> 2 GiB)
 # fails the run and leaves the input in fuzz/artifacts/TARGET/.
 set -euo pipefail
@@ -35,8 +36,9 @@ for t in "${targets[@]}"; do
   cargo +nightly fuzz build -O -s "$(sanitizer "$t")" "$t" 2>&1 | tail -1
   start=$(date +%s)
   set +e
+  if [ -n "${FUZZ_RUNS:-}" ]; then limit=(-runs="$FUZZ_RUNS"); else limit=(-max_total_time="$seconds"); fi
   cargo +nightly fuzz run -O -s "$(sanitizer "$t")" "$t" "corpus/$t" -- \
-    -max_total_time="$seconds" -dict="$dict" -rss_limit_mb=2048 -timeout=1 -max_len=65536 \
+    "${limit[@]}" -dict="$dict" -rss_limit_mb=2048 -timeout=1 -max_len=65536 \
     -print_final_stats=1 >"$log" 2>&1
   code=$?
   set -e
