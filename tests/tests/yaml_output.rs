@@ -33,7 +33,9 @@ fn as_kubectl_sends(v: &Json) -> Json {
     match v {
         Json::Number(n) if n.is_f64() => {
             let f = n.as_f64().unwrap_or_default();
-            if f.fract() == 0.0 && f.abs() < 1e15 {
+            // Go's encoding/json writes a whole float under 1e21 without a fraction, and the
+            // apiserver decodes it as an integer when it fits an int64.
+            if f.fract() == 0.0 && f.abs() < 1e21 && f >= i64::MIN as f64 && f < i64::MAX as f64 {
                 json!(f as i64)
             } else {
                 v.clone()

@@ -1,7 +1,7 @@
 //! `duration` and `timestamp` values, and the apiserver's parsing of `format: duration`,
 //! `date` and `date-time` data (kube-openapi `strfmt`, `k8s.io/apiserver/pkg/cel/common/valuesunstructured.go`).
 
-use crd_cel_core::go::time::days_from_civil;
+use crd_cel_core::go::time::{days_from_civil, days_in};
 use crd_cel_core::literals::parse_go_duration;
 
 /// A CEL duration: Go's `time.Duration`, in nanoseconds.
@@ -72,7 +72,6 @@ pub fn parse_data_duration(s: &str) -> Option<Duration> {
     ok.then_some(Duration { nanos: total })
 }
 
-/// Days from 1970-01-01 to a proleptic Gregorian date.
 fn digits(b: &[u8], from: usize, n: usize) -> Option<u32> {
     let part = b.get(from..from + n)?;
     part.iter().try_fold(0u32, |acc, c| {
@@ -81,22 +80,7 @@ fn digits(b: &[u8], from: usize, n: usize) -> Option<u32> {
 }
 
 fn valid_date(y: u32, m: u32, d: u32) -> bool {
-    let leap = y.is_multiple_of(4) && (!y.is_multiple_of(100) || y.is_multiple_of(400));
-    let days = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    (1..=12).contains(&m) && d >= 1 && d <= days[(m - 1) as usize]
+    (1..=12).contains(&m) && d >= 1 && d <= days_in(m, i64::from(y))
 }
 
 /// `format: date` data: Go layout `2006-01-02`, midnight UTC.

@@ -34,9 +34,10 @@ pub(crate) fn decode(
         Json::Object(obj) => {
             let resource = resource || flag(schema, "x-kubernetes-embedded-resource");
             let properties = props(schema);
-            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+            let additional_properties = schema.get("additionalProperties");
+            let additional = additional_properties.filter(|a| a.is_object());
             // `additionalProperties: true`: any key, its value pruned as having no schema.
-            let any_values = schema.get("additionalProperties") == Some(&Json::Bool(true));
+            let any_values = additional_properties == Some(&Json::Bool(true));
             if properties.is_none() && any_values {
                 for (k, v) in obj.iter_mut() {
                     prune_schemaless(v, &child(path, k), warnings);

@@ -73,8 +73,7 @@ fn coerce(node: &SchemaNode, at: &Path<'_>, value: &Json, root: bool) -> Option<
                         return invalid("must be a string".into());
                     }
                     "metadata" => {
-                        let wrapped = serde_json::json!({ "metadata": v });
-                        if let Some(e) = metadata::object_meta_error(&wrapped) {
+                        if let Some(e) = metadata::metadata_error(v) {
                             return invalid(e);
                         }
                     }

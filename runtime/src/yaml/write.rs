@@ -144,8 +144,7 @@ fn is_plain(s: &str) -> bool {
 /// `s` as a literal block (`|`, `|-` or `|+` after a space, then its lines at `indent`), when
 /// it has several lines that a literal block keeps as they are: the first not empty and not
 /// starting with a blank (the indentation is not given explicitly), no line of blanks only or
-/// starting with a tab,
-/// only printable characters and no line break other than `\n`.
+/// starting with a tab, only printable characters and no line break other than `\n`.
 fn literal(s: &str, indent: usize) -> Option<String> {
     let body = s.trim_end_matches('\n');
     let trailing = s.len() - body.len();

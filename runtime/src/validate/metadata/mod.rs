@@ -24,7 +24,7 @@ pub use names::GENERATED_NAME_SUFFIX;
 pub(crate) use names::{NameFn, is_dns1035_label};
 pub(crate) use objectmeta::{Meta, finalizer_warnings, validate, validate_update};
 pub use refusal::{Conflict, Refusal};
-pub(crate) use unmarshal::object_meta_error;
+pub(crate) use unmarshal::{metadata_error, object_meta_error};
 
 use super::{BadValue, ErrorType, FieldError};
 

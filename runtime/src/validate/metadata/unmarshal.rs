@@ -95,7 +95,12 @@ enum Found {
 /// The error decoding `metadata` into `ObjectMeta` gives, if any. The apiserver marshals the
 /// metadata map to JSON first (keys sorted, as they are here) and unmarshals that.
 pub(crate) fn object_meta_error(object: &Json) -> Option<String> {
-    let metadata = object.get("metadata")?;
+    metadata_error(object.get("metadata")?)
+}
+
+/// The error decoding `metadata` (the value itself, a resource's or an embedded one's) into
+/// `ObjectMeta` gives, if any.
+pub(crate) fn metadata_error(metadata: &Json) -> Option<String> {
     let found = match metadata {
         Json::Null => None,
         Json::Object(_) => fields(metadata, "ObjectMeta", "", OBJECT_META),
@@ -133,15 +138,15 @@ fn value_error(v: &Json, strukt: &str, field: &str, go: Go) -> Option<Found> {
     if v.is_null() {
         return None;
     }
-    let type_error = |x: &Json, ty: &str| Some(Found::Type(type_error(x, strukt, field, ty)));
+    let mismatch = |x: &Json, ty: &str| Some(Found::Type(type_error(x, strukt, field, ty)));
     match go {
-        Go::String(ty) if !v.is_string() => type_error(v, ty),
+        Go::String(ty) if !v.is_string() => mismatch(v, ty),
         Go::String(_) => None,
         Go::Time => match v {
             Json::String(s) => parse_rfc3339(s).err().map(Found::Stop),
-            _ => type_error(v, "string"),
+            _ => mismatch(v, "string"),
         },
-        Go::Bool if !v.is_boolean() => type_error(v, "bool"),
+        Go::Bool if !v.is_boolean() => mismatch(v, "bool"),
         Go::Bool => None,
         Go::Int64 => match v {
             Json::Number(n) if n.is_i64() => None,
@@ -149,21 +154,21 @@ fn value_error(v: &Json, strukt: &str, field: &str, go: Go) -> Option<Found> {
             Json::Number(n) => Some(Found::Type(format!(
                 "json: cannot unmarshal number {n} into Go struct field {strukt}.{field} of type int64"
             ))),
-            _ => type_error(v, "int64"),
+            _ => mismatch(v, "int64"),
         },
         Go::StringMap => match v {
             Json::Object(m) => m
                 .values()
                 .find(|x| !x.is_string() && !x.is_null())
-                .and_then(|x| type_error(x, "string")),
-            _ => type_error(v, "map[string]string"),
+                .and_then(|x| mismatch(x, "string")),
+            _ => mismatch(v, "map[string]string"),
         },
         Go::StringList => match v {
             Json::Array(items) => items
                 .iter()
                 .find(|x| !x.is_string() && !x.is_null())
-                .and_then(|x| type_error(x, "string")),
-            _ => type_error(v, "[]string"),
+                .and_then(|x| mismatch(x, "string")),
+            _ => mismatch(v, "[]string"),
         },
         Go::List(item_type, table) => match v {
             Json::Array(items) => first(items.iter().map(|item| match item {
@@ -172,9 +177,9 @@ fn value_error(v: &Json, strukt: &str, field: &str, go: Go) -> Option<Found> {
                     let inner = item_type.trim_start_matches("v1.");
                     fields(item, inner, &format!("{field}."), table)
                 }
-                other => type_error(other, item_type),
+                other => mismatch(other, item_type),
             })),
-            _ => type_error(v, &format!("[]{item_type}")),
+            _ => mismatch(v, &format!("[]{item_type}")),
         },
         Go::Any => None,
     }
