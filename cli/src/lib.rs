@@ -60,8 +60,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Report what the apiserver would say about the CRDs' rules at creation
-    /// (`kubectl create -f CRD`): rule field errors, compile errors, oldSelf placement.
+    /// Report what the apiserver would say about the CRDs' schemas and rules at creation
+    /// (`kubectl create -f CRD`): structural-schema errors, rule field errors, compile errors,
+    /// costs, oldSelf placement.
     Check(CheckArgs),
     /// Validate custom resources against their CRD's rules (x-kubernetes-validations) as the
     /// apiserver does on create, or on update with `--old`: pruning, defaults, OpenAPI schema

@@ -198,7 +198,8 @@ impl OwnedSchema {
         };
         let required = names(obj, "required", path)?;
         let mut properties = BTreeMap::new();
-        if let Some(props) = obj.get("properties") {
+        // A JSON `null` (and an empty list of item schemas) decodes to no schema in Go.
+        if let Some(props) = obj.get("properties").filter(|p| !p.is_null()) {
             let props = props.as_object().ok_or_else(|| SchemaError {
                 path: child(path, "properties"),
                 message: "must be an object".into(),
@@ -209,7 +210,8 @@ impl OwnedSchema {
             }
         }
         let items = match obj.get("items") {
-            None => None,
+            None | Some(Value::Null) => None,
+            Some(Value::Array(a)) if a.is_empty() => None,
             Some(i) => Some(Box::new(Self::from_json_at(i, &child(path, "items"))?)),
         };
         let additional_properties = match obj.get("additionalProperties") {

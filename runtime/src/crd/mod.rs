@@ -2,11 +2,19 @@
 //! (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`): the schema walk, the rule field checks, compilation with the
 //! shared checker, the `oldSelf` placement checks, and the gating between them.
 //!
-//! Only the rule-related parts of CRD validation are reproduced: the structural checks that
-//! gate the rules (rules inside `allOf`/`anyOf`/`oneOf`/`not`, a constrained root `metadata`)
-//! and a few schema checks next to the rules (list and map types, `uniqueItems`). Names,
-//! versions and the rest of structural validation are not checked. The static cost of every rule
-//! is estimated as the apiserver does and its per-expression and per-schema limits are applied
+//! A CRD manifest ([`check_crd`]) gets the apiserver's schema checks too: the structural-schema
+//! rules (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/validation.go`: types where
+//! they are required, what junctors may hold, resource metadata, embedded resources,
+//! int-or-string, patterns that must compile) and the OpenAPI checks of
+//! `ValidateCustomResourceDefinitionOpenAPISchema` (unsupported keywords, `properties` next to
+//! `additionalProperties`, list and map types and what they require of their items, forbidden
+//! defaults). A bare schema ([`check_schema`], [`check_resource`], [`check_type`]) gets only the
+//! checks about rules and those that gate them (rules inside `allOf`/`anyOf`/`oneOf`/`not`, a
+//! constrained root `metadata`, list and map types, `uniqueItems`), since a schema generated
+//! from Rust types may be edited before it becomes a CRD. Not checked: defaults against their
+//! schemas, the fields allowed at the root when the status subresource is enabled, names,
+//! versions and the rest of the CRD object. The static cost of every rule is estimated as the
+//! apiserver does and its per-expression and per-schema limits are applied
 //! (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`).
 
 use crate::check::{CheckError, Node, Target, check_source};
@@ -423,7 +431,8 @@ fn check_crd_with(
         message_expressions: p.message_expressions,
         unchanged_roots,
     });
-    let (errors, rules, checked_expressions) = check_roots(&roots, true, opts, update.as_ref())?;
+    let (errors, rules, checked_expressions) =
+        check_roots(&roots, true, true, opts, update.as_ref())?;
     Ok(CrdReport {
         name,
         errors,
@@ -455,8 +464,13 @@ pub fn check_schema(
     resource_root: bool,
     opts: &Options,
 ) -> Result<CrdReport, String> {
-    let (errors, rules, checked_expressions) =
-        check_roots(&[(path.to_owned(), schema)], resource_root, opts, None)?;
+    let (errors, rules, checked_expressions) = check_roots(
+        &[(path.to_owned(), schema)],
+        resource_root,
+        false,
+        opts,
+        None,
+    )?;
     Ok(CrdReport {
         name: name.to_owned(),
         errors,

@@ -5,13 +5,21 @@ use super::*;
 
 pub(super) type Checked = (Vec<CrdError>, Vec<RuleReport>, usize);
 
+/// The types a schema may name (`openapiV3Types`), sorted as Go lists them.
+const OPENAPI_TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];
+
+/// `full`: every schema check of a CRD manifest; otherwise only the checks about rules and
+/// those that gate their compilation (for schemas generated from Rust types, which may be
+/// edited before they become a CRD).
 pub(super) fn check_roots(
     roots: &[(String, &Value)],
     resource_root: bool,
+    full: bool,
     opts: &Options,
     update: Option<&Update>,
 ) -> Result<Checked, String> {
     let mut walker = Walker {
+        full,
         compat: opts.compat(),
         stored_compat: opts.kubernetes_minor,
         preexisting: update,
@@ -24,36 +32,91 @@ pub(super) fn check_roots(
         expensive: Vec::new(),
     };
     for (path, json) in roots {
-        let owned = OwnedSchema::from_json(json).map_err(|e| {
-            let at = if e.path.is_empty() {
-                path.clone()
-            } else {
-                format!("{path}.{}", e.path)
-            };
-            format!("{at}: {}", e.message)
-        })?;
+        let (owned, unreadable) = match OwnedSchema::from_json(json) {
+            Ok(owned) => (Some(owned), None),
+            Err(e) => {
+                let at = if e.path.is_empty() {
+                    path.clone()
+                } else {
+                    format!("{path}.{}", e.path)
+                };
+                let message = format!("{at}: {}", e.message);
+                if !full {
+                    return Err(message);
+                }
+                // A manifest's schema that crd-cel cannot model (`items` as a list, ...) may
+                // still be one the apiserver refuses with a reason of its own: its checks run,
+                // without rules, and the schema is unreadable only if they find nothing.
+                (None, Some(message))
+            }
+        };
         let arena = SchemaArena::new();
-        let model = owned.with_model(&arena);
-        let structural = structural_errors(json, path);
-        let compile = structural.is_empty();
-        walker.schema_errors.extend(structural);
+        let model = owned.as_ref().map(|o| o.with_model(&arena));
+        let level = if resource_root {
+            Level::Root
+        } else {
+            Level::Field
+        };
+        let (mut structural_errors, unconvertible) = match structural(json, path, level) {
+            Structural::Checked(errors) => (errors, None),
+            Structural::Unconvertible(e) => (Vec::new(), Some(e)),
+        };
+        if !full {
+            structural_errors.retain(is_rule_related);
+        }
+        // The apiserver builds no CEL context for a schema `NewStructural` refuses; the rule
+        // checks of a generated schema compile what they can.
+        let compile = structural_errors.is_empty() && (unconvertible.is_none() || !full);
+        let errors_before = walker.schema_errors.len() + walker.cel_errors.len();
+        walker.schema_errors.extend(structural_errors);
         walker.suppress_per_expression_cost =
             update.is_some_and(|u| u.unchanged_roots.contains(path));
         walker.total = 0;
         walker.expensive.clear();
         walker.walk(
             json,
-            Some(model),
+            model,
             path,
             Ctx {
                 uncorrelatable: None,
                 resource_root,
+                top: resource_root,
+                inside_meta: false,
+                no_defaults: None,
                 compile,
                 spine: true,
                 cardinality: Some(1),
             },
         );
         walker.schema_total(path);
+        if let Some(message) = unreadable
+            && walker.schema_errors.len() + walker.cel_errors.len() == errors_before
+        {
+            return Err(message);
+        }
+        if full {
+            let root = object(json);
+            if root.is_some_and(|r| is_true(r, "nullable")) {
+                walker.schema_errors.push(CrdError {
+                    field: format!("{path}.nullable"),
+                    kind: Kind::Forbidden,
+                    value: None,
+                    detail: "nullable cannot be true at the root".to_owned(),
+                });
+            }
+            // `NewStructural`'s refusal overlaps the schema checks: shown only when they found
+            // nothing.
+            if let Some(e) = unconvertible
+                && walker.schema_errors.len() + walker.cel_errors.len() == errors_before
+            {
+                walker.schema_errors.push(CrdError {
+                    field: path.clone(),
+                    kind: Kind::Invalid,
+                    value: Some("\"\"".to_owned()),
+                    detail: e,
+                });
+            }
+        }
     }
     let mut errors = walker.schema_errors;
     errors.extend(walker.cel_errors);
@@ -69,6 +132,12 @@ pub(super) struct Ctx<'p> {
     uncorrelatable: Option<&'p str>,
     /// The node is a resource root (the CRD root, or `x-kubernetes-embedded-resource`).
     resource_root: bool,
+    /// The node is the CRD's root schema (`isRoot`).
+    top: bool,
+    /// The node is inside a resource's `metadata`, `kind` or `apiVersion`.
+    inside_meta: bool,
+    /// Why a `default` is forbidden here, if it is (`withForbiddenDefaults`).
+    no_defaults: Option<&'p str>,
     /// Rules are compiled: the structural checks passed (the apiserver's CEL context is set).
     compile: bool,
     /// The node is on the structural spine (root, properties, items, additionalProperties),
@@ -80,6 +149,8 @@ pub(super) struct Ctx<'p> {
 }
 
 pub(super) struct Walker<'u> {
+    /// Every schema check of a CRD manifest, not only those about rules.
+    full: bool,
     /// The compatibility version new expressions compile at.
     compat: u8,
     /// What expressions already in the stored CRD compile at (the stored-expressions
@@ -182,13 +253,20 @@ impl Walker<'_> {
             return 0;
         };
         let mut found = 0;
+        if self.full {
+            found += self.node_schema_errors_first(obj, path, ctx);
+        }
         // What this node multiplies its children's cardinality by (`extractMaxElements`).
         let child = Ctx {
             cardinality: ctx
                 .cardinality
                 .and_then(|c| child_factor(obj).map(|f| cost::times_cardinality(c, f))),
+            top: false,
             ..ctx
         };
+        // Subschemas that describe this same node (junctors, and the refused `definitions`,
+        // `dependencies` and `items` lists).
+        let same = Ctx { top: false, ..ctx };
         if let Some(ap) = obj.get("additionalProperties").filter(|v| v.is_object()) {
             let m = model.and_then(|m| m.additional_properties);
             found += self.walk(
@@ -197,6 +275,12 @@ impl Walker<'_> {
                 &format!("{path}.additionalProperties"),
                 Ctx {
                     resource_root: m.is_some_and(|m| m.embedded_resource),
+                    // Pruning a default without its key would be ambiguous.
+                    no_defaults: if ctx.inside_meta {
+                        Some("inside additionalProperties applying to object metadata")
+                    } else {
+                        child.no_defaults
+                    },
                     ..child
                 },
             );
@@ -211,8 +295,12 @@ impl Walker<'_> {
                 None if !correlatable => Some(path.to_owned()),
                 None => None,
             };
+            // A resource's `metadata`, `kind` and `apiVersion` (`metaFields`).
+            let resource = ctx.top || is_true(obj, "x-kubernetes-embedded-resource");
             for name in sorted_keys(props) {
                 let m = model.and_then(|m| m.property(name)).map(|p| p.schema);
+                let meta = resource && matches!(name.as_str(), "metadata" | "kind" | "apiVersion");
+                let top_level = format!("in top-level {name}");
                 found += self.walk(
                     &props[name],
                     m,
@@ -220,6 +308,12 @@ impl Walker<'_> {
                     Ctx {
                         uncorrelatable: uncorrelatable.as_deref(),
                         resource_root: m.is_some_and(|m| m.embedded_resource),
+                        inside_meta: child.inside_meta || meta,
+                        no_defaults: if meta && ctx.top {
+                            Some(&top_level)
+                        } else {
+                            child.no_defaults
+                        },
                         ..child
                     },
                 );
@@ -228,12 +322,20 @@ impl Walker<'_> {
         for key in ["allOf", "oneOf", "anyOf"] {
             if let Some(subs) = obj.get(key).and_then(Value::as_array) {
                 for (i, sub) in subs.iter().enumerate() {
-                    found += self.walk_detached(sub, &format!("{path}.{key}[{i}]"), ctx);
+                    found += self.walk_detached(sub, &format!("{path}.{key}[{i}]"), same);
                 }
             }
         }
         if let Some(not) = obj.get("not") {
-            found += self.walk_detached(not, &format!("{path}.not"), ctx);
+            found += self.walk_detached(not, &format!("{path}.not"), same);
+        }
+        if self.full {
+            // Refused at this node; the apiserver still checks what is inside.
+            for key in ["definitions", "dependencies"] {
+                for (name, sub) in obj.get(key).and_then(object).into_iter().flatten() {
+                    found += self.walk_detached(sub, &format!("{path}.{key}[{name}]"), same);
+                }
+            }
         }
         if let Some(items) = obj.get("items").filter(|v| v.is_object()) {
             let m = model.and_then(|m| m.items);
@@ -253,6 +355,13 @@ impl Walker<'_> {
                     ..child
                 },
             );
+        }
+        if self.full
+            && let Some(Value::Array(schemas)) = obj.get("items")
+        {
+            for (i, sub) in schemas.iter().enumerate() {
+                found += self.walk_detached(sub, &format!("{path}.items[{i}]"), same);
+            }
         }
         found += self.node_schema_errors(obj, path);
         if let Some(rules) = obj
@@ -282,6 +391,273 @@ impl Walker<'_> {
                 ..ctx
             },
         )
+    }
+
+    /// The checks of a CRD manifest's schema node that the apiserver makes before it visits
+    /// the node's children (`specStandardValidatorV3.validate`, then `additionalProperties`
+    /// next to `properties`).
+    fn node_schema_errors_first(
+        &mut self,
+        obj: &Map<String, Value>,
+        path: &str,
+        ctx: Ctx<'_>,
+    ) -> usize {
+        let before = self.schema_errors.len();
+        let mut push = |key: &str, kind: Kind, value: Option<String>, detail: &str| {
+            self.schema_errors.push(CrdError {
+                field: format!("{path}.{key}"),
+                kind,
+                value,
+                detail: detail.to_owned(),
+            });
+        };
+        let ty = str_field(obj, "type").unwrap_or("");
+        if !ty.is_empty() && !OPENAPI_TYPES.contains(&ty) {
+            let supported: Vec<String> = OPENAPI_TYPES.iter().map(|t| go_quote(t)).collect();
+            let detail = format!("supported values: {}", supported.join(", "));
+            push("type", Kind::Unsupported, Some(go_quote(ty)), &detail);
+        }
+        if let Some(reason) = ctx.no_defaults
+            && present(obj, "default").is_some()
+        {
+            push(
+                "default",
+                Kind::Forbidden,
+                None,
+                &format!("must not be set {reason}"),
+            );
+        }
+        if non_empty(obj, "id") {
+            push("id", Kind::Forbidden, None, "id is not supported");
+        }
+        // Go tests these by nil (present, even empty) or by length, field by field.
+        let refused = [
+            ("additionalItems", present(obj, "additionalItems").is_some()),
+            ("patternProperties", non_empty(obj, "patternProperties")),
+            ("definitions", non_empty(obj, "definitions")),
+            ("dependencies", present(obj, "dependencies").is_some()),
+            ("$ref", present(obj, "$ref").is_some()),
+        ];
+        for (key, is_set) in refused {
+            if is_set {
+                push(
+                    key,
+                    Kind::Forbidden,
+                    None,
+                    &format!("{key} is not supported"),
+                );
+            }
+        }
+        if ty == "null" {
+            push(
+                "type",
+                Kind::Forbidden,
+                None,
+                "type cannot be set to null, use nullable as an alternative",
+            );
+        }
+        if matches!(obj.get("items"), Some(Value::Array(a)) if !a.is_empty()) {
+            push(
+                "items",
+                Kind::Forbidden,
+                None,
+                "items must be a schema object and not an array",
+            );
+        }
+        if ctx.inside_meta && is_true(obj, "x-kubernetes-embedded-resource") {
+            push(
+                "x-kubernetes-embedded-resource",
+                Kind::Forbidden,
+                None,
+                "must not be used inside of resource meta",
+            );
+        }
+        // Properties are for structs, additionalProperties for maps; `true` is allowed.
+        if non_empty(obj, "properties")
+            && matches!(
+                obj.get("additionalProperties"),
+                Some(Value::Bool(false) | Value::Object(_))
+            )
+        {
+            push(
+                "additionalProperties",
+                Kind::Forbidden,
+                None,
+                "additionalProperties and properties are mutual exclusive",
+            );
+        }
+        self.schema_errors.len() - before
+    }
+
+    /// The checks of a CRD manifest's schema node after its children: the types that the
+    /// list and map extensions require, and what `map` and `set` lists require of their items.
+    fn node_list_map_errors(&mut self, obj: &Map<String, Value>, path: &str) {
+        let mut push = |field: String, kind: Kind, value: Option<String>, detail: &str| {
+            self.schema_errors.push(CrdError {
+                field,
+                kind,
+                value,
+                detail: detail.to_owned(),
+            });
+        };
+        let ty = str_field(obj, "type").unwrap_or("");
+        let type_field = format!("{path}.type");
+        if present(obj, "x-kubernetes-map-type").is_some() && ty != "object" {
+            let detail = "must be object if x-kubernetes-map-type is specified";
+            match ty {
+                "" => push(type_field.clone(), Kind::Required, None, detail),
+                _ => push(
+                    type_field.clone(),
+                    Kind::Invalid,
+                    Some(go_quote(ty)),
+                    detail,
+                ),
+            }
+        }
+        let list_type = present(obj, "x-kubernetes-list-type").map(|v| v.as_str().unwrap_or(""));
+        let items = obj.get("items").and_then(object);
+        if list_type.is_some() && ty != "array" {
+            let detail = "must be array if x-kubernetes-list-type is specified";
+            match ty {
+                "" => push(type_field, Kind::Required, None, detail),
+                _ => push(type_field, Kind::Invalid, Some(go_quote(ty)), detail),
+            }
+        } else if list_type == Some("set")
+            && let Some(items) = items
+        {
+            // Set elements are compared whole: they must be atomic.
+            let detail = "must be atomic as item of a list with x-kubernetes-list-type=set";
+            // Go prints the items' list type in both cases (a pointer: null when unset).
+            let item_list_type = gojson::to_string(&items.get("x-kubernetes-list-type"));
+            match str_field(items, "type") {
+                Some("array")
+                    if present(items, "x-kubernetes-list-type")
+                        .is_some_and(|t| t.as_str() != Some("atomic")) =>
+                {
+                    push(
+                        format!("{path}.items.x-kubernetes-list-type"),
+                        Kind::Invalid,
+                        Some(item_list_type),
+                        detail,
+                    );
+                }
+                Some("object") if str_field(items, "x-kubernetes-map-type") != Some("atomic") => {
+                    push(
+                        format!("{path}.items.x-kubernetes-map-type"),
+                        Kind::Invalid,
+                        Some(item_list_type),
+                        detail,
+                    );
+                }
+                _ => {}
+            }
+        }
+        let keys: Vec<&str> = obj
+            .get("x-kubernetes-list-map-keys")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let keys_json = || gojson::to_string(&keys);
+        if list_type == Some("map") {
+            match obj.get("items") {
+                None | Some(Value::Null) => push(
+                    format!("{path}.items"),
+                    Kind::Required,
+                    None,
+                    "must have a schema if x-kubernetes-list-type is map",
+                ),
+                Some(Value::Object(items)) => {
+                    let item_type = str_field(items, "type").unwrap_or("");
+                    if item_type != "object" {
+                        push(
+                            format!("{path}.items.type"),
+                            Kind::Invalid,
+                            Some(go_quote(item_type)),
+                            "must be object if parent array's x-kubernetes-list-type is map",
+                        );
+                    } else {
+                        let props = items.get("properties").and_then(object);
+                        let mut seen = HashSet::new();
+                        for k in &keys {
+                            match props.and_then(|p| p.get(*k)) {
+                                Some(p) => {
+                                    let t = p.get("type").and_then(Value::as_str);
+                                    if matches!(t, Some("array" | "object")) {
+                                        // Go prints the items' type here, not the key's.
+                                        push(
+                                            format!("{path}.items.properties[{k}].type"),
+                                            Kind::Invalid,
+                                            Some(go_quote(item_type)),
+                                            "must be a scalar type if parent array's x-kubernetes-list-type is map",
+                                        );
+                                    }
+                                }
+                                None => push(
+                                    format!("{path}.x-kubernetes-list-map-keys"),
+                                    Kind::Invalid,
+                                    Some(keys_json()),
+                                    "entries must all be names of item properties",
+                                ),
+                            }
+                            if !seen.insert(*k) {
+                                push(
+                                    format!("{path}.x-kubernetes-list-map-keys"),
+                                    Kind::Invalid,
+                                    Some(keys_json()),
+                                    "must not contain duplicate entries",
+                                );
+                            }
+                        }
+                    }
+                }
+                // An array of item schemas: refused by the checks before the children.
+                Some(_) => {}
+            }
+        }
+        // `validateMapListKeysMapSet`: set and map items are never null, map keys always set.
+        if let (Some(lt @ ("set" | "map")), Some(items)) = (list_type, items) {
+            if is_true(items, "nullable") {
+                push(
+                    format!("{path}.items.nullable"),
+                    Kind::Forbidden,
+                    None,
+                    &format!("cannot be nullable when x-kubernetes-list-type is {lt}"),
+                );
+            }
+            if lt == "map" {
+                let required: HashSet<&str> = items
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let props = items.get("properties").and_then(object);
+                for k in &keys {
+                    let Some(p) = props.and_then(|p| p.get(*k)).and_then(object) else {
+                        continue;
+                    };
+                    if !required.contains(k) && present(p, "default").is_none() {
+                        push(
+                            format!("{path}.items.properties[{k}].default"),
+                            Kind::Required,
+                            None,
+                            "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+                        );
+                    }
+                    if is_true(p, "nullable") {
+                        push(
+                            format!("{path}.items.properties[{k}].nullable"),
+                            Kind::Forbidden,
+                            None,
+                            "this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// The schema checks next to the rules that the apiserver reports at the same node (they
@@ -358,6 +734,9 @@ impl Walker<'_> {
                 "must not be empty if x-kubernetes-list-type is map",
             ),
             _ => {}
+        }
+        if self.full {
+            self.node_list_map_errors(obj, path);
         }
         self.schema_errors.len() - before
     }
