@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+pub mod regexp;
 pub mod time;
 
 /// `s` quoted as Go's `strconv.Quote` does.

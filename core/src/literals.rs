@@ -229,27 +229,10 @@ pub fn is_rfc3339(s: &str) -> bool {
     crate::go::time::parse_rfc3339(s).is_ok_and(|t| TIMESTAMP_SECONDS.contains(&t.unix_seconds()))
 }
 
-/// RE2 syntax (Go's `regexp.Compile`), via `regex-syntax`, whose grammar is RE2's. The error
-/// text follows Go's ``error parsing regexp: <code>: `<expr>` `` for the common cases.
+/// Whether Go's `regexp.Compile` accepts the pattern (RE2 syntax, [`crate::go::regexp`]);
+/// the error is Go's text (``error parsing regexp: <code>: `<expr>` ``).
 pub fn check_re2(re: &str) -> Result<(), String> {
-    let err = match regex_syntax::ParserBuilder::new().build().parse(re) {
-        Ok(_) => return Ok(()),
-        Err(e) => e,
-    };
-    let text = err.to_string();
-    let detail = if text.contains("unclosed character class") {
-        let from = re.rfind('[').unwrap_or(0);
-        format!("missing closing ]: `{}`", &re[from..])
-    } else if text.contains("unclosed group") {
-        format!("missing closing ): `{re}`")
-    } else if text.contains("unopened group") {
-        format!("unexpected ): `{re}`")
-    } else if text.contains("repetition operator missing expression") {
-        format!("missing argument to repetition operator: `{re}`")
-    } else {
-        format!("invalid regular expression: `{re}`")
-    };
-    Err(format!("error parsing regexp: {detail}"))
+    crate::go::regexp::check(re).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -527,10 +527,17 @@ fn nested_completeness(
 
 /// The root `metadata` may only be `type: object` (with a `default`) and list `name` and/or
 /// `generateName` as properties; anything else is rejected. Zero values (`false`, `""`,
-/// `null`) count as absent, as in the apiserver's comparison with an empty schema.
+/// `null`, and empty lists where Go keeps none) count as absent, as in the apiserver's
+/// comparison of the structural schema with an empty one.
 pub(super) fn metadata_is_implicit(meta: &Map<String, Value>) -> bool {
     meta.iter().all(|(k, v)| match k.as_str() {
         "type" | "default" => true,
+        // Not part of a structural schema (when set, `NewStructural` refuses the schema).
+        "id" | "$schema" | "$ref" | "patternProperties" | "dependencies" | "additionalItems"
+        | "definitions" => true,
+        "allOf" | "anyOf" | "oneOf" | "items" => {
+            v.is_null() || v.as_array().is_some_and(Vec::is_empty)
+        }
         "properties" => match v.as_object() {
             Some(p) => {
                 let names: Vec<&str> = p.keys().map(String::as_str).collect();

@@ -8,13 +8,16 @@ use super::super::error::EvalError;
 
 /// A compiled RE2-syntax regular expression, cached by pattern: the apiserver compiles constant
 /// patterns once per program, and rules evaluated over many items should not recompile either.
-/// A bad pattern gives Go's `error parsing regexp: ...` text.
+/// A bad pattern gives Go's `error parsing regexp: ...` text ([`crd_cel_core::go::regexp`]).
 pub(crate) fn compiled_regex(pattern: &str) -> Result<Arc<::regex::Regex>, EvalError> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<::regex::Regex>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(r) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
         return Ok(r);
     }
+    // Go's verdict and text first; the `regex` crate's own limits (nesting, compiled size)
+    // can still refuse what Go accepts.
+    crd_cel_core::go::regexp::check(pattern).map_err(|e| EvalError::new(e.to_string()))?;
     let compiled = Arc::new(
         ::regex::Regex::new(&re2_to_rust(pattern))
             .map_err(|e| EvalError::new(format!("error parsing regexp: {e}")))?,
