@@ -8,12 +8,13 @@
 //! int-or-string, patterns that must compile) and the OpenAPI checks of
 //! `ValidateCustomResourceDefinitionOpenAPISchema` (unsupported keywords, `properties` next to
 //! `additionalProperties`, list and map types and what they require of their items, forbidden
-//! defaults). A bare schema ([`check_schema`], [`check_resource`], [`check_type`]) gets only the
+//! defaults, the root fields allowed with the status subresource) and the checks of defaults
+//! (`ValidateDefaults`: pruning, the OpenAPI checks and the rules of their node). A bare schema ([`check_schema`], [`check_resource`], [`check_type`]) gets only the
 //! checks about rules and those that gate them (rules inside `allOf`/`anyOf`/`oneOf`/`not`, a
 //! constrained root `metadata`, list and map types, `uniqueItems`), since a schema generated
-//! from Rust types may be edited before it becomes a CRD. Not checked: defaults against their
-//! schemas, the fields allowed at the root when the status subresource is enabled, names,
-//! versions and the rest of the CRD object. The static cost of every rule is estimated as the
+//! from Rust types may be edited before it becomes a CRD. Not checked: defaults inside a
+//! resource's metadata (which the apiserver checks as metadata), Go's size limits on patterns,
+//! names, versions and the rest of the CRD object. The static cost of every rule is estimated as the
 //! apiserver does and its per-expression and per-schema limits are applied
 //! (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`).
 
@@ -30,11 +31,15 @@ use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::fmt;
 
+mod defaults;
+mod root_fields;
 mod structural;
 #[cfg(test)]
 mod tests;
 mod walker;
 
+use defaults::*;
+use root_fields::*;
 use structural::*;
 use walker::*;
 
@@ -66,7 +71,8 @@ impl Options {
     }
 }
 
-/// apimachinery's `field.ErrorType`, the kinds CRD rule checks report.
+/// apimachinery's `field.ErrorType`, the kinds CRD checks report (the last five from the
+/// checks of defaults, which validate a value as an object is validated).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// `Required value`.
@@ -79,6 +85,16 @@ pub enum Kind {
     Forbidden,
     /// `Internal error`.
     Internal,
+    /// `Invalid value` (`FieldValueTypeInvalid`).
+    TypeInvalid,
+    /// `Too long`.
+    TooLong,
+    /// `Too many`.
+    TooMany,
+    /// `Duplicate value`.
+    Duplicate,
+    /// `Not found`.
+    NotFound,
 }
 
 impl Kind {
@@ -92,6 +108,11 @@ impl Kind {
             Kind::Unsupported => ErrorType::NotSupported,
             Kind::Forbidden => ErrorType::Forbidden,
             Kind::Internal => ErrorType::InternalError,
+            Kind::TypeInvalid => ErrorType::TypeInvalid,
+            Kind::TooLong => ErrorType::TooLong,
+            Kind::TooMany => ErrorType::TooMany,
+            Kind::Duplicate => ErrorType::Duplicate,
+            Kind::NotFound => ErrorType::NotFound,
         }
     }
 
@@ -320,7 +341,7 @@ pub fn check_crd_update(new: &Value, old: &Value, opts: &Options) -> Result<CrdR
         let stored = old_versions
             .iter()
             .find(|o| o.get("name").and_then(Value::as_str) == Some(n));
-        if stored.is_some_and(|o| o.get("schema") == v.get("schema")) {
+        if stored.is_some_and(|o| same_schema(o.get("schema"), v.get("schema"))) {
             previous.unchanged_versions.insert(n.to_owned());
         }
     }
@@ -401,14 +422,27 @@ fn check_crd_with(
     // `spec.validation` (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go`, "Error paths").
     let shared = versions
         .iter()
-        .all(|v| v.get("schema") == versions[0].get("schema"));
-    let roots: Vec<(String, &Value)> = if shared {
-        vec![("spec.validation.openAPIV3Schema".to_owned(), schemas[0])]
+        .all(|v| same_schema(v.get("schema"), versions[0].get("schema")));
+    // Whether a version has the status subresource (a shared schema: whether any has).
+    let status = |v: &Value| {
+        v.pointer("/subresources/status")
+            .is_some_and(|s| !s.is_null())
+    };
+    let roots: Vec<(String, &Value, bool)> = if shared {
+        let any_status = versions.iter().any(status);
+        vec![(
+            "spec.validation.openAPIV3Schema".to_owned(),
+            schemas[0],
+            any_status,
+        )]
     } else {
         schemas
             .iter()
             .enumerate()
-            .map(|(i, s)| (format!("spec.versions[{i}].schema.openAPIV3Schema"), *s))
+            .map(|(i, s)| {
+                let path = format!("spec.versions[{i}].schema.openAPIV3Schema");
+                (path, *s, status(&versions[i]))
+            })
             .collect()
     };
     let version_unchanged = |i: usize| {
@@ -424,7 +458,7 @@ fn check_crd_with(
         .iter()
         .enumerate()
         .filter(|(i, _)| version_unchanged(*i))
-        .map(|(_, (path, _))| path.clone())
+        .map(|(_, (path, _, _))| path.clone())
         .collect();
     let update = previous.map(|p| Update {
         rules: p.rules,
@@ -465,7 +499,7 @@ pub fn check_schema(
     opts: &Options,
 ) -> Result<CrdReport, String> {
     let (errors, rules, checked_expressions) = check_roots(
-        &[(path.to_owned(), schema)],
+        &[(path.to_owned(), schema, false)],
         resource_root,
         false,
         opts,

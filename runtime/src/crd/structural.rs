@@ -321,6 +321,13 @@ fn is_only_type(v: &Value, t: &str) -> bool {
     object(v).is_some_and(|o| {
         o.iter().all(|(k, v)| match k.as_str() {
             "type" => v.as_str() == Some(t),
+            // Not carried by the converted clause.
+            "id" | "$schema" | "$ref" | "patternProperties" | "dependencies"
+            | "additionalItems" | "definitions" => true,
+            // Lists Go builds by appending (and `items: []`, no schema): empty is none.
+            "allOf" | "anyOf" | "oneOf" | "enum" | "items" => {
+                v.is_null() || v.as_array().is_some_and(Vec::is_empty)
+            }
             _ => matches!(v, Value::Null | Value::Bool(false)) || v.as_str() == Some(""),
         }) && str_field(o, "type") == Some(t)
     })
@@ -553,4 +560,66 @@ pub(super) fn metadata_is_implicit(meta: &Map<String, Value>) -> bool {
         },
         _ => matches!(v, Value::Null | Value::Bool(false)) || v.as_str() == Some(""),
     })
+}
+
+/// Whether two versions' `schema`s are the same to the apiserver (`apiequality.Semantic`
+/// on the internal types): an empty list or map is no list or map, a zero scalar no value.
+/// Pointers (`default`, `maximum`, `items`, ...) stay distinct when set, even to a zero value.
+pub(super) fn same_schema(a: Option<&Value>, b: Option<&Value>) -> bool {
+    let norm = |v: Option<&Value>| {
+        v.and_then(object).map(|o| {
+            let mut m = Map::new();
+            if let Some(s) = present(o, "openAPIV3Schema") {
+                m.insert("openAPIV3Schema".to_owned(), normalized(s));
+            }
+            m
+        })
+    };
+    norm(a).unwrap_or_default() == norm(b).unwrap_or_default()
+}
+
+/// A schema node with Go's zero values and empty collections dropped.
+fn normalized(v: &Value) -> Value {
+    let Some(o) = object(v) else {
+        return v.clone();
+    };
+    let empty = |v: &Value| match v {
+        Value::Null => true,
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.is_empty(),
+        _ => false,
+    };
+    let mut out = Map::new();
+    for (k, v) in o {
+        let kept = match k.as_str() {
+            // Pointers: set, even to a zero value, is not unset.
+            "default"
+            | "example"
+            | "$ref"
+            | "x-kubernetes-list-type"
+            | "x-kubernetes-map-type"
+            | "x-kubernetes-preserve-unknown-fields" => (!v.is_null()).then(|| v.clone()),
+            "enum" | "required" | "x-kubernetes-list-map-keys" => (!empty(v)).then(|| v.clone()),
+            "x-kubernetes-validations" | "allOf" | "anyOf" | "oneOf" => (!empty(v)).then(|| {
+                Value::Array(v.as_array().into_iter().flatten().map(normalized).collect())
+            }),
+            "properties" | "patternProperties" | "definitions" | "dependencies" => (!empty(v))
+                .then(|| {
+                    let m = v.as_object().into_iter().flatten();
+                    Value::Object(m.map(|(k, s)| (k.clone(), normalized(s))).collect())
+                }),
+            "items" | "not" | "additionalProperties" | "additionalItems" | "externalDocs" => {
+                (!v.is_null()).then(|| match v {
+                    Value::Array(a) => Value::Array(a.iter().map(normalized).collect()),
+                    other => normalized(other),
+                })
+            }
+            _ => (!matches!(v, Value::Null | Value::Bool(false)) && v.as_str() != Some(""))
+                .then(|| v.clone()),
+        };
+        if let Some(kept) = kept {
+            out.insert(k.clone(), kept);
+        }
+    }
+    Value::Object(out)
 }

@@ -11,8 +11,9 @@ const OPENAPI_TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "obje
 /// `full`: every schema check of a CRD manifest; otherwise only the checks about rules and
 /// those that gate their compilation (for schemas generated from Rust types, which may be
 /// edited before they become a CRD).
+/// Each root: its error path, the schema, and whether its version has the status subresource.
 pub(super) fn check_roots(
-    roots: &[(String, &Value)],
+    roots: &[(String, &Value, bool)],
     resource_root: bool,
     full: bool,
     opts: &Options,
@@ -31,7 +32,7 @@ pub(super) fn check_roots(
         total: 0,
         expensive: Vec::new(),
     };
-    for (path, json) in roots {
+    for (path, json, status) in roots {
         let (owned, unreadable) = match OwnedSchema::from_json(json) {
             Ok(owned) => (Some(owned), None),
             Err(e) => {
@@ -66,8 +67,21 @@ pub(super) fn check_roots(
         }
         // The apiserver builds no CEL context for a schema `NewStructural` refuses; the rule
         // checks of a generated schema compile what they can.
-        let compile = structural_errors.is_empty() && (unconvertible.is_none() || !full);
+        let mut compile = structural_errors.is_empty() && (unconvertible.is_none() || !full);
+        // Defaults are checked on a structural schema only; an error keeps the rules from
+        // compiling too.
+        if full && compile {
+            let errors = default_errors(json, path, opts.kubernetes_minor);
+            compile = errors.is_empty();
+            structural_errors.extend(errors);
+        }
         let errors_before = walker.schema_errors.len() + walker.cel_errors.len();
+        if full
+            && *status
+            && let Some(e) = root_field_error(json, path)
+        {
+            walker.schema_errors.push(e);
+        }
         walker.schema_errors.extend(structural_errors);
         walker.suppress_per_expression_cost =
             update.is_some_and(|u| u.unchanged_roots.contains(path));
