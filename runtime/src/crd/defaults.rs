@@ -105,7 +105,11 @@ fn check_default(
     // The OpenAPI checks first (`ValidateCustomResource`); the rules only on a default that
     // passes them.
     let mut errors = Vec::new();
-    let checks = Check::compile(schema);
+    // The validator the apiserver builds for defaults (`ToKubeOpenAPI`) keeps
+    // `x-kubernetes-int-or-string` as an extension only: no type check comes of it.
+    let mut openapi_schema = schema.clone();
+    strip_int_or_string(&mut openapi_schema);
+    let checks = Check::compile(&openapi_schema);
     openapi::validate(
         &checks,
         default,
@@ -129,6 +133,18 @@ fn check_default(
         }
     }
     out.extend(errors.into_iter().map(|e| crd_error(e, &at)));
+}
+
+/// Every `x-kubernetes-int-or-string` of a schema removed.
+fn strip_int_or_string(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.remove("x-kubernetes-int-or-string");
+            m.values_mut().for_each(strip_int_or_string);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_int_or_string),
+        _ => {}
+    }
 }
 
 /// A runtime field error as a CRD error, its text unchanged. kube-openapi names the default's

@@ -70,6 +70,16 @@ pub(super) fn non_empty(o: &Map<String, Value>, key: &str) -> bool {
     }
 }
 
+/// The strings of a list of strings (`required`, `x-kubernetes-list-map-keys`).
+pub(super) fn str_list<'a>(o: &'a Map<String, Value>, key: &str) -> Vec<&'a str> {
+    o.get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
 fn properties(o: &Map<String, Value>) -> Option<&Map<String, Value>> {
     o.get("properties").and_then(object)
 }
@@ -102,7 +112,13 @@ fn junctors(o: &Map<String, Value>) -> Vec<(String, &Map<String, Value>)> {
     out
 }
 
-fn push(out: &mut Vec<CrdError>, field: String, kind: Kind, value: Option<String>, detail: &str) {
+pub(super) fn push(
+    out: &mut Vec<CrdError>,
+    field: String,
+    kind: Kind,
+    value: Option<String>,
+    detail: &str,
+) {
     out.push(CrdError {
         field,
         kind,
@@ -210,26 +226,20 @@ fn invariants(o: &Map<String, Value>, level: Level, path: &str, out: &mut Vec<Cr
     let int_or_string = is_true(o, "x-kubernetes-int-or-string");
     let preserve = is_true(o, "x-kubernetes-preserve-unknown-fields");
     let embedded = is_true(o, "x-kubernetes-embedded-resource");
-    let must_be_false = "must be false if x-kubernetes-int-or-string is true";
-    if int_or_string && preserve {
-        let field = format!("{path}.x-kubernetes-preserve-unknown-fields");
-        push(
-            out,
-            field,
-            Kind::Invalid,
-            Some("true".to_owned()),
-            must_be_false,
-        );
-    }
-    if int_or_string && embedded {
-        let field = format!("{path}.x-kubernetes-embedded-resource");
-        push(
-            out,
-            field,
-            Kind::Invalid,
-            Some("true".to_owned()),
-            must_be_false,
-        );
+    // An int-or-string node is neither free-form nor a resource.
+    for (conflict, set) in [
+        ("x-kubernetes-preserve-unknown-fields", preserve),
+        ("x-kubernetes-embedded-resource", embedded),
+    ] {
+        if int_or_string && set {
+            push(
+                out,
+                format!("{path}.{conflict}"),
+                Kind::Invalid,
+                Some("true".to_owned()),
+                "must be false if x-kubernetes-int-or-string is true",
+            );
+        }
     }
 
     value_validation(

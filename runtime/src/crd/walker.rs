@@ -506,14 +506,8 @@ impl Walker<'_> {
     /// The checks of a CRD manifest's schema node after its children: the types that the
     /// list and map extensions require, and what `map` and `set` lists require of their items.
     fn node_list_map_errors(&mut self, obj: &Map<String, Value>, path: &str) {
-        let mut push = |field: String, kind: Kind, value: Option<String>, detail: &str| {
-            self.schema_errors.push(CrdError {
-                field,
-                kind,
-                value,
-                detail: detail.to_owned(),
-            });
-        };
+        let errors = &mut self.schema_errors;
+        let mut push = |field, kind, value, detail: &str| push(errors, field, kind, value, detail);
         let ty = str_field(obj, "type").unwrap_or("");
         let type_field = format!("{path}.type");
         if present(obj, "x-kubernetes-map-type").is_some() && ty != "object" {
@@ -566,13 +560,7 @@ impl Walker<'_> {
                 _ => {}
             }
         }
-        let keys: Vec<&str> = obj
-            .get("x-kubernetes-list-map-keys")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let keys = str_list(obj, "x-kubernetes-list-map-keys");
         let keys_json = || gojson::to_string(&keys);
         if list_type == Some("map") {
             match obj.get("items") {
@@ -641,13 +629,7 @@ impl Walker<'_> {
                 );
             }
             if lt == "map" {
-                let required: HashSet<&str> = items
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect();
+                let required: HashSet<&str> = str_list(items, "required").into_iter().collect();
                 let props = items.get("properties").and_then(object);
                 for k in &keys {
                     let Some(p) = props.and_then(|p| p.get(*k)).and_then(object) else {
@@ -678,14 +660,8 @@ impl Walker<'_> {
     /// count as schema errors, so they also keep the node's rules from compiling).
     fn node_schema_errors(&mut self, obj: &Map<String, Value>, path: &str) -> usize {
         let before = self.schema_errors.len();
-        let mut push = |field: String, kind: Kind, value: Option<String>, detail: &str| {
-            self.schema_errors.push(CrdError {
-                field,
-                kind,
-                value,
-                detail: detail.to_owned(),
-            });
-        };
+        let errors = &mut self.schema_errors;
+        let mut push = |field, kind, value, detail: &str| push(errors, field, kind, value, detail);
         if obj.get("uniqueItems") == Some(&Value::Bool(true)) {
             push(
                 format!("{path}.uniqueItems"),
