@@ -147,6 +147,14 @@ fn strip_int_or_string(v: &mut Value) {
     }
 }
 
+/// How kube-openapi's messages name the root of the value it validates: `.` for an object,
+/// nothing for a default.
+const ROOT_NAMED: [(&str, &str); 3] = [
+    (": . in body ", ":  in body "),
+    (" declared for . must ", " declared for  must "),
+    ("\".\" must ", "\"\" must "),
+];
+
 /// A runtime field error as a CRD error, its text unchanged. kube-openapi names the default's
 /// root `` in its messages where the object walk names it `.`.
 fn crd_error(e: FieldError, at: &str) -> CrdError {
@@ -157,14 +165,11 @@ fn crd_error(e: FieldError, at: &str) -> CrdError {
         .map(|rest| rest.strip_prefix(": ").unwrap_or(rest).to_owned())
         .unwrap_or(text);
     if e.path == at {
-        detail = if let Some(rest) = detail.strip_prefix(". in body ") {
-            format!(" in body {rest}")
-        } else {
-            detail.replacen(": . in body ", ":  in body ", 1).replacen(
-                " declared for . must ",
-                " declared for  must ",
-                1,
-            )
+        detail = match detail.strip_prefix(". in body ") {
+            Some(rest) => format!(" in body {rest}"),
+            None => ROOT_NAMED
+                .iter()
+                .fold(detail, |d, (dot, empty)| d.replacen(dot, empty, 1)),
         };
     }
     // kube-openapi names an item of a list default `[0]`, which becomes a child: `default.[0]`.

@@ -32,6 +32,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 mod defaults;
+mod node_checks;
 mod root_fields;
 mod structural;
 #[cfg(test)]
@@ -39,6 +40,7 @@ mod tests;
 mod walker;
 
 use defaults::*;
+use node_checks::*;
 use root_fields::*;
 use structural::*;
 use walker::*;
