@@ -71,11 +71,19 @@ def inputs():
         for i in range(20_000)).encode()
     yield "repeated keys", (HEAD + "spec:\n  a: 1\n  a: 2\n").encode()
     yield "a rule of 100,000 nested parentheses (check)", None
+    yield "a pattern of 50,000 nested groups (check)", "pattern"
 
 
 def hostile_crd():
     rule = "(" * 100_000 + "true" + ")" * 100_000
     return CRD.replace('"!has(self.bad)"', '"' + rule + '"').encode()
+
+
+def hostile_pattern_crd():
+    """A schema `pattern` nested deeper than Go's regexp parser allows (1,000)."""
+    pattern = "(" * 50_000 + "a" + ")" * 50_000
+    return CRD.replace("bad: {type: integer}", "bad: {type: integer}\n" + " " * 14
+                       + "name: {type: string, pattern: '" + pattern + "'}").encode()
 
 
 def run(binary, args, data):
@@ -99,8 +107,8 @@ def main():
     print(f"| input | bytes | seconds | exit | message |")
     print("|---|---|---|---|---|")
     for name, data in inputs():
-        if data is None:
-            data = hostile_crd()
+        if data is None or data == "pattern":
+            data = hostile_crd() if data is None else hostile_pattern_crd()
             code, seconds, message = run(binary, ["check", "-"], data)
         else:
             code, seconds, message = run(binary, ["validate", "--crd", crd, "-"], data)
