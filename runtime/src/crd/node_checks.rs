@@ -219,8 +219,12 @@ pub(super) fn node_list_map_checks(
                     }
                 }
             }
-            // An array of item schemas: refused by the checks before the children.
-            Some(_) => {}
+            Some(items) => push(
+                format!("{path}.items"),
+                Kind::Invalid,
+                Some(items_json(items)),
+                "must only have a single schema if x-kubernetes-list-type is map",
+            ),
         }
     }
     // `validateMapListKeysMapSet`: set and map items are never null, map keys always set.

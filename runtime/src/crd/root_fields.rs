@@ -181,6 +181,11 @@ fn props_json(obj: &Map<String, Value>) -> String {
     out
 }
 
+/// Go's JSON of a manifest's `items` (`*JSONSchemaPropsOrArray`).
+pub(super) fn items_json(v: &Value) -> String {
+    field_json(Field::Items, Some(v))
+}
+
 fn schema_json(v: &Value) -> String {
     match v.as_object() {
         Some(o) => props_json(o),

@@ -555,6 +555,8 @@ pub(super) fn metadata_is_implicit(meta: &Map<String, Value>) -> bool {
         "allOf" | "anyOf" | "oneOf" | "items" => {
             v.is_null() || v.as_array().is_some_and(Vec::is_empty)
         }
+        // A pointer: `false` is set.
+        "additionalProperties" => v.is_null(),
         "properties" => match v.as_object() {
             Some(p) => {
                 let names: Vec<&str> = p.keys().map(String::as_str).collect();
