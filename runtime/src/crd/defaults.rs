@@ -118,7 +118,9 @@ fn check_default(
         minor,
         &mut errors,
     );
+    // Only rules are left to run: no validator for a subtree without any.
     if errors.is_empty()
+        && has_rules(schema)
         && let Ok(v) = Validator::from_schema_json(schema, embedded)
     {
         let v = v.with_kubernetes_version(minor);
@@ -133,6 +135,20 @@ fn check_default(
         }
     }
     out.extend(errors.into_iter().map(|e| crd_error(e, &at)));
+}
+
+/// Whether a schema has a rule anywhere in it.
+fn has_rules(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => {
+            m.get("x-kubernetes-validations")
+                .and_then(Value::as_array)
+                .is_some_and(|r| !r.is_empty())
+                || m.values().any(has_rules)
+        }
+        Value::Array(a) => a.iter().any(has_rules),
+        _ => false,
+    }
 }
 
 /// Every `x-kubernetes-int-or-string` of a schema removed.

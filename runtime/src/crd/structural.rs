@@ -61,6 +61,16 @@ pub(super) fn present<'a>(o: &'a Map<String, Value>, key: &str) -> Option<&'a Va
     o.get(key).filter(|v| !v.is_null())
 }
 
+/// Go's zero value of a scalar field (`null`, `false`, `""`): the same as no field.
+fn is_go_zero(v: &Value) -> bool {
+    matches!(v, Value::Null | Value::Bool(false)) || v.as_str() == Some("")
+}
+
+/// A list Go keeps as none when it is empty (`null` or `[]`).
+fn is_empty_list(v: &Value) -> bool {
+    v.is_null() || v.as_array().is_some_and(Vec::is_empty)
+}
+
 pub(super) fn non_empty(o: &Map<String, Value>, key: &str) -> bool {
     match o.get(key) {
         Some(Value::String(s)) => !s.is_empty(),
@@ -335,10 +345,8 @@ fn is_only_type(v: &Value, t: &str) -> bool {
             "id" | "$schema" | "$ref" | "patternProperties" | "dependencies"
             | "additionalItems" | "definitions" => true,
             // Lists Go builds by appending (and `items: []`, no schema): empty is none.
-            "allOf" | "anyOf" | "oneOf" | "enum" | "items" => {
-                v.is_null() || v.as_array().is_some_and(Vec::is_empty)
-            }
-            _ => matches!(v, Value::Null | Value::Bool(false)) || v.as_str() == Some(""),
+            "allOf" | "anyOf" | "oneOf" | "enum" | "items" => is_empty_list(v),
+            _ => is_go_zero(v),
         }) && str_field(o, "type") == Some(t)
     })
 }
@@ -552,9 +560,7 @@ pub(super) fn metadata_is_implicit(meta: &Map<String, Value>) -> bool {
         // Not part of a structural schema (when set, `NewStructural` refuses the schema).
         "id" | "$schema" | "$ref" | "patternProperties" | "dependencies" | "additionalItems"
         | "definitions" => true,
-        "allOf" | "anyOf" | "oneOf" | "items" => {
-            v.is_null() || v.as_array().is_some_and(Vec::is_empty)
-        }
+        "allOf" | "anyOf" | "oneOf" | "items" => is_empty_list(v),
         // A pointer: `false` is set.
         "additionalProperties" => v.is_null(),
         "properties" => match v.as_object() {
@@ -570,7 +576,7 @@ pub(super) fn metadata_is_implicit(meta: &Map<String, Value>) -> bool {
             }
             None => v.is_null(),
         },
-        _ => matches!(v, Value::Null | Value::Bool(false)) || v.as_str() == Some(""),
+        _ => is_go_zero(v),
     })
 }
 
@@ -626,8 +632,7 @@ fn normalized(v: &Value) -> Value {
                     other => normalized(other),
                 })
             }
-            _ => (!matches!(v, Value::Null | Value::Bool(false)) && v.as_str() != Some(""))
-                .then(|| v.clone()),
+            _ => (!is_go_zero(v)).then(|| v.clone()),
         };
         if let Some(kept) = kept {
             out.insert(k.clone(), kept);
