@@ -407,6 +407,9 @@ pub struct Decoration<'a> {
     pub max_properties: Option<u64>,
     /// `minProperties`.
     pub min_properties: Option<u64>,
+    /// The rules replace the node's own instead of following them (schemars' `extend` of
+    /// `x-kubernetes-validations` replaces the key).
+    pub replace_rules: bool,
 }
 
 impl<'a> Decoration<'a> {
@@ -420,6 +423,7 @@ impl<'a> Decoration<'a> {
         min_items: None,
         max_properties: None,
         min_properties: None,
+        replace_rules: false,
     };
 
     /// `base` with the scalar slots of this decoration set. The rules are chained by the caller,
@@ -446,6 +450,9 @@ impl<'a> Decoration<'a> {
         }
         if let Some(v) = self.min_properties {
             s.min_properties = Some(v);
+        }
+        if self.replace_rules {
+            s.validations = Rules::new(&[]);
         }
         s
     }

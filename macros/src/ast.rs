@@ -11,6 +11,9 @@ pub struct Container<'a> {
     pub cel: CelAttrs,
     pub data: Data<'a>,
     pub kube: Option<KubeRoot>,
+    /// `#[x_kube(cel)]`: the path of kube-core, whose `cel::ValidationErrors` the generated
+    /// `validate_cel` returns.
+    pub x_kube_cel: Option<syn::Path>,
     /// Container `#[serde(default)]` (not `default = "path"`): the schema's defaults come from
     /// the type's `Default`, which the shadow schemars derives from must then have too.
     pub default_from_trait: bool,
@@ -85,8 +88,9 @@ impl<'a> Container<'a> {
         let mut cel = attr::parse_cel_attrs(cx, &input.attrs, false);
         cel.rules.extend(attr::parse_x_kube(cx, &input.attrs));
         let serde = attr::parse_serde_container(cx, &input.attrs);
-        let container_unmodeled =
-            attr::schemars_container_unmodeled(cx, &input.attrs) || serde.from;
+        let (function, extensions) = attr::parse_schemars_container(cx, &input.attrs);
+        let extended = attr::read_extensions(cx, extensions, &mut cel);
+        let container_unmodeled = function || extended || serde.from;
         let unmodeled = container_unmodeled || serde.tag.is_some();
         let kube = attr::parse_kube(cx, &input.attrs);
         let rename_all = serde.rename_all.as_ref().and_then(|r| {
@@ -105,7 +109,7 @@ impl<'a> Container<'a> {
                     let fields: Vec<_> = named
                         .named
                         .iter()
-                        .filter_map(|f| Field::from_ast(cx, f, rename_all))
+                        .filter_map(|f| Field::from_ast(cx, f, rename_all, true))
                         .collect();
                     match fields.len() {
                         1 => Data::Newtype(Box::new(
@@ -129,15 +133,18 @@ impl<'a> Container<'a> {
                         .named
                         .iter()
                         .filter_map(|f| {
-                            let mut f = Field::from_ast(cx, f, rename_all)?;
+                            let mut f = Field::from_ast(cx, f, rename_all, true)?;
                             // `#[serde(default)]` on the container defaults every field.
-                            f.serde.default |= serde.default.is_some();
+                            if serde.default.is_some() && !f.serde.default {
+                                f.serde.default = true;
+                                f.serde.default_from = attr::DefaultFrom::Container;
+                            }
                             Some(f)
                         })
                         .collect(),
                 ),
                 syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
-                    let f = Field::from_ast(cx, &unnamed.unnamed[0], None)?;
+                    let f = Field::from_ast(cx, &unnamed.unnamed[0], None, true)?;
                     Data::Newtype(Box::new(f))
                 }
                 // schemars renders a tuple as an array of `prefixItems`.
@@ -193,11 +200,13 @@ impl<'a> Container<'a> {
                 return None;
             }
         };
-        if !matches!(data, Data::Struct(_) | Data::Newtype(_)) && kube.is_some() {
-            cx.error_spanned_by(
-                &input.ident,
-                "a CustomResource spec must be a struct with named fields",
-            );
+        // A struct whose schema is read from schemars' output (a `transform`, an `extend` of
+        // a key the derive does not write) is still a spec: its rules are checked by the
+        // generated test.
+        let struct_like = matches!(data, Data::Struct(_) | Data::Newtype(_))
+            || (matches!(data, Data::Opaque) && matches!(input.data, syn::Data::Struct(_)));
+        if !struct_like && kube.is_some() {
+            cx.error_spanned_by(&input.ident, "a CustomResource spec must be a struct");
         }
         Some(Container {
             original: input,
@@ -205,6 +214,7 @@ impl<'a> Container<'a> {
             cel,
             data,
             kube,
+            x_kube_cel: attr::parse_x_kube_cel(cx, &input.attrs),
             default_from_trait: serde.default_is_trait,
         })
     }
@@ -255,7 +265,7 @@ impl<'a> Variants<'a> {
             let payload = match &v.fields {
                 syn::Fields::Unit => Payload::Unit,
                 syn::Fields::Unnamed(f) if f.unnamed.len() == 1 => {
-                    Payload::Newtype(Box::new(Field::from_ast(cx, &f.unnamed[0], None)?))
+                    Payload::Newtype(Box::new(Field::from_ast(cx, &f.unnamed[0], None, false)?))
                 }
                 syn::Fields::Unnamed(_) => Payload::Tuple,
                 syn::Fields::Named(named) => {
@@ -264,7 +274,7 @@ impl<'a> Variants<'a> {
                         named
                             .named
                             .iter()
-                            .filter_map(|f| Field::from_ast(cx, f, rename))
+                            .filter_map(|f| Field::from_ast(cx, f, rename, false))
                             .collect(),
                     )
                 }
@@ -276,12 +286,25 @@ impl<'a> Variants<'a> {
 }
 
 impl<'a> Field<'a> {
-    /// `None` for a field that does not appear in the (deserialize-side) schema.
-    fn from_ast(cx: &Ctxt, f: &'a syn::Field, rename_all: Option<RenameRule>) -> Option<Field<'a>> {
+    /// `None` for a field that does not appear in the (deserialize-side) schema. `decorated`:
+    /// the derive writes the field's node (a struct's field, not a variant's), so it reads the
+    /// `extend`s it can write itself.
+    fn from_ast(
+        cx: &Ctxt,
+        f: &'a syn::Field,
+        rename_all: Option<RenameRule>,
+        decorated: bool,
+    ) -> Option<Field<'a>> {
         let mut cel = attr::parse_cel_attrs(cx, &f.attrs, true);
         cel.rules.extend(attr::parse_x_kube(cx, &f.attrs));
         let serde = attr::parse_serde_field(cx, &f.attrs);
-        let schemars = attr::parse_schemars_field(cx, &f.attrs);
+        let mut schemars = attr::parse_schemars_field(cx, &f.attrs);
+        let extensions = std::mem::take(&mut schemars.extensions);
+        schemars.unmodeled |= if decorated {
+            attr::read_extensions(cx, extensions, &mut cel)
+        } else {
+            attr::shapes_schema(&extensions)
+        };
         if serde.skip || schemars.skip {
             if !cel.rules.is_empty() {
                 cx.error_spanned_by(
@@ -314,7 +337,6 @@ impl<'a> Field<'a> {
             }
         }
         let ty = schemars.with.clone().unwrap_or_else(|| f.ty.clone());
-        let mut schemars = schemars;
         schemars.required |= schemars.validation.required;
         schemars.unmodeled |= schemars.validation.is_unmodeled();
         Some(Field {
@@ -343,10 +365,32 @@ fn check_fields(cx: &Ctxt, fields: &syn::Fields) {
     }
 }
 
-/// Two newtype variants, one of an integer type and one of `String`, nothing that changes them.
+/// Two newtype variants, one of an integer type (`NonZero*` included) and one of `String`,
+/// nothing that changes them.
 fn is_int_or_string(e: &syn::DataEnum) -> bool {
-    const INTS: [&str; 10] = [
-        "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize",
+    const INTS: [&str; 22] = [
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "isize",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "usize",
+        "NonZeroI8",
+        "NonZeroI16",
+        "NonZeroI32",
+        "NonZeroI64",
+        "NonZeroIsize",
+        "NonZeroU8",
+        "NonZeroU16",
+        "NonZeroU32",
+        "NonZeroU64",
+        "NonZeroUsize",
+        "u128",
+        "i128",
     ];
     let mut int = false;
     let mut string = false;
@@ -365,7 +409,8 @@ fn is_int_or_string(e: &syn::DataEnum) -> bool {
         let syn::Type::Path(tp) = &f.unnamed[0].ty else {
             return false;
         };
-        match tp.path.get_ident().map(ToString::to_string).as_deref() {
+        let last = tp.path.segments.last().filter(|s| s.arguments.is_empty());
+        match last.map(|s| s.ident.to_string()).as_deref() {
             Some(i) if INTS.contains(&i) && !int => int = true,
             Some("String") if !string => string = true,
             _ => return false,

@@ -346,6 +346,7 @@ fn decoration(s: &SchemaAttrs) -> Decoration<'static> {
         min_items: s.min_items.as_ref().map(|v| v.value),
         max_properties: s.max_properties.as_ref().map(|v| v.value),
         min_properties: s.min_properties.as_ref().map(|v| v.value),
+        replace_rules: s.replace_rules,
     }
 }
 

@@ -164,14 +164,14 @@ pub fn checks(
         let mut rule_cost = quote!(0);
         let mut message_cost = quote!(0);
         if let Some(fp) = r.field_path.as_ref().filter(|_| !generic) {
-            let args = quote_spanned!(fp.span()=> __cel_node, #fp);
+            let args = quote_spanned!(at(fp.span())=> __cel_node, #fp);
             out.extend(const_check(fp.span(), p, "check_field_path", &bind, args));
         }
         let optional_old_self = r.optional_old_self.as_ref().is_some_and(|b| b.value);
         // `optionalOldSelf` (either value) is rejected on a rule that does not use `oldSelf`.
         if let (Some(oos), Some(used)) = (&r.optional_old_self, old_self_used[i]) {
             let value = oos.value;
-            let args = quote_spanned!(oos.span=> #used, #value, #place, #i);
+            let args = quote_spanned!(at(oos.span)=> #used, #value, #place, #i);
             free.extend(const_check(
                 oos.span,
                 p,
@@ -191,7 +191,7 @@ pub fn checks(
         }) = exprs.next_if(|e| e.rule == i)
         {
             if let Some(msg) = literal {
-                out.extend(quote_spanned! {span=> ::core::compile_error! { #msg } });
+                out.extend(quote_spanned! {at(span)=> ::core::compile_error! { #msg } });
                 continue;
             }
             let index = i;
@@ -222,7 +222,7 @@ pub fn checks(
                     );
                     // The AST inline rather than a constant of its own: one body less per
                     // rule for rustc to build, borrow-check, evaluate and validate.
-                    quote_spanned! {span=>
+                    quote_spanned! {at(span)=>
                         use #p::check_predicted as __cel_check;
                         #bind
                         __cel_check(&#p::ast::PackedAst {
@@ -233,7 +233,7 @@ pub fn checks(
                 }
                 _ => {
                     let ast = ast_tokens(&parsed, p);
-                    quote_spanned! {span=>
+                    quote_spanned! {at(span)=>
                         const AST: #p::ast::Ast<'static> = #ast;
                         use #p::check_expression as __cel_check;
                         #bind
@@ -242,7 +242,7 @@ pub fn checks(
                 }
             };
             // Lints allowed on the enclosing block (`emit`).
-            out.extend(quote_spanned! {span=>
+            out.extend(quote_spanned! {at(span)=>
                 const #name: u64 = {
                     // The check is called through a local name so that rustc reports a failed
                     // evaluation at this span (the rule's literal), not the derive's.
@@ -373,6 +373,14 @@ struct Prediction {
     cost: u64,
 }
 
+/// `span`'s place in the source with the derive's own hygiene. The generated items name their
+/// locals (`__cel_node`, `__cel_check`) in tokens of both kinds; a type written inside a
+/// `macro_rules!` gives its tokens that macro's hygiene, under which a local bound with the
+/// derive's would not be found.
+pub fn at(span: proc_macro2::Span) -> proc_macro2::Span {
+    proc_macro2::Span::call_site().located_at(span)
+}
+
 /// `const _: () = { use <p>::<check> as __cel_check; <prelude> __cel_check(<args>) };`, spanned
 /// at `span` (the `args` too, by the caller). The function is called through a local name so
 /// that the call, where rustc reports a failed const evaluation, carries this span rather than
@@ -384,8 +392,9 @@ pub fn const_check(
     prelude: &TokenStream,
     args: TokenStream,
 ) -> TokenStream {
+    let span = at(span);
     let check = syn::Ident::new(check, span);
-    quote_spanned! {span=>
+    quote_spanned! {at(span)=>
         #[allow(long_running_const_eval)]
         const _: () = {
             use #p::#check as __cel_check;

@@ -23,6 +23,10 @@ pub fn decorate(schema: &mut schemars::Schema, d: &Decoration<'static>) {
     let Some(obj) = schema.as_object_mut() else {
         return;
     };
+    if d.replace_rules {
+        // The rules of an `extend("x-kubernetes-validations" = ..)`, which replaces the key.
+        obj.remove("x-kubernetes-validations");
+    }
     if !d.rules.is_empty() {
         let entry = obj
             .entry("x-kubernetes-validations")
@@ -136,6 +140,12 @@ pub fn structural_variants(schema: &mut schemars::Schema) {
         let Some(Value::Array(variants)) = obj.get(key) else {
             continue;
         };
+        if let Some(scalar) = scalar_variants(variants) {
+            obj.remove(key);
+            obj.remove("type");
+            obj.extend(scalar);
+            continue;
+        }
         if variants
             .iter()
             .any(|v| v.get("type").and_then(Value::as_str) != Some("object"))
@@ -231,6 +241,36 @@ pub fn int_or_string(schema: &mut schemars::Schema) {
         obj.remove("anyOf");
         obj.insert("x-kubernetes-int-or-string".into(), true.into());
     }
+}
+
+/// What an untagged enum of scalar newtype variants means as one structural node: integers
+/// and strings (`Number(NonZeroU16)`, `Name(String)`) are `x-kubernetes-int-or-string`, as
+/// k8s-openapi's `IntOrString`; strings only (`V4(Ipv4Addr)`, `V6(Ipv6Addr)`, a network and an
+/// address) are a string, with the keywords every variant has alike (a format all share). The
+/// variants' own bounds cannot be kept: a structural node has one type. `None` for anything
+/// else.
+fn scalar_variants(variants: &[Value]) -> Option<serde_json::Map<String, Value>> {
+    let types: Vec<&str> = variants
+        .iter()
+        .map(|v| v.get("type").and_then(Value::as_str))
+        .collect::<Option<_>>()?;
+    let strings = types.iter().filter(|t| **t == "string").count();
+    let integers = types.iter().filter(|t| **t == "integer").count();
+    if variants.len() < 2 || strings == 0 || strings + integers != variants.len() {
+        return None;
+    }
+    let mut out = serde_json::Map::new();
+    if integers > 0 {
+        out.insert("x-kubernetes-int-or-string".into(), true.into());
+        return Some(out);
+    }
+    let first = variants[0].as_object()?;
+    for (k, v) in first {
+        if k != "description" && k != "title" && variants[1..].iter().all(|o| o.get(k) == Some(v)) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    Some(out)
 }
 
 /// A schema without its `description`s and `title`s, at every level.

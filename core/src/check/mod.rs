@@ -214,6 +214,16 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
     Ok(checked)
 }
 
+/// crd-cel's hints for an expression the checker rejects (`help: did you mean 'image'?`, the
+/// fields there are, a function available at a newer version), as the derive prints them at
+/// `cargo build`; `None` when there are none or the expression does not parse.
+pub fn hints(source: &str, target: Target, node: &Node<'_>) -> Option<String> {
+    let ast = crate::syntax::parse_ast(source).ok()?;
+    let report = check(&ast.as_ast(), target, node);
+    let help = report.help.as_str().trim_end();
+    (!help.is_empty()).then(|| help.to_owned())
+}
+
 /// The apiserver's detail for rules on a node without a CEL type.
 pub const UNTYPED_NODE: &str = "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations";
 

@@ -105,12 +105,14 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// Edit distance of two short names (for "did you mean"); long names count as far apart.
+/// Edit distance of two short names (for "did you mean"): insertions, deletions, substitutions
+/// and swaps of neighbours (optimal string alignment); long names count as far apart.
 const fn distance(a: &[u8], b: &[u8]) -> usize {
     const W: usize = 48;
     if a.len() >= W || b.len() >= W {
         return usize::MAX;
     }
+    let mut prev2 = [0usize; W];
     let mut prev = [0usize; W];
     let mut cur = [0usize; W];
     let mut j = 0;
@@ -135,11 +137,38 @@ const fn distance(a: &[u8], b: &[u8]) -> usize {
             if prev[j - 1] + cost < m {
                 m = prev[j - 1] + cost;
             }
+            // Two neighbours swapped (`imgae`) count as one edit (Damerau).
+            if i > 1
+                && j > 1
+                && a[i - 1].eq_ignore_ascii_case(&b[j - 2])
+                && a[i - 2].eq_ignore_ascii_case(&b[j - 1])
+                && prev2[j - 2] + 1 < m
+            {
+                m = prev2[j - 2] + 1;
+            }
             cur[j] = m;
             j += 1;
         }
+        prev2 = prev;
         prev = cur;
         i += 1;
     }
     prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distance;
+
+    // A swapped pair of letters is one edit, as a dropped or changed letter is.
+    #[test]
+    fn transpositions_count_as_one_edit() {
+        assert_eq!(distance(b"imgae", b"image"), 1);
+        assert_eq!(distance(b"iamge", b"image"), 1);
+        assert_eq!(distance(b"imge", b"image"), 1);
+        assert_eq!(distance(b"imagf", b"image"), 1);
+        assert_eq!(distance(b"image", b"image"), 0);
+        assert_eq!(distance(b"egami", b"image"), 4);
+        assert_eq!(distance(b"ab", b"ba"), 1);
+    }
 }

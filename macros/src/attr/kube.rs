@@ -54,10 +54,12 @@ pub fn parse_kube(cx: &Ctxt, attrs: &[Attribute]) -> Option<KubeRoot> {
     })
 }
 
-/// A kube-rs validation rule as `KubeSchema` takes it, `validation = "<rule>"` or
-/// `validation = Rule::new("<rule>").message(..).reason(..).field_path(..)`, read into the
-/// rule `#[cel(..)]` would declare. `None` (with an error saying how to write it with
-/// `#[cel(..)]`) for any other expression.
+/// A kube-rs validation rule in any form kube-core's `impl Into<Rule>` takes: a string, a
+/// `(rule, message)` tuple, `Rule::new(..)` with `.message(..)` (a string, `Message::Message`
+/// or `Message::Expression`), `.reason(Reason::..)`, `.field_path(..)` and
+/// `.optional_old_self(..)` in any order, or a `Rule { .. }` literal, read into the rule
+/// `#[cel(..)]` would declare. `None` (with an error saying how to write it with `#[cel(..)]`)
+/// for anything whose value is only known when the code runs.
 pub fn parse_kube_rule(cx: &Ctxt, attr: &Attribute, expr: &Expr) -> Option<RuleAttr> {
     let mut r = RuleAttr {
         attr: attr.clone(),
@@ -71,88 +73,210 @@ pub fn parse_kube_rule(cx: &Ctxt, attr: &Attribute, expr: &Expr) -> Option<RuleA
     let fail = |at: &dyn quote::ToTokens| {
         cx.error_spanned_by(
             at,
-            "crd-cel reads kube's rules written as a string or as `Rule::new(\"..\")` with \
-             `.message(\"..\")`, `.message(Message::Expression(\"..\"))`, `.reason(Reason::..)` \
-             and `.field_path(\"..\")`; write anything else as #[cel(rule = \"..\", message = \
-             \"..\", message_expression = \"..\", reason = \"..\", field_path = \"..\")]",
+            "crd-cel reads kube's rules written with literals: a string, a (rule, message) \
+             tuple, `Rule::new(\"..\")` with `.message(..)`, `.reason(Reason::..)`, \
+             `.field_path(\"..\")` and `.optional_old_self(..)`, or a `Rule { .. }` literal; \
+             write anything else as #[cel(rule = \"..\", message = \"..\", \
+             message_expression = \"..\", reason = \"..\", field_path = \"..\", \
+             optional_old_self)]",
         );
         None
     };
-    fn lit(e: &Expr) -> Option<LitStr> {
-        match e {
-            Expr::Lit(syn::ExprLit {
-                lit: Lit::Str(s), ..
-            }) => Some(s.clone()),
-            // `"..".into()` / `"..".to_string()`
-            Expr::MethodCall(m) if m.args.is_empty() => lit(&m.receiver),
-            Expr::Paren(p) => lit(&p.expr),
-            _ => None,
-        }
-    }
     let mut e = expr;
     loop {
+        if let Some(rule) = lit(e) {
+            r.rule = rule;
+            return Some(r);
+        }
         match e {
-            Expr::Lit(_) => {
-                r.rule = lit(e)?;
-                return Some(r);
-            }
-            Expr::Call(c) => {
-                let is_new = matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "new"));
-                return match (is_new, c.args.first().and_then(lit)) {
-                    (true, Some(rule)) if c.args.len() == 1 => {
+            Expr::Paren(p) => e = &p.expr,
+            // `("rule", "message")`: kube-core's `From<(&str, &str)>`.
+            Expr::Tuple(t) if t.elems.len() == 2 => {
+                return match (lit(&t.elems[0]), lit(&t.elems[1])) {
+                    (Some(rule), Some(message)) => {
                         r.rule = rule;
+                        r.message.get_or_insert(message);
                         Some(r)
                     }
-                    _ => fail(c),
+                    _ => fail(t),
                 };
+            }
+            // `Rule::new(..)`, `Rule::from(..)`.
+            Expr::Call(c) if c.args.len() == 1 && last_is(&c.func, &["new", "from"]) => {
+                e = &c.args[0];
+            }
+            Expr::Struct(s) if s.path.segments.last().is_some_and(|s| s.ident == "Rule") => {
+                return struct_rule(cx, s, r, &fail);
             }
             Expr::MethodCall(m) => {
                 let arg = m.args.first();
-                let name = m.method.to_string();
-                match (name.as_str(), arg) {
-                    ("message", Some(a)) => {
-                        if let Some(s) = lit(a) {
+                match (m.method.to_string().as_str(), arg) {
+                    ("into", None) => {}
+                    ("message", Some(a)) => match message(a) {
+                        Some(Msg::Text(s)) => {
                             r.message.get_or_insert(s);
-                        } else if let Expr::Call(c) = a
-                            && let Expr::Path(p) = &*c.func
-                            && p.path
-                                .segments
-                                .last()
-                                .is_some_and(|s| s.ident == "Expression")
-                            && let Some(s) = c.args.first().and_then(lit)
-                        {
-                            r.message_expression.get_or_insert(s);
-                        } else if let Expr::Call(c) = a
-                            && let Expr::Path(p) = &*c.func
-                            && p.path.segments.last().is_some_and(|s| s.ident == "Message")
-                            && let Some(s) = c.args.first().and_then(lit)
-                        {
-                            r.message.get_or_insert(s);
-                        } else {
-                            return fail(a);
                         }
-                    }
+                        Some(Msg::Expression(s)) => {
+                            r.message_expression.get_or_insert(s);
+                        }
+                        None => return fail(a),
+                    },
                     ("field_path", Some(a)) => match lit(a) {
                         Some(s) => {
                             r.field_path.get_or_insert(s);
                         }
                         None => return fail(a),
                     },
-                    ("reason", Some(Expr::Path(p))) => {
-                        let v = p.path.segments.last().map(|s| s.ident.to_string());
-                        match v {
-                            Some(v) => {
-                                r.reason.get_or_insert(Sp::new(v, p.span()));
-                            }
-                            None => return fail(p),
+                    ("reason", Some(a)) => match reason(a) {
+                        Some(v) => {
+                            r.reason.get_or_insert(v);
                         }
-                    }
+                        None => return fail(a),
+                    },
+                    ("optional_old_self", Some(a)) => match boolean(a) {
+                        Some(b) => {
+                            r.optional_old_self.get_or_insert(b);
+                        }
+                        None => return fail(a),
+                    },
                     _ => return fail(m),
                 }
                 e = &m.receiver;
             }
             other => return fail(other),
         }
+    }
+}
+
+/// A string literal, also as `"..".into()`, `"..".to_string()`, `String::from("..")`.
+fn lit(e: &Expr) -> Option<LitStr> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.clone()),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && ["into", "to_string", "to_owned"].contains(&m.method.to_string().as_str()) =>
+        {
+            lit(&m.receiver)
+        }
+        Expr::Call(c) if c.args.len() == 1 && last_is(&c.func, &["from"]) => lit(&c.args[0]),
+        Expr::Paren(p) => lit(&p.expr),
+        Expr::Reference(r) => lit(&r.expr),
+        _ => None,
+    }
+}
+
+/// Whether `func` is a path ending in one of `names`.
+fn last_is(func: &Expr, names: &[&str]) -> bool {
+    matches!(func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| names.iter().any(|n| s.ident == n)))
+}
+
+enum Msg {
+    Text(LitStr),
+    Expression(LitStr),
+}
+
+/// A message: a string, `Message::Message(..)`, `Message::Expression(..)`, also in `Some(..)`.
+fn message(e: &Expr) -> Option<Msg> {
+    if let Some(s) = lit(e) {
+        return Some(Msg::Text(s));
+    }
+    match e {
+        Expr::Call(c) if c.args.len() == 1 && last_is(&c.func, &["Some"]) => message(&c.args[0]),
+        Expr::Call(c) if c.args.len() == 1 && last_is(&c.func, &["Expression"]) => {
+            lit(&c.args[0]).map(Msg::Expression)
+        }
+        Expr::Call(c) if c.args.len() == 1 && last_is(&c.func, &["Message"]) => {
+            lit(&c.args[0]).map(Msg::Text)
+        }
+        Expr::MethodCall(m) if m.args.is_empty() && m.method == "into" => message(&m.receiver),
+        Expr::Paren(p) => message(&p.expr),
+        _ => None,
+    }
+}
+
+/// A reason: `Reason::FieldValueForbidden` (also in `Some(..)`), `Reason::default()`.
+fn reason(e: &Expr) -> Option<Sp<String>> {
+    match e {
+        Expr::Path(p) => {
+            let v = p.path.segments.last()?.ident.to_string();
+            Some(Sp::new(v, p.span()))
+        }
+        Expr::Call(c) if c.args.is_empty() && last_is(&c.func, &["default"]) => {
+            Some(Sp::new("FieldValueInvalid".to_owned(), c.span()))
+        }
+        Expr::Call(c) if c.args.len() == 1 && last_is(&c.func, &["Some"]) => reason(&c.args[0]),
+        Expr::MethodCall(m) if m.args.is_empty() && m.method == "into" => reason(&m.receiver),
+        Expr::Paren(p) => reason(&p.expr),
+        _ => None,
+    }
+}
+
+/// `true`/`false`, also in `Some(..)`.
+fn boolean(e: &Expr) -> Option<Sp<bool>> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Bool(b), ..
+        }) => Some(Sp::new(b.value, b.span())),
+        Expr::Call(c) if c.args.len() == 1 && last_is(&c.func, &["Some"]) => boolean(&c.args[0]),
+        Expr::Paren(p) => boolean(&p.expr),
+        _ => None,
+    }
+}
+
+/// `Rule { rule: .., message: Some(..), field_path: Some(..), reason: Some(..),
+/// optional_old_self: Some(..), ..Default::default() }`.
+fn struct_rule(
+    cx: &Ctxt,
+    s: &syn::ExprStruct,
+    mut r: RuleAttr,
+    fail: &dyn Fn(&dyn quote::ToTokens) -> Option<RuleAttr>,
+) -> Option<RuleAttr> {
+    let _ = cx;
+    let mut has_rule = false;
+    for f in &s.fields {
+        let syn::Member::Named(name) = &f.member else {
+            return fail(f);
+        };
+        let v = &f.expr;
+        let none = matches!(v, Expr::Path(p) if p.path.is_ident("None"));
+        match name.to_string().as_str() {
+            _ if none => {}
+            "rule" => {
+                r.rule = match lit(v) {
+                    Some(s) => s,
+                    None => return fail(v),
+                };
+                has_rule = true;
+            }
+            "message" => match message(v) {
+                Some(Msg::Text(s)) => r.message = Some(s),
+                Some(Msg::Expression(s)) => r.message_expression = Some(s),
+                None => return fail(v),
+            },
+            "field_path" => match strip_some(v).and_then(lit) {
+                Some(s) => r.field_path = Some(s),
+                None => return fail(v),
+            },
+            "reason" => match reason(v) {
+                Some(x) => r.reason = Some(x),
+                None => return fail(v),
+            },
+            "optional_old_self" => match boolean(v) {
+                Some(b) => r.optional_old_self = Some(b),
+                None => return fail(v),
+            },
+            _ => return fail(f),
+        }
+    }
+    if has_rule { Some(r) } else { fail(s) }
+}
+
+fn strip_some(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Call(c) if c.args.len() == 1 && last_is(&c.func, &["Some"]) => Some(&c.args[0]),
+        other => Some(other),
     }
 }
 
@@ -179,4 +303,38 @@ pub fn parse_x_kube(cx: &Ctxt, attrs: &[Attribute]) -> Vec<RuleAttr> {
         Ok(false)
     });
     rules
+}
+
+/// `#[x_kube(cel)]`: `KubeSchema` then generates `T::validate_cel(value, old)`, returning
+/// kube-core's `cel::ValidationErrors`. The path of kube-core (`::kube::core`, or
+/// `crates(kube_core = ..)`), when it is asked for.
+pub fn parse_x_kube_cel(cx: &Ctxt, attrs: &[Attribute]) -> Option<syn::Path> {
+    let mut cel = false;
+    let mut kube_core: syn::Path = syn::parse_quote!(::kube::core);
+    each_key(cx, attrs, &["x_kube"], |_, meta| {
+        if meta.path.is_ident("cel") {
+            cel = true;
+            return Ok(true);
+        }
+        if meta.path.is_ident("crates") {
+            meta.parse_nested_meta(|inner| {
+                if inner.path.is_ident("kube_core") {
+                    let e: Expr = inner.value()?.parse()?;
+                    match &e {
+                        Expr::Path(p) => kube_core = p.path.clone(),
+                        Expr::Lit(syn::ExprLit {
+                            lit: Lit::Str(s), ..
+                        }) => kube_core = s.parse()?,
+                        _ => cx.error_spanned_by(&e, "`kube_core` takes a path"),
+                    }
+                } else {
+                    skip_value(&inner)?;
+                }
+                Ok(())
+            })?;
+            return Ok(true);
+        }
+        Ok(false)
+    });
+    cel.then_some(kube_core)
 }

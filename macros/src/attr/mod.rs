@@ -13,10 +13,12 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Lit, LitStr, Token};
 
+mod extend;
 mod kube;
 mod schemars;
 mod serde;
 
+pub use extend::*;
 pub use kube::*;
 pub use schemars::*;
 pub use serde::*;
@@ -95,6 +97,9 @@ pub struct SchemaAttrs {
     pub min_items: Option<Sp<u64>>,
     pub max_properties: Option<Sp<u64>>,
     pub min_properties: Option<Sp<u64>>,
+    /// The rules replace those of the node's type: they came with an `extend` of
+    /// `x-kubernetes-validations`, which replaces the key in what schemars generates.
+    pub replace_rules: bool,
 }
 
 /// Everything `#[cel(..)]` says about one item (container or field).

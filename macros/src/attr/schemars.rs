@@ -47,6 +47,8 @@ pub struct SchemarsField {
     /// never optional, so the field is required unless it has a default.
     pub schema_with: bool,
     pub validation: SchemarsValidation,
+    /// `extend("key" = value, ..)`, read by [`read_extensions`] where the node is modeled.
+    pub extensions: Vec<Extension>,
 }
 
 fn parse_bounds(meta: &ParseNestedMeta) -> syn::Result<Bounds> {
@@ -65,28 +67,6 @@ fn parse_bounds(meta: &ParseNestedMeta) -> syn::Result<Bounds> {
     })?;
     Ok(b)
 }
-
-/// Keys the model is built from: setting them through `extend` would make the schema and the
-/// model disagree, so they must go through `#[cel(..)]` or schemars' own attributes.
-const MODEL_KEYS: &[&str] = &[
-    "type",
-    "format",
-    "nullable",
-    "enum",
-    "maxLength",
-    "minLength",
-    "maxItems",
-    "minItems",
-    "maxProperties",
-    "minProperties",
-    "minimum",
-    "maximum",
-    "pattern",
-    "properties",
-    "items",
-    "additionalProperties",
-    "required",
-];
 
 /// Which attribute validation keywords come from: schemars reads its own, validator's
 /// `#[validate(..)]` and garde's `#[garde(..)]`, each with its own spellings.
@@ -191,7 +171,7 @@ fn parse_validator_attrs(cx: &Ctxt, attrs: &[Attribute], v: &mut SchemarsValidat
 pub fn parse_schemars_field(cx: &Ctxt, attrs: &[Attribute]) -> SchemarsField {
     let mut out = SchemarsField::default();
     parse_validator_attrs(cx, attrs, &mut out.validation);
-    each_key(cx, attrs, &["schemars"], |_, meta| {
+    each_key(cx, attrs, &["schemars"], |attr, meta| {
         if parse_validation_meta(meta, &mut out.validation, ValidationAttr::Schemars)? {
             return Ok(true);
         }
@@ -207,7 +187,7 @@ pub fn parse_schemars_field(cx: &Ctxt, attrs: &[Attribute]) -> SchemarsField {
                 Err(e) => cx.push(e),
             }
         } else if meta.path.is_ident("extend") {
-            out.unmodeled |= extends_model(meta)?;
+            out.extensions.extend(parse_extensions(attr, meta)?);
         } else {
             // A schema made by a function is known only when it is generated.
             out.unmodeled |= is_function(meta);
@@ -224,41 +204,18 @@ fn is_function(meta: &ParseNestedMeta) -> bool {
     meta.path.is_ident("schema_with") || meta.path.is_ident("transform")
 }
 
-/// Whether `extend("key" = value, ..)` sets a key the model is built from (a type, bound, or
-/// `x-kubernetes-*` extension, e.g. preserve-unknown-fields to hide a pod template): the node
-/// is then read from the generated schema. Documentation keys change nothing.
-pub fn extends_model(meta: &ParseNestedMeta) -> syn::Result<bool> {
-    let content;
-    syn::parenthesized!(content in meta.input);
-    let mut model = false;
-    while !content.is_empty() {
-        let key: LitStr = content.parse()?;
-        content.parse::<Token![=]>()?;
-        let _: Expr = content.parse()?;
-        let k = key.value();
-        if MODEL_KEYS.contains(&k.as_str()) || k.starts_with("x-kubernetes-") {
-            model = true;
-        }
-        if content.is_empty() {
-            break;
-        }
-        content.parse::<Token![,]>()?;
-    }
-    Ok(model)
-}
-
-/// Container-level `#[schemars(..)]`: whether it changes the schema in a way the model cannot
-/// describe (`extend` of a model key, `transform`, `schema_with`); the rest is schemars'
-/// business.
-pub fn schemars_container_unmodeled(cx: &Ctxt, attrs: &[Attribute]) -> bool {
-    let mut unmodeled = false;
-    each_key(cx, attrs, &["schemars"], |_, meta| {
+/// Container-level `#[schemars(..)]`: whether a function makes or changes the schema
+/// (`transform`, `schema_with`), and its `extend`s; the rest is schemars' business.
+pub fn parse_schemars_container(cx: &Ctxt, attrs: &[Attribute]) -> (bool, Vec<Extension>) {
+    let mut function = false;
+    let mut extensions = Vec::new();
+    each_key(cx, attrs, &["schemars"], |attr, meta| {
         if meta.path.is_ident("extend") {
-            unmodeled |= extends_model(meta)?;
+            extensions.extend(parse_extensions(attr, meta)?);
             return Ok(true);
         }
-        unmodeled |= is_function(meta);
+        function |= is_function(meta);
         Ok(false)
     });
-    unmodeled
+    (function, extensions)
 }

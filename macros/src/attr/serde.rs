@@ -24,14 +24,57 @@ pub struct SerdeContainer {
     pub default_is_trait: bool,
 }
 
-/// The parts of `#[serde(..)]` that change the schema of a field or variant.
+/// Where a field's default comes from, as schemars computes the `default` it writes.
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultFrom {
+    #[default]
+    None,
+    /// `default`: the field type's `Default::default()`.
+    Trait,
+    /// `default = "path"`: a function's value.
+    Path,
+    /// The container's `#[serde(default)]`: the field of the container's `Default` value.
+    Container,
+}
+
+/// The parts of `#[serde(..)]` (and of `#[schemars(..)]`, which takes the same keys and
+/// overrides serde's) that change the schema of a field or variant.
 #[derive(Default)]
 pub struct SerdeField {
     pub rename: Option<String>,
     pub skip: bool,
     pub default: bool,
+    pub default_from: DefaultFrom,
     pub flatten: bool,
-    pub skip_serializing_if: bool,
+    /// `skip_serializing_if = "path"`: the predicate's path, as written.
+    pub skip_serializing_if: Option<String>,
+}
+
+impl SerdeField {
+    /// Whether schemars writes a `default` for the field: it serializes the default value
+    /// unless `skip_serializing_if` says to skip it, a predicate only running code can answer.
+    /// `None` when the derive cannot know: a default from a function or from the container's
+    /// `Default` with any predicate, or the type's own default with a predicate other than
+    /// the emptiness checks that skip exactly it (`Option::is_none`, `Vec::is_empty`, ...).
+    pub fn writes_default(&self) -> Option<bool> {
+        const SKIPS_EMPTY: [&str; 6] = [
+            "is_none",
+            "is_empty",
+            "is_false",
+            "not",
+            "is_zero",
+            "is_default",
+        ];
+        match (&self.default_from, &self.skip_serializing_if) {
+            (DefaultFrom::None, _) => Some(false),
+            (_, None) => Some(true),
+            (DefaultFrom::Trait, Some(pred)) => {
+                let last = pred.rsplit("::").next().unwrap_or(pred).trim();
+                SKIPS_EMPTY.contains(&last).then_some(false)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Reads `rename = "x"` or `rename(deserialize = "x", ..)`: schemars describes the
@@ -115,18 +158,24 @@ pub fn parse_serde_container(cx: &Ctxt, attrs: &[Attribute]) -> SerdeContainer {
 
 pub fn parse_serde_field(cx: &Ctxt, attrs: &[Attribute]) -> SerdeField {
     let mut out = SerdeField::default();
-    each_key(cx, attrs, &["serde"], |_, meta| {
+    // schemars reads these keys in `#[schemars(..)]` too (its `SERDE_KEYWORDS`).
+    each_key(cx, attrs, &["serde", "schemars"], |_, meta| {
         if parse_name_keys(meta, &mut out.rename, &mut out.skip)? {
             return Ok(true);
         }
         if meta.path.is_ident("default") {
             out.default = true;
+            out.default_from = if meta.input.peek(Token![=]) {
+                DefaultFrom::Path
+            } else {
+                DefaultFrom::Trait
+            };
             return Ok(false);
         } else if meta.path.is_ident("flatten") {
             out.flatten = true;
         } else if meta.path.is_ident("skip_serializing_if") {
-            out.skip_serializing_if = true;
-            return Ok(false);
+            let s: LitStr = meta.value()?.parse()?;
+            out.skip_serializing_if = Some(s.value());
         } else {
             return Ok(false);
         }

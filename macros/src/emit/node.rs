@@ -97,6 +97,7 @@ pub(super) fn decoration_tokens(
         num(&s.max_properties),
         num(&s.min_properties),
     );
+    let replace_rules = s.replace_rules;
     quote! {
         #p::Decoration {
             rules: &[#(#rules),*],
@@ -107,6 +108,7 @@ pub(super) fn decoration_tokens(
             min_items: #min_items,
             max_properties: #max_properties,
             min_properties: #min_properties,
+            replace_rules: #replace_rules,
         }
     }
 }

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Attributes the shadow type keeps: the ones schemars reads (serde, schemars, docs).
-pub(super) fn schema_attrs(attrs: &[syn::Attribute]) -> impl Iterator<Item = &syn::Attribute> {
+pub(super) fn read_by_schemars(attrs: &[syn::Attribute]) -> impl Iterator<Item = &syn::Attribute> {
     attrs.iter().filter(|a| {
         let p = a.path();
         p.is_ident("serde")
@@ -15,11 +15,20 @@ pub(super) fn schema_attrs(attrs: &[syn::Attribute]) -> impl Iterator<Item = &sy
     })
 }
 
+/// The attributes of a node the derive writes (a container, a struct's field): those schemars
+/// reads, without the `extend`s the derive writes itself (see `attr::read_extensions`).
+pub(super) fn schema_attrs(attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
+    read_by_schemars(attrs)
+        .filter_map(crate::attr::without_read_extensions)
+        .collect()
+}
+
 /// The shadow of a type whose schema is read from schemars' output: the item as written, with
 /// only the attributes schemars reads, at every level.
 pub(super) fn opaque_shadow(input: &syn::DeriveInput) -> TokenStream {
+    // The fields and variants of such a type are schemars' alone, their `extend`s included.
     fn keep(attrs: &mut Vec<syn::Attribute>) {
-        let kept: Vec<syn::Attribute> = schema_attrs(attrs).cloned().collect();
+        let kept: Vec<syn::Attribute> = read_by_schemars(attrs).cloned().collect();
         *attrs = kept;
     }
     fn fields(f: &mut syn::Fields) {
@@ -30,7 +39,7 @@ pub(super) fn opaque_shadow(input: &syn::DeriveInput) -> TokenStream {
     let mut shadow = input.clone();
     shadow.ident = format_ident!("__CelShadow");
     shadow.vis = syn::Visibility::Inherited;
-    keep(&mut shadow.attrs);
+    shadow.attrs = schema_attrs(&shadow.attrs);
     match &mut shadow.data {
         syn::Data::Struct(s) => fields(&mut s.fields),
         syn::Data::Enum(e) => {

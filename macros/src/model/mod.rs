@@ -194,12 +194,16 @@ pub fn has_decoration(cel: &CelAttrs) -> bool {
         || s.min_items.is_some()
         || s.max_properties.is_some()
         || s.min_properties.is_some()
+        || s.replace_rules
 }
 
 /// A field's node as schemars writes it, then decorated by its `#[cel(..)]` (the `index`th
 /// field's constant) when `decorated`.
 fn field<'a>(f: &'a Field<'_>, index: usize, decorated: bool) -> Property<'a> {
-    let base = if f.schemars.unmodeled {
+    // Whether schemars writes a `default` depends, with some `skip_serializing_if`s, on code
+    // only the generated schema runs: such a node is read from it rather than guessed.
+    let writes_default = f.serde.writes_default();
+    let base = if f.schemars.unmodeled || writes_default.is_none() {
         Base::Unmodeled(&f.ty)
     } else {
         Base::Type(&f.ty)
@@ -209,10 +213,7 @@ fn field<'a>(f: &'a Field<'_>, index: usize, decorated: bool) -> Property<'a> {
     if f.schemars.required {
         node.steps.push(Step::NotNullable);
     }
-    // schemars writes `default` for `#[serde(default)]` unless `skip_serializing_if` skips the
-    // default value; that predicate cannot run at compile time, and in practice it is there to
-    // skip exactly the default (`Option::is_none`, `Vec::is_empty`), so it counts as no default.
-    if f.serde.default && !f.serde.skip_serializing_if {
+    if writes_default == Some(true) {
         node.slots.push(Slot::HasDefault);
     }
     if decorated && has_decoration(&f.cel) {
@@ -220,7 +221,8 @@ fn field<'a>(f: &'a Field<'_>, index: usize, decorated: bool) -> Property<'a> {
             name: DecorationName::Field(index),
             attrs: &f.cel.schema,
         };
-        node.decorate(d, !f.cel.rules.is_empty(), true);
+        let rules = !f.cel.rules.is_empty() || f.cel.schema.replace_rules;
+        node.decorate(d, rules, !f.cel.schema.replace_rules);
     }
     Property {
         name: f.name.clone(),
@@ -267,7 +269,7 @@ pub fn build<'a>(cont: &'a Container<'_>) -> Model<'a> {
         Data::Newtype(f) => {
             let mut inner = Node::of(Base::Type(&f.ty));
             inner.validate(&f.schemars.validation);
-            inner.decorate(deco, true, true);
+            inner.decorate(deco, true, !cont.cel.schema.replace_rules);
             return Model {
                 node: inner,
                 fields: vec![field(f, 0, true).node],

@@ -78,6 +78,7 @@ fn check_default(
     crate::validate::decode::decode(&mut pruned, schema, embedded, "", &mut dropped);
     if !dropped.is_empty() {
         out.push(CrdError {
+            help: None,
             field: at.clone(),
             kind: Kind::Invalid,
             value: Some(gojson::to_string(default)),
@@ -91,6 +92,7 @@ fn check_default(
             .into_iter()
             .filter(|k| o.get(*k).and_then(Value::as_str).is_none_or(str::is_empty))
             .map(|k| CrdError {
+                help: None,
                 field: format!("{at}.{k}"),
                 kind: Kind::Required,
                 value: None,
@@ -194,6 +196,7 @@ fn crd_error(e: FieldError, at: &str) -> CrdError {
         _ => e.path,
     };
     CrdError {
+        help: None,
         field,
         kind: Kind::from(e.kind),
         value: None,

@@ -18,7 +18,7 @@
 //! apiserver does and its per-expression and per-schema limits are applied
 //! (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`).
 
-use crate::check::{CheckError, Node, Target, check_source};
+use crate::check::{CheckError, Node, Target, check_source, hints};
 use crate::cost;
 use crate::gojson;
 use crate::model::{Schema, Type};
@@ -148,6 +148,9 @@ pub struct CrdError {
     pub kind: Kind,
     /// The value as printed (`".nope"`, `true`, the rule struct JSON), if shown.
     pub value: Option<String>,
+    /// crd-cel's hints on a rule the apiserver rejects (`help: did you mean 'image'?`), one
+    /// per line; not part of the apiserver's text.
+    pub help: Option<String>,
     /// The detail.
     pub detail: String,
 }

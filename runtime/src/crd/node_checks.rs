@@ -21,6 +21,7 @@ pub(super) fn node_checks_first(
     let before = errors.len();
     let mut push = |key: &str, kind: Kind, value: Option<String>, detail: &str| {
         errors.push(CrdError {
+            help: None,
             field: format!("{path}.{key}"),
             kind,
             value,

@@ -136,6 +136,7 @@ pub(super) fn root_field_error(root: &Value, path: &str) -> Option<CrdError> {
                 continue;
             }
             return Some(CrdError {
+                help: None,
                 field: format!("{path}.type"),
                 kind: Kind::Invalid,
                 value: Some(go_quote(ty)),
@@ -145,6 +146,7 @@ pub(super) fn root_field_error(root: &Value, path: &str) -> Option<CrdError> {
         if !allowed {
             let names: Vec<&str> = FIELDS.iter().filter(|f| f.3).map(|f| f.0).collect();
             return Some(CrdError {
+                help: None,
                 field: path.to_owned(),
                 kind: Kind::Invalid,
                 value: Some(props_json(obj)),

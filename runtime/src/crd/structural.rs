@@ -130,6 +130,7 @@ pub(super) fn push(
     detail: &str,
 ) {
     out.push(CrdError {
+        help: None,
         field,
         kind,
         value,

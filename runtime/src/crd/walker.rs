@@ -109,6 +109,7 @@ pub(super) fn check_roots(
             let root = object(json);
             if root.is_some_and(|r| is_true(r, "nullable")) {
                 walker.schema_errors.push(CrdError {
+                    help: None,
                     field: format!("{path}.nullable"),
                     kind: Kind::Forbidden,
                     value: None,
@@ -121,6 +122,7 @@ pub(super) fn check_roots(
                 && walker.schema_errors.len() + walker.cel_errors.len() == errors_before
             {
                 walker.schema_errors.push(CrdError {
+                    help: None,
                     field: path.clone(),
                     kind: Kind::Invalid,
                     value: Some("\"\"".to_owned()),
@@ -494,6 +496,7 @@ impl Walker<'_> {
         for (i, r) in inputs.iter().enumerate() {
             for e in check_rule_fields(r, model) {
                 self.schema_errors.push(CrdError {
+                    help: None,
                     field: format!("{path}.x-kubernetes-validations[{i}].{}", e.field.as_str()),
                     kind: e.kind.into(),
                     value: bad_value(e.value),
@@ -546,6 +549,7 @@ impl Walker<'_> {
         }
         if !typed {
             self.cel_errors.push(CrdError {
+                help: None,
                 field: format!("{path}.x-kubernetes-validations"),
                 kind: Kind::Internal,
                 value: None,
@@ -568,6 +572,7 @@ impl Walker<'_> {
             self.observe(format!("{p}.rule"), costs.estimated);
             if let Err(e) = &c.rule {
                 self.cel_errors.push(CrdError {
+                    help: c.rule_help.clone(),
                     field: format!("{p}.rule"),
                     kind: Kind::Invalid,
                     value: Some(rule_struct(r)),
@@ -576,6 +581,7 @@ impl Walker<'_> {
             }
             if let Err(e) = &c.message_expression {
                 self.cel_errors.push(CrdError {
+                    help: c.message_expression_help.clone(),
                     field: format!("{p}.messageExpression"),
                     kind: Kind::Invalid,
                     value: Some(rule_struct(r)),
@@ -597,6 +603,7 @@ impl Walker<'_> {
             if uses_old_self {
                 if let Some(u) = ctx.uncorrelatable {
                     self.cel_errors.push(CrdError {
+                        help: None,
                         field: format!("{p}.rule"),
                         kind: Kind::Invalid,
                         value: Some(go_quote(r.rule)),
@@ -607,6 +614,7 @@ impl Walker<'_> {
                 }
             } else if let Some(e) = check_optional_old_self(r, false) {
                 self.cel_errors.push(CrdError {
+                    help: None,
                     field: format!("{p}.{}", e.field.as_str()),
                     kind: e.kind.into(),
                     value: bad_value(e.value),
@@ -667,6 +675,7 @@ impl Walker<'_> {
         }
         for (path, _) in std::mem::take(&mut self.expensive) {
             self.cel_errors.push(CrdError {
+                help: None,
                 field: path,
                 kind: Kind::Forbidden,
                 value: None,
@@ -709,21 +718,34 @@ impl Walker<'_> {
                 rule: Ok((false, 0)),
                 message_expression: Ok(None),
                 empty: true,
+                rule_help: None,
+                message_expression_help: None,
             };
         }
         self.checked += 1;
         let rule = check_source(r.rule, Target::Rule, &node).map(|c| (c.uses_old_self, c.max_cost));
-        let message_expression = match (&rule, r.message_expression) {
+        let rule_help = rule
+            .is_err()
+            .then(|| hints(r.rule, Target::Rule, &node))
+            .flatten();
+        let (message_expression, message_expression_help) = match (&rule, r.message_expression) {
             (Ok(_), Some(me)) if !me.is_empty() => {
                 self.checked += 1;
-                check_source(me, Target::MessageExpression, &message_node).map(|c| Some(c.max_cost))
+                let c = check_source(me, Target::MessageExpression, &message_node)
+                    .map(|c| Some(c.max_cost));
+                let help = c
+                    .is_err()
+                    .then(|| hints(me, Target::MessageExpression, &message_node));
+                (c, help.flatten())
             }
-            _ => Ok(None),
+            _ => (Ok(None), None),
         };
         Compiled {
             rule,
             message_expression,
             empty: false,
+            rule_help,
+            message_expression_help,
         }
     }
 }
@@ -735,6 +757,9 @@ pub(super) struct Compiled {
     message_expression: Result<Option<u64>, CheckError>,
     /// A blank rule: no program, so no cost and no cardinality.
     empty: bool,
+    /// crd-cel's hints where the rule or messageExpression does not compile.
+    rule_help: Option<String>,
+    message_expression_help: Option<String>,
 }
 
 /// The cost figures of one rule, as the oracle reports them.
@@ -768,6 +793,7 @@ pub(super) fn child_factor(obj: &Map<String, Value>) -> Option<u64> {
 
 pub(super) fn cost_error(field: String, what: &str, cost: u64, limit: u64) -> CrdError {
     CrdError {
+        help: None,
         field,
         kind: Kind::Forbidden,
         value: None,
