@@ -459,6 +459,43 @@ impl<'a> Decoration<'a> {
 }
 
 impl<'a> Schema<'a> {
+    /// The schema of a property as kube's `CustomResource` leaves it: its `OptionalIntOrString`
+    /// transform makes an int-or-string that is not required nullable.
+    pub const fn for_property(self, required: bool) -> Schema<'a> {
+        let mut s = self;
+        if !required && s.int_or_string {
+            s.nullable = true;
+        }
+        s
+    }
+
+    /// The node of a field `#[schemars(required)]` makes required: schemars writes the
+    /// non-optional schema of its type, which drops `nullable` where the type is optional.
+    pub const fn required_nullable(self, optional: bool) -> Schema<'a> {
+        let mut s = self;
+        if optional {
+            s.nullable = false;
+        }
+        s
+    }
+
+    /// The node of an `Option` of this one: nullable, but for "anything"
+    /// (`serde_json::Value`'s `true` schema, which schemars leaves as it is) and an
+    /// int-or-string (whose `null` kube's `OptionalIntOrString` removes; as a property that is
+    /// not required it is nullable again, see [`Schema::for_property`]).
+    pub const fn optional(self) -> Schema<'a> {
+        let mut s = self;
+        s.nullable = !matches!(s.ty, Type::Any);
+        s
+    }
+
+    /// The node without its `x-kubernetes-validations`.
+    pub const fn without_rules(self) -> Schema<'a> {
+        let mut s = self;
+        s.validations = Rules::new(&[]);
+        s
+    }
+
     /// A node of the given type with nothing else set; the starting point of every constant
     /// (`Schema { max_length: Some(8), ..Schema::of(Type::String) }`).
     pub const fn of(ty: Type) -> Self {

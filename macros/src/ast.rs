@@ -11,6 +11,8 @@ pub struct Container<'a> {
     pub cel: CelAttrs,
     pub data: Data<'a>,
     pub kube: Option<KubeRoot>,
+    /// `#[serde(transparent)]`: schemars forwards the wrapped type's optionality.
+    pub transparent: bool,
     /// `#[x_kube(cel)]`: the path of kube-core, whose `cel::ValidationErrors` the generated
     /// `validate_cel` returns.
     pub x_kube_cel: Option<syn::Path>,
@@ -86,7 +88,7 @@ pub struct Field<'a> {
 impl<'a> Container<'a> {
     pub fn from_ast(cx: &Ctxt, input: &'a syn::DeriveInput) -> Option<Container<'a>> {
         let mut cel = attr::parse_cel_attrs(cx, &input.attrs, false);
-        cel.rules.extend(attr::parse_x_kube(cx, &input.attrs));
+        attr::parse_x_kube(cx, &input.attrs, &mut cel);
         let serde = attr::parse_serde_container(cx, &input.attrs);
         let (function, extensions) = attr::parse_schemars_container(cx, &input.attrs);
         let extended = attr::read_extensions(cx, extensions, &mut cel);
@@ -215,6 +217,7 @@ impl<'a> Container<'a> {
             data,
             kube,
             x_kube_cel: attr::parse_x_kube_cel(cx, &input.attrs),
+            transparent: serde.transparent,
             default_from_trait: serde.default_is_trait,
         })
     }
@@ -296,7 +299,7 @@ impl<'a> Field<'a> {
         decorated: bool,
     ) -> Option<Field<'a>> {
         let mut cel = attr::parse_cel_attrs(cx, &f.attrs, true);
-        cel.rules.extend(attr::parse_x_kube(cx, &f.attrs));
+        attr::parse_x_kube(cx, &f.attrs, &mut cel);
         let serde = attr::parse_serde_field(cx, &f.attrs);
         let mut schemars = attr::parse_schemars_field(cx, &f.attrs);
         let extensions = std::mem::take(&mut schemars.extensions);

@@ -187,6 +187,7 @@ fn check_field_schema(cx: &Ctxt, f: &Field) {
     // `#[cel(max_items)]` and schemars' `length` would both write maxItems.
     if let Some(m) = s.max_items.as_ref().or(s.min_items.as_ref())
         && f.schemars.validation.length.is_some()
+        && !s.bounds_from_extend
     {
         cx.push(syn::Error::new(
             m.span,

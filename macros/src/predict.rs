@@ -202,10 +202,7 @@ fn of_type(ty: &syn::Type) -> Predicted {
         ("Option", [t]) => {
             let inner = of_type(t);
             Predicted {
-                schema: intern::schema(Schema {
-                    nullable: true,
-                    ..*inner.schema
-                }),
+                schema: intern::schema(inner.schema.optional()),
                 optional: true,
                 ..inner
             }
@@ -405,7 +402,9 @@ fn eval(
             }
             Step::Pattern(pattern) => s.with_pattern(intern::str(&pattern.value())),
             Step::Format(f) => s.with_format(f),
-            Step::NotNullable => s.with_nullable(false),
+            Step::NotNullable(ty) => s.required_nullable(of_type(ty).optional),
+            Step::ForProperty(r) => s.for_property(required(r)),
+            Step::WithoutRules => s.without_rules(),
             Step::Decorate(d) => decoration(d.attrs).apply(s),
         };
     }
@@ -430,10 +429,11 @@ fn eval(
                     if node.complete && k < 64 {
                         out.complete_props |= 1 << k;
                     }
+                    let required = required(&p.required);
                     properties.push(Property {
                         name: intern::str(&p.name),
-                        required: required(&p.required),
-                        schema: node.schema,
+                        required,
+                        schema: intern::schema(node.schema.for_property(required)),
                     });
                     props.push(node);
                 }

@@ -53,17 +53,19 @@ pub enum NodeRef {
 }
 
 impl NodeRef {
-    /// Statements binding `__cel_node: &Schema<'static>` inside a constant's initializer.
-    pub fn bind(&self, p: &TokenStream) -> TokenStream {
+    /// The `let`s binding `__cel_node`, spanned at `span` like the code that uses it: a local
+    /// resolves only where its use has the hygiene of its binding, and tokens from a
+    /// `macro_rules!` body carry that macro's.
+    pub fn bind(&self, p: &TokenStream, span: proc_macro2::Span) -> TokenStream {
         match self {
-            NodeRef::Model(ty) => quote! {
+            NodeRef::Model(ty) => quote_spanned! {span=>
                 let __cel_model = <#ty as #p::CelSchema>::MODEL;
                 let __cel_node = &__cel_model;
             },
-            NodeRef::Property(ty, k) => quote! {
+            NodeRef::Property(ty, k) => quote_spanned! {span=>
                 let __cel_node = <#ty as #p::CelSchema>::MODEL.properties[#k].schema;
             },
-            NodeRef::Expr(node) => quote! {
+            NodeRef::Expr(node) => quote_spanned! {span=>
                 const __CEL_NODE: #p::Schema<'static> = #node;
                 let __cel_node = &__CEL_NODE;
             },
@@ -93,7 +95,6 @@ pub fn checks(
     let mut out = TokenStream::new();
     let mut free = TokenStream::new();
     let mut expr_costs = Vec::new();
-    let bind = node.bind(p);
     // Every expression's AST and native check first: the fingerprint the checked ones share
     // covers what any of them reads.
     let mut exprs = Vec::new();
@@ -147,14 +148,15 @@ pub fn checks(
     // prediction's.
     let shape = quote::format_ident!("__CEL_SHAPE_{}", ident_part(place));
     let predicted_fingerprint = match predicted {
-        Some(node) if exprs.iter().any(|e| e.native.is_some()) => {
+        Some(predicted) if exprs.iter().any(|e| e.native.is_some()) => {
+            let bind = node.bind(p, proc_macro2::Span::call_site());
             out.extend(quote! {
                 const #shape: u64 = {
                     #bind
                     #p::fingerprint::of_node(__cel_node, #deep)
                 };
             });
-            crd_cel_core::fingerprint::of_node(node.schema, deep)
+            crd_cel_core::fingerprint::of_node(predicted.schema, deep)
         }
         _ => 0,
     };
@@ -164,14 +166,15 @@ pub fn checks(
         let mut rule_cost = quote!(0);
         let mut message_cost = quote!(0);
         if let Some(fp) = r.field_path.as_ref().filter(|_| !generic) {
-            let args = quote_spanned!(at(fp.span())=> __cel_node, #fp);
+            let args = quote_spanned!(fp.span()=> __cel_node, #fp);
+            let bind = node.bind(p, fp.span());
             out.extend(const_check(fp.span(), p, "check_field_path", &bind, args));
         }
         let optional_old_self = r.optional_old_self.as_ref().is_some_and(|b| b.value);
         // `optionalOldSelf` (either value) is rejected on a rule that does not use `oldSelf`.
         if let (Some(oos), Some(used)) = (&r.optional_old_self, old_self_used[i]) {
             let value = oos.value;
-            let args = quote_spanned!(at(oos.span)=> #used, #value, #place, #i);
+            let args = quote_spanned!(oos.span=> #used, #value, #place, #i);
             free.extend(const_check(
                 oos.span,
                 p,
@@ -191,7 +194,7 @@ pub fn checks(
         }) = exprs.next_if(|e| e.rule == i)
         {
             if let Some(msg) = literal {
-                out.extend(quote_spanned! {at(span)=> ::core::compile_error! { #msg } });
+                out.extend(quote_spanned! {span=> ::core::compile_error! { #msg } });
                 continue;
             }
             let index = i;
@@ -213,6 +216,7 @@ pub fn checks(
                     ""
                 }
             );
+            let bind = node.bind(p, span);
             let call = match (native, parsed.packed_bytes()) {
                 (Some(Prediction { cost, .. }), Some(words)) => {
                     let (words, node_words, text) = (
@@ -222,7 +226,7 @@ pub fn checks(
                     );
                     // The AST inline rather than a constant of its own: one body less per
                     // rule for rustc to build, borrow-check, evaluate and validate.
-                    quote_spanned! {at(span)=>
+                    quote_spanned! {span=>
                         use #p::check_predicted as __cel_check;
                         #bind
                         __cel_check(&#p::ast::PackedAst {
@@ -233,7 +237,7 @@ pub fn checks(
                 }
                 _ => {
                     let ast = ast_tokens(&parsed, p);
-                    quote_spanned! {at(span)=>
+                    quote_spanned! {span=>
                         const AST: #p::ast::Ast<'static> = #ast;
                         use #p::check_expression as __cel_check;
                         #bind
@@ -242,7 +246,7 @@ pub fn checks(
                 }
             };
             // Lints allowed on the enclosing block (`emit`).
-            out.extend(quote_spanned! {at(span)=>
+            out.extend(quote_spanned! {span=>
                 const #name: u64 = {
                     // The check is called through a local name so that rustc reports a failed
                     // evaluation at this span (the rule's literal), not the derive's.
@@ -373,14 +377,6 @@ struct Prediction {
     cost: u64,
 }
 
-/// `span`'s place in the source with the derive's own hygiene. The generated items name their
-/// locals (`__cel_node`, `__cel_check`) in tokens of both kinds; a type written inside a
-/// `macro_rules!` gives its tokens that macro's hygiene, under which a local bound with the
-/// derive's would not be found.
-pub fn at(span: proc_macro2::Span) -> proc_macro2::Span {
-    proc_macro2::Span::call_site().located_at(span)
-}
-
 /// `const _: () = { use <p>::<check> as __cel_check; <prelude> __cel_check(<args>) };`, spanned
 /// at `span` (the `args` too, by the caller). The function is called through a local name so
 /// that the call, where rustc reports a failed const evaluation, carries this span rather than
@@ -392,9 +388,8 @@ pub fn const_check(
     prelude: &TokenStream,
     args: TokenStream,
 ) -> TokenStream {
-    let span = at(span);
     let check = syn::Ident::new(check, span);
-    quote_spanned! {at(span)=>
+    quote_spanned! {span=>
         #[allow(long_running_const_eval)]
         const _: () = {
             use #p::#check as __cel_check;

@@ -88,6 +88,16 @@ pub(crate) fn agrees(model: &crate::model::Schema<'_>, schema: &Value, resource:
     model_differences(model, schema, resource).is_ok_and(|d| d.is_empty())
 }
 
+/// Where `T`'s build-time model and the schema it generates disagree (`resource`: a kube root
+/// type), as the generated test reports them; for crd-cel's differential tests.
+pub fn model_disagreement<T: CelSchema + schemars::JsonSchema + ?Sized>(
+    resource: bool,
+) -> Result<Vec<String>, String> {
+    let schema = crate::schema::try_generate::<T>()?;
+    let d = model_differences(&T::MODEL, &schema, resource)?;
+    Ok(d.iter().map(ToString::to_string).collect())
+}
+
 /// Where a model and its generated schema disagree. A resource root's `apiVersion`, `kind` and
 /// `metadata` are kube's, not the model's, so only `spec` and `status` are compared there.
 fn model_differences(

@@ -4,7 +4,7 @@
 pub use crate::derived_schema::{
     Decorate, decorate, finish_schema, int_or_string, structural_variants,
 };
-pub use crate::generated_test::assert_rules;
+pub use crate::generated_test::{assert_rules, model_disagreement};
 pub use crate::model::k8s;
 pub use crate::model::{
     CelSchema, CostList, Costs, Decoration, ExprCosts, ListType, MapType, Property, Reason, Rule,

@@ -294,7 +294,7 @@ impl OwnedSchema {
                 (p.required, OwnedSchema::from_model(p.schema)),
             );
         });
-        let mut validations: Vec<OwnedRule> = Vec::new();
+        let validations = merged_validations(s);
         // A flattened map adds its values' schema to the object; kube's structural rewriting
         // turns a flattened map of `serde_json::Value` (`additionalProperties: true`) into
         // `x-kubernetes-preserve-unknown-fields`.
@@ -303,14 +303,12 @@ impl OwnedSchema {
             .map(|a| Box::new(OwnedSchema::from_model(a)));
         let mut preserve_unknown_fields = s.preserve_unknown_fields;
         for f in s.flatten {
-            validations.extend(f.validations.to_vec().iter().map(OwnedRule::from_rule));
             if f.additional_properties_any() {
                 preserve_unknown_fields = true;
             } else if let Some(a) = f.additional_properties {
                 additional_properties = Some(Box::new(OwnedSchema::from_model(a)));
             }
         }
-        validations.extend(s.validations.to_vec().iter().map(OwnedRule::from_rule));
         OwnedSchema {
             ty: s.ty.as_openapi().map(str::to_owned),
             format: s.format.map(str::to_owned),
@@ -345,6 +343,21 @@ impl OwnedSchema {
             open: s.has_open_flatten(),
         }
     }
+}
+
+/// The rules of a model node as schemars writes them into the object: its `flatten` copies a
+/// flattened struct's `x-kubernetes-validations` only while the object has none, so the first
+/// flattened field with rules gives its rules (its own flattened fields' first, the same way)
+/// and later ones are dropped; then the object's own follow.
+fn merged_validations(s: &Schema<'_>) -> Vec<OwnedRule> {
+    let mut out = s
+        .flatten
+        .iter()
+        .map(|f| merged_validations(f))
+        .find(|v| !v.is_empty())
+        .unwrap_or_default();
+    out.extend(s.validations.to_vec().iter().map(OwnedRule::from_rule));
+    out
 }
 
 impl OwnedSchema {

@@ -94,10 +94,7 @@ impl CelSchema for std::time::Duration {
 }
 
 impl<T: CelSchema> CelSchema for Option<T> {
-    const MODEL: Schema<'static> = Schema {
-        nullable: true,
-        ..T::MODEL
-    };
+    const MODEL: Schema<'static> = T::MODEL.optional();
     const OPTIONAL: bool = true;
     const COSTS: Costs<'static> = T::COSTS;
 }

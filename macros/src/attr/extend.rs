@@ -268,6 +268,7 @@ pub fn read_extensions(cx: &Ctxt, extensions: Vec<Extension>, cel: &mut CelAttrs
                     ));
                     continue;
                 };
+                s.bounds_from_extend = true;
                 let slot = match key.as_str() {
                     "maxItems" => &mut s.max_items,
                     "minItems" => &mut s.min_items,

@@ -280,29 +280,116 @@ fn strip_some(e: &Expr) -> Option<&Expr> {
     }
 }
 
-/// kube's `#[x_kube(validation = ..)]` (the `KubeSchema` derive's): the rules it declares, so a
-/// type moving from `KubeSchema` to `CelValidate` keeps them. `merge_strategy` is pointed to its
-/// `#[cel(..)]` spelling.
-pub fn parse_x_kube(cx: &Ctxt, attrs: &[Attribute]) -> Vec<RuleAttr> {
-    let mut rules = Vec::new();
+/// kube's `#[x_kube(validation = ..)]` and `#[x_kube(merge_strategy = ..)]` (the `KubeSchema`
+/// derive's), read into `cel` as the `#[cel(..)]` they mean, so a type moving from `KubeSchema`
+/// to `CelValidate` keeps them.
+pub fn parse_x_kube(cx: &Ctxt, attrs: &[Attribute], cel: &mut CelAttrs) {
     each_key(cx, attrs, &["x_kube"], |attr, meta| {
         if meta.path.is_ident("validation") {
             let expr: Expr = meta.value()?.parse()?;
             if let Some(r) = parse_kube_rule(cx, attr, &expr) {
-                rules.push(r);
+                cel.rules.push(r);
             }
             return Ok(true);
         }
         if meta.path.is_ident("merge_strategy") {
-            cx.error_spanned_by(
-                &meta.path,
-                "write the list's merge strategy as #[cel(list_type = \"map\", list_map_keys = \
-                 [..])], #[cel(list_type = \"set\")] or #[cel(map_type = \"atomic\")]",
-            );
+            let expr: Expr = meta.value()?.parse()?;
+            merge_strategy(cx, &expr, &mut cel.schema);
+            return Ok(true);
         }
         Ok(false)
     });
-    rules
+}
+
+/// kube-core's `ListMerge::{Atomic, Set, Map(keys)}`, `MapMerge::{Atomic, Granular}` and
+/// `StructMerge::{Atomic, Granular}` (also inside `MergeStrategy::..(..)` or `.into()`), as
+/// `x-kubernetes-list-type`, `-list-map-keys` and `-map-type`. kube writes a struct's as
+/// `x-kubernetes-struct-type`, which the apiserver does not know (it drops the key); a struct's
+/// merge strategy is its `x-kubernetes-map-type`, so that is what crd-cel writes.
+fn merge_strategy(cx: &Ctxt, expr: &Expr, s: &mut SchemaAttrs) {
+    let fail = |at: &dyn quote::ToTokens| {
+        cx.error_spanned_by(
+            at,
+            "crd-cel reads `merge_strategy` written as ListMerge::Atomic, ListMerge::Set, \
+             ListMerge::Map(vec![\"key\".into(), ..]), MapMerge::.. or StructMerge::..; or \
+             write #[cel(list_type = \"map\", list_map_keys = [..])], #[cel(list_type = \"set\")] \
+             or #[cel(map_type = \"atomic\")]",
+        )
+    };
+    let span = expr.span();
+    let (ty, variant, args) = match expr {
+        Expr::Path(p) if p.path.segments.len() >= 2 => {
+            let n = p.path.segments.len();
+            (
+                p.path.segments[n - 2].ident.to_string(),
+                p.path.segments[n - 1].ident.to_string(),
+                None,
+            )
+        }
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) if p.path.segments.len() >= 2 => {
+                let n = p.path.segments.len();
+                let ty = p.path.segments[n - 2].ident.to_string();
+                if ty == "MergeStrategy" && c.args.len() == 1 {
+                    return merge_strategy(cx, &c.args[0], s);
+                }
+                (ty, p.path.segments[n - 1].ident.to_string(), Some(&c.args))
+            }
+            _ => return fail(expr),
+        },
+        Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => {
+            return merge_strategy(cx, &m.receiver, s);
+        }
+        Expr::Paren(p) => return merge_strategy(cx, &p.expr, s),
+        _ => return fail(expr),
+    };
+    let set_list = |s: &mut SchemaAttrs, t: ListType| {
+        set_merge(cx, &mut s.list_type, Sp::new(t, span), expr);
+    };
+    match (ty.as_str(), variant.as_str(), args) {
+        ("ListMerge", "Atomic", None) => set_list(s, ListType::Atomic),
+        ("ListMerge", "Set", None) => set_list(s, ListType::Set),
+        ("ListMerge", "Map", Some(args)) if args.len() == 1 => {
+            let keys = match &args[0] {
+                Expr::Macro(m) if m.mac.path.is_ident("vec") => m
+                    .mac
+                    .parse_body_with(
+                        syn::punctuated::Punctuated::<Expr, Token![,]>::parse_terminated,
+                    )
+                    .ok()
+                    .and_then(|es| es.iter().map(string_of).collect::<Option<Vec<_>>>()),
+                Expr::Array(a) => a.elems.iter().map(string_of).collect(),
+                _ => None,
+            };
+            match keys {
+                Some(k) => {
+                    set_list(s, ListType::Map);
+                    set_merge(cx, &mut s.list_map_keys, Sp::new(k, span), expr);
+                }
+                None => fail(&args[0]),
+            }
+        }
+        ("MapMerge" | "StructMerge", "Atomic", None) => {
+            set_merge(cx, &mut s.map_type, Sp::new(MapType::Atomic, span), expr)
+        }
+        ("MapMerge" | "StructMerge", "Granular", None) => {
+            set_merge(cx, &mut s.map_type, Sp::new(MapType::Granular, span), expr)
+        }
+        _ => fail(expr),
+    }
+}
+
+/// A string literal, also as `"..".into()`, `"..".to_string()` or `String::from("..")`.
+fn string_of(e: &Expr) -> Option<String> {
+    lit(e).map(|s| s.value())
+}
+
+fn set_merge<T>(cx: &Ctxt, slot: &mut Option<T>, value: T, at: &Expr) {
+    if slot.is_some() {
+        cx.error_spanned_by(at, "this merge strategy is set twice (by #[cel(..)] too?)");
+    } else {
+        *slot = Some(value);
+    }
 }
 
 /// `#[x_kube(cel)]`: `KubeSchema` then generates `T::validate_cel(value, old)`, returning

@@ -97,6 +97,9 @@ pub struct SchemaAttrs {
     pub min_items: Option<Sp<u64>>,
     pub max_properties: Option<Sp<u64>>,
     pub min_properties: Option<Sp<u64>>,
+    /// `maxItems`/`minItems`/`maxProperties`/`minProperties` came from an `extend`, which
+    /// schemars applies after `length(..)` (the extend's value wins, as upstream).
+    pub bounds_from_extend: bool,
     /// The rules replace those of the node's type: they came with an `extend` of
     /// `x-kubernetes-validations`, which replaces the key in what schemars generates.
     pub replace_rules: bool,
@@ -189,8 +192,18 @@ fn parse_keyword<T: Copy>(
     found
 }
 
+/// An attribute value, out of the invisible group a `macro_rules!` fragment (`$max:literal`)
+/// arrives in.
+fn parse_value(meta: &ParseNestedMeta) -> syn::Result<Expr> {
+    let mut expr: Expr = meta.value()?.parse()?;
+    while let Expr::Group(g) = expr {
+        expr = *g.expr;
+    }
+    Ok(expr)
+}
+
 fn parse_lit_str(cx: &Ctxt, meta: &ParseNestedMeta, key: &str) -> syn::Result<Option<LitStr>> {
-    let expr: Expr = meta.value()?.parse()?;
+    let expr = parse_value(meta)?;
     match &expr {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Str(s), ..
@@ -206,7 +219,7 @@ fn parse_lit_str(cx: &Ctxt, meta: &ParseNestedMeta, key: &str) -> syn::Result<Op
 }
 
 fn parse_u64(cx: &Ctxt, meta: &ParseNestedMeta, key: &str) -> syn::Result<Option<Sp<u64>>> {
-    let expr: Expr = meta.value()?.parse()?;
+    let expr = parse_value(meta)?;
     if let Expr::Lit(syn::ExprLit {
         lit: Lit::Int(i), ..
     }) = &expr
@@ -225,7 +238,7 @@ fn parse_bool_flag(cx: &Ctxt, meta: &ParseNestedMeta, key: &str) -> syn::Result<
     if !meta.input.peek(Token![=]) {
         return Ok(Some(Sp::new(true, meta.path.span())));
     }
-    let expr: Expr = meta.value()?.parse()?;
+    let expr = parse_value(meta)?;
     if let Expr::Lit(syn::ExprLit {
         lit: Lit::Bool(b), ..
     }) = &expr
@@ -244,7 +257,7 @@ fn parse_key_list(
     meta: &ParseNestedMeta,
     key: &str,
 ) -> syn::Result<Option<Sp<Vec<String>>>> {
-    let expr: Expr = meta.value()?.parse()?;
+    let expr = parse_value(meta)?;
     if let Expr::Array(arr) = &expr {
         let mut keys = Vec::new();
         let mut ok = true;

@@ -57,7 +57,6 @@ pub(super) fn emit_field(
         Some(k) => crate::rules::NodeRef::Property(quote!(#cont_ident), k),
         None => crate::rules::NodeRef::Expr(render(node, p)),
     };
-    let bind = node_ref.bind(p);
     if deco && cont.original.generics.params.is_empty() {
         let field_name = if newtype {
             cont.ident.to_string()
@@ -76,20 +75,21 @@ pub(super) fn emit_field(
             .or(sa.max_properties.as_ref().map(|v| v.span))
             .or(sa.min_properties.as_ref().map(|v| v.span))
             .unwrap_or_else(|| f.original.ty.span());
-        let args =
-            quote_spanned!(crate::rules::at(key_span)=> #field_name, __cel_node, &#deco_ident);
+        let args = quote_spanned!(key_span=> #field_name, __cel_node, &#deco_ident);
+        let bind = node_ref.bind(p, key_span);
         checks.extend(const_check(key_span, p, "check_decoration", &bind, args));
         if let Some(keys) = &f.cel.schema.list_map_keys {
             let (span, keys) = (keys.span, &keys.value);
-            let args =
-                quote_spanned!(crate::rules::at(span)=> #field_name, __cel_node, &[#(#keys),*]);
+            let args = quote_spanned!(span=> #field_name, __cel_node, &[#(#keys),*]);
+            let bind = node_ref.bind(p, span);
             checks.extend(const_check(span, p, "check_list_map_keys", &bind, args));
         }
     }
     if !newtype && !f.serde.flatten && cont.original.generics.params.is_empty() {
         let place = format!("{}.{}", cont.ident, name);
         let span = f.original.ty.span();
-        let args = quote_spanned!(crate::rules::at(span)=> #place, __cel_node);
+        let args = quote_spanned!(span=> #place, __cel_node);
+        let bind = node_ref.bind(p, span);
         checks.extend(const_check(span, p, "check_correlatable", &bind, args));
     }
     let generic = !cont.original.generics.params.is_empty();

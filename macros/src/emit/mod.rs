@@ -271,6 +271,15 @@ pub fn emit(cont: &Container) -> TokenStream {
             }
         }
     });
+    // A transparent newtype is optional when what it wraps is (schemars forwards it for
+    // `#[serde(transparent)]` only; see `json_schema`).
+    let optional = match &cont.data {
+        Data::Newtype(f) if cont.transparent => {
+            let o = optional_of(&f.ty, &p);
+            Some(quote!(const OPTIONAL: bool = #o;))
+        }
+        _ => None,
+    };
     let tests = generated_tests(cont, &krate);
     let shadow_default = shadow_default(cont);
     let post_process = match cont.data {
@@ -294,6 +303,14 @@ pub fn emit(cont: &Container) -> TokenStream {
             const __CEL_CONTAINER: #p::Decoration<'static> = #container_deco;
             #items
 
+            // schemars derives the schema from a copy of the type with only the attributes
+            // it reads, so every serde/schemars attribute behaves as usual.
+            #[derive(#p::schemars::JsonSchema)]
+            #[schemars(crate = #schemars_crate)]
+            #[allow(dead_code, missing_docs, non_camel_case_types)]
+            #shadow_def
+            #shadow_default
+
             #[automatically_derived]
             impl #bounded_impl #p::schemars::JsonSchema for #ident #ty_generics #where_clause {
                 fn schema_name() -> #p::Cow<'static, str> {
@@ -305,14 +322,27 @@ pub fn emit(cont: &Container) -> TokenStream {
                 }
 
                 fn json_schema(generator: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
-                    // schemars derives the schema from a copy of the type with only the
-                    // attributes it reads, so every serde/schemars attribute behaves as usual.
-                    #[derive(#p::schemars::JsonSchema)]
-                    #[schemars(crate = #schemars_crate)]
-                    #[allow(dead_code, missing_docs)]
-                    #shadow_def
-                    #shadow_default
                     let mut schema = <#shadow_ty as #p::schemars::JsonSchema>::json_schema(generator);
+                    #post_process
+                    #p::finish_schema(&mut schema, &__CEL_CONTAINER);
+                    schema
+                }
+
+                // What schemars' derive forwards for a newtype (an `Option` inside one is
+                // optional, and not nullable where `#[schemars(required)]` asks): the
+                // shadow's, which schemars derives.
+                fn inline_schema() -> bool {
+                    <#shadow_ty as #p::schemars::JsonSchema>::inline_schema()
+                }
+
+                fn _schemars_private_is_option() -> bool {
+                    <#shadow_ty as #p::schemars::JsonSchema>::_schemars_private_is_option()
+                }
+
+                fn _schemars_private_non_optional_json_schema(
+                    generator: &mut #p::schemars::SchemaGenerator,
+                ) -> #p::schemars::Schema {
+                    let mut schema = <#shadow_ty as #p::schemars::JsonSchema>::_schemars_private_non_optional_json_schema(generator);
                     #post_process
                     #p::finish_schema(&mut schema, &__CEL_CONTAINER);
                     schema
@@ -323,6 +353,7 @@ pub fn emit(cont: &Container) -> TokenStream {
             impl #bounded_impl #p::CelSchema for #ident #ty_generics #where_clause {
                 const MODEL: #p::Schema<'static> = #model;
                 const COSTS: #p::Costs<'static> = #model_costs;
+                #optional
             }
 
             #[automatically_derived]

@@ -164,7 +164,15 @@ fn split(node: &Node, p: &TokenStream) -> (TokenStream, Vec<TokenStream>) {
             }
             Step::Pattern(pattern) => quote!((#value).with_pattern(#pattern)),
             Step::Format(f) => quote!((#value).with_format(#f)),
-            Step::NotNullable => quote!((#value).with_nullable(false)),
+            Step::NotNullable(ty) => {
+                let optional = optional_of(ty, p);
+                quote!((#value).required_nullable(#optional))
+            }
+            Step::WithoutRules => quote!((#value).without_rules()),
+            Step::ForProperty(r) => {
+                let r = required_tokens(r, p);
+                quote!((#value).for_property(#r))
+            }
             Step::Decorate(d) => {
                 let d = decoration_ident(d.name);
                 quote!(#d.apply(#value))
@@ -189,7 +197,11 @@ fn split(node: &Node, p: &TokenStream) -> (TokenStream, Vec<TokenStream>) {
             Slot::Properties(props) => {
                 let names = props.iter().map(|x| &x.name);
                 let required = props.iter().map(|x| required_tokens(&x.required, p));
-                let schemas = props.iter().map(|x| render(&x.node, p));
+                let schemas = props.iter().map(|x| {
+                    let mut node = x.node.clone();
+                    node.steps.push(Step::ForProperty(&x.required));
+                    render(&node, p)
+                });
                 quote!(properties: &[#(#p::Property { name: #names, required: #required, schema: &#schemas }),*])
             }
             Slot::Flatten(nodes) => {
@@ -307,7 +319,7 @@ pub(crate) fn model_of(ty: &syn::Type, p: &TokenStream) -> TokenStream {
     match option_inner(ty) {
         Some(inner) => {
             let inner = forwarded(inner);
-            quote!(#p::Schema { nullable: true, ..#p::Probe::<#inner>::MODEL })
+            quote!(#p::Probe::<#inner>::MODEL.optional())
         }
         None => {
             let ty = forwarded(ty);

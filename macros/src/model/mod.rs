@@ -65,10 +65,18 @@ pub enum Step<'a> {
     Pattern(&'a syn::LitStr),
     /// A `format` (`email`, `uri`).
     Format(&'static str),
-    /// `nullable: false`: schemars drops it on an `Option` field it is told is required.
-    NotNullable,
+    /// `nullable: false` when the field type is optional (`Option`, a transparent newtype of
+    /// one): schemars drops it on such a field it is told is required, by the type's
+    /// non-optional schema (a tuple newtype of an `Option` keeps it).
+    NotNullable(&'a syn::Type),
     /// `#[cel(..)]`'s schema keys (`Decoration::apply`).
     Decorate(Decoration<'a>),
+    /// The node as a property of an object (`Schema::for_property`): kube makes an
+    /// int-or-string that is not required nullable.
+    ForProperty(&'a Required<'a>),
+    /// No rules (`Schema::without_rules`): a flattened struct's, where the container's
+    /// `extend` of `x-kubernetes-validations` replaces what flattening copied.
+    WithoutRules,
 }
 
 /// One `Decoration` constant of the expansion, and the attributes it is made of.
@@ -211,7 +219,7 @@ fn field<'a>(f: &'a Field<'_>, index: usize, decorated: bool) -> Property<'a> {
     let mut node = Node::of(base);
     node.validate(&f.schemars.validation);
     if f.schemars.required {
-        node.steps.push(Step::NotNullable);
+        node.steps.push(Step::NotNullable(&f.ty));
     }
     if writes_default == Some(true) {
         node.slots.push(Slot::HasDefault);
@@ -255,7 +263,13 @@ pub fn build<'a>(cont: &'a Container<'_>) -> Model<'a> {
                 .iter()
                 .zip(&props)
                 .filter(|(f, _)| f.serde.flatten)
-                .map(|(_, p)| Node::of(p.node.base))
+                .map(|(_, p)| {
+                    let mut n = Node::of(p.node.base);
+                    if cont.cel.schema.replace_rules {
+                        n.steps.push(Step::WithoutRules);
+                    }
+                    n
+                })
                 .collect();
             let nodes = props.iter().map(|p| p.node.clone()).collect();
             let props = fields

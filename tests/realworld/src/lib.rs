@@ -29,4 +29,5 @@ impl schemars::JsonSchema for GoDuration {
 }
 
 pub mod crd;
+pub mod dropin;
 pub mod twin;

@@ -79,6 +79,26 @@ mod shadowed {
     }
 }
 
+/// Types written inside a `macro_rules!` body (one source, instantiated per API version, as
+/// operators do): their tokens carry the macro's hygiene, which the derive's locals must share.
+macro_rules! versioned {
+    ($name:ident, $max:literal) => {
+        /// A versioned part.
+        #[derive(crd_cel::CelValidate, serde::Serialize, serde::Deserialize, Clone, Debug)]
+        #[cel(rule = "self.size <= 10", field_path = ".size")]
+        pub struct $name {
+            /// A size.
+            #[cel(rule = "self >= 0")]
+            pub size: i32,
+            /// Ports.
+            #[cel(list_type = "map", list_map_keys = ["name"], max_items = $max)]
+            pub ports: Vec<shadowed::Item>,
+        }
+    };
+}
+versioned!(PartV1, 4);
+versioned!(PartV2, 8);
+
 /// The kube root over the shadowed spec's parts.
 #[derive(kube::CustomResource, crd_cel::CelValidate, serde::Serialize, serde::Deserialize, Clone, Debug)]
 #[kube(group = "example.com", version = "v1", kind = "Hygienic", validation = "self.spec.inner.a >= 0")]
@@ -87,6 +107,10 @@ pub struct HygienicRootSpec {
     pub inner: shadowed::HygienicSpec,
     /// A generic type's instantiation.
     pub range: shadowed::Range<i64>,
+    /// A type from a `macro_rules!` body.
+    pub part_v1: PartV1,
+    /// The other instantiation.
+    pub part_v2: PartV2,
 }
 
 fn main() {
