@@ -338,7 +338,7 @@ fn read_rules(cx: &Ctxt, ext: &Extension, json: Json, out: &mut Vec<RuleAttr>) {
             reason: None,
             optional_old_self: None,
         };
-        let mut has_rule = false;
+        let (mut has_rule, mut rule_ok) = (false, false);
         for (key, value) in entries {
             let k = key.value();
             let text = |cx: &Ctxt| match &value {
@@ -353,9 +353,11 @@ fn read_rules(cx: &Ctxt, ext: &Extension, json: Json, out: &mut Vec<RuleAttr>) {
             };
             match k.as_str() {
                 "rule" => {
+                    // Present: a value of the wrong kind is reported as such, not as missing.
+                    has_rule = true;
                     if let Some(s) = text(cx) {
                         r.rule = s;
-                        has_rule = true;
+                        rule_ok = true;
                     }
                 }
                 "message" => r.message = text(cx),
@@ -376,7 +378,9 @@ fn read_rules(cx: &Ctxt, ext: &Extension, json: Json, out: &mut Vec<RuleAttr>) {
             }
         }
         if has_rule {
-            out.push(r);
+            if rule_ok {
+                out.push(r);
+            }
         } else {
             cx.push(syn::Error::new(
                 span,

@@ -914,3 +914,25 @@ fn mesh_objects() {
         "spec.routes[1]: Duplicate value: {\"name\":\"v1\"}"
     );
 }
+
+// kube's merge strategies give the CRD upstream's list and map types.
+#[test]
+fn merge_strategies_are_upstreams_list_and_map_types() {
+    use crd_cel_realworld::dropin::merge::{celvalidate, upstream};
+    let ours = crd_cel::schema::generate::<celvalidate::Listeners>();
+    let theirs = crd_cel::schema::generate::<upstream::Listeners>();
+    assert_eq!(ours, theirs);
+    assert_eq!(
+        ours["properties"]["listeners"]["x-kubernetes-list-type"],
+        "map"
+    );
+    assert_eq!(
+        ours["properties"]["listeners"]["x-kubernetes-list-map-keys"],
+        serde_json::json!(["name"])
+    );
+    assert_eq!(ours["properties"]["hosts"]["x-kubernetes-list-type"], "set");
+    assert_eq!(
+        ours["properties"]["labels"]["x-kubernetes-map-type"],
+        "atomic"
+    );
+}

@@ -22,7 +22,7 @@
 //! | [`backup`] | a scheduled backup | `PodTemplateSpec` and `#[cel]` rules reading into it, `serde(flatten)`, `Option<Vec<String>>`, externally tagged enums with newtype and struct variants, `LabelSelector`, `BTreeMap` labels |
 //! | [`mesh`] | a service-mesh traffic policy | `KubeSchema` shapes: `#[x_kube]` next to `schemars(length, extend)` on one field, `#[kube(validation = ..)]` root rules as a string, a tuple and `Rule::new`, unit enums |
 //!
-//! [`pending`] holds the forms that do not compile with `CelValidate` (compiled out).
+//! [`merge`] has kube's `#[x_kube(merge_strategy = ..)]`, read as the list and map types it means.
 
 use schemars::{Schema, SchemaGenerator, json_schema};
 
@@ -31,8 +31,8 @@ pub mod backup;
 pub mod certificate;
 pub mod database;
 pub mod gateway;
+pub mod merge;
 pub mod mesh;
-pub mod pending;
 
 /// The schema operators give an integer-or-percentage field by hand (`"25%"` or `3`), the
 /// way k8s-openapi's `IntOrString` is written, nullable because the field is an `Option`.
