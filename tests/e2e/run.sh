@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Corpus vectors through a real kube-apiserver, beside crd-cel and the oracle:
+#
+#   tests/e2e/run.sh --root DIR --set NAME [--set NAME]... [--limit N] [--match REGEX] [--json FILE]
+#
+# Starts the control plane (controlplane/start.sh), runs every vector of DIR/vectors/NAME/
+# against it (controlplane/cmd/e2e-vectors), prints per vector and CRD what the server, crd-cel
+# and the oracle answered, a table per set, and last:
+#   e2e: server vs crd-cel: V/N same verdict, T/N same text
+# Binaries: crd-cel from $CRD_CEL (default target/debug/crd-cel, built with
+# `cargo build -p crd-cel-cli` when missing), the oracle from $ORACLE (default
+# tests/oracle/oracle, built when missing). At most $E2E_TIMEOUT seconds (default 3600).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/crd-cel-e2e/v1.37.2
+
+usage() {
+  echo "usage: run.sh --root DIR --set NAME [--set NAME]... [--limit N] [--match REGEX] [--json FILE]" >&2
+  exit 2
+}
+root= sets= limit=0 json= match=
+while (($#)); do
+  case $1 in
+    --root) root=${2:?}; shift 2 ;;
+    --set) sets=${sets:+$sets,}${2:?}; shift 2 ;;
+    --limit) limit=${2:?}; shift 2 ;;
+    --json) json=${2:?}; shift 2 ;;
+    --match) match=${2:?}; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "run.sh: unknown argument $1" >&2; usage ;;
+  esac
+done
+[[ -n $root && -n $sets ]] || usage
+[[ -d $root/vectors ]] || { echo "run.sh: $root/vectors is not a folder" >&2; exit 2; }
+root=$(cd "$root" && pwd)
+if [[ -n $json ]]; then json=$(cd "$(dirname "$json")" && pwd)/$(basename "$json"); fi
+
+# The control plane first: the oracle and the runner then reuse its Go build cache.
+bash "$HERE/controlplane/start.sh" build
+CRD_CEL=${CRD_CEL:-$REPO/target/debug/crd-cel}
+if [[ ! -x $CRD_CEL ]]; then
+  echo "run.sh: building crd-cel (cargo build -p crd-cel-cli)" >&2
+  (cd "$REPO" && cargo build -q -p crd-cel-cli)
+fi
+ORACLE=${ORACLE:-$REPO/tests/oracle/oracle}
+if [[ ! -x $ORACLE ]]; then
+  echo "run.sh: building the oracle (tests/oracle)" >&2
+  (cd "$REPO/tests/oracle" && go build -mod=readonly -trimpath -o oracle .)
+fi
+mkdir -p "$CACHE"
+(cd "$HERE/controlplane" && go build -mod=readonly -trimpath -o "$CACHE/e2e-vectors" ./cmd/e2e-vectors)
+
+exec bash "$HERE/controlplane/start.sh" -- timeout "${E2E_TIMEOUT:-3600}" "$CACHE/e2e-vectors" \
+  --root "$root" --set "$sets" --limit "$limit" --crd-cel "$CRD_CEL" --oracle "$ORACLE" ${json:+--json "$json"} ${match:+--match "$match"}
