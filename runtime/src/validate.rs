@@ -5,6 +5,7 @@ use std::fmt;
 mod body;
 mod bounds;
 mod compile;
+mod correlate;
 pub(crate) mod decode;
 mod embedded;
 mod fast;

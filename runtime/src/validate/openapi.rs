@@ -56,7 +56,7 @@ pub(crate) struct Check {
     pub(super) additional: Option<Box<Check>>,
     pub(super) items: Option<Box<Check>>,
     /// `x-kubernetes-list-type: map` keys, for correlating old items on update.
-    map_keys: Option<Vec<String>>,
+    pub(super) map_keys: Option<Vec<String>>,
     /// `allOf`, `anyOf`, `oneOf` and `not` (value validations only, in a structural schema).
     pub(super) all_of: Vec<Check>,
     pub(super) any_of: Vec<Check>,
@@ -178,7 +178,7 @@ impl Check {
 
 /// Where ratcheting looks: the node's new and correlated old data, or the nearest correlatable
 /// ancestor's.
-type Pair<'a> = Option<(&'a Json, &'a Json)>;
+type Pair<'a> = Option<(&'a Json, &'a Json, &'a Check)>;
 
 struct Walk<'o> {
     out: &'o mut Vec<FieldError>,
@@ -190,7 +190,7 @@ impl Walk<'_> {
     /// Reports an error unless ratcheting lets it stand (the node, or its nearest correlatable
     /// ancestor, is unchanged on update).
     fn push(&mut self, pair: Pair<'_>, e: FieldError) {
-        if !pair.is_some_and(|(new, old)| new == old) {
+        if !pair.is_some_and(|(new, old, s)| super::correlate::unchanged(s, new, old)) {
             self.out.push(e);
         }
     }
@@ -296,7 +296,14 @@ pub(crate) fn validate(
     out: &mut Vec<FieldError>,
 ) {
     let mut w = Walk { out, minor };
-    node(&mut w, check, value, old.map(|o| (value, o)), old, at);
+    node(
+        &mut w,
+        check,
+        value,
+        old.map(|o| (value, o, check)),
+        old,
+        at,
+    );
 }
 
 fn node(
@@ -308,7 +315,7 @@ fn node(
     at: &Path<'_>,
 ) {
     let pair = match old {
-        Some(o) => Some((value, o)),
+        Some(o) => Some((value, o, c)),
         None => inherited,
     };
     if value.is_null() {

@@ -51,10 +51,13 @@ impl<'a> Data<'a> {
         matches!(self, Data::Value(Value::Error(_)))
     }
 
-    /// Whether two nodes hold the same data, for ratcheting (only JSON is compared).
-    pub(super) fn same(self, other: Data<'_>) -> bool {
+    /// Whether a node's data is unchanged from its old data under `schema`, for ratcheting
+    /// (only JSON is compared; see `correlate`).
+    pub(super) fn same(self, other: Data<'_>, schema: &crate::tree::SchemaNode) -> bool {
         match (self, other) {
-            (Data::Json(a, _), Data::Json(b, _)) => a == b,
+            (Data::Json(a, _), Data::Json(b, _)) => {
+                super::super::correlate::unchanged(schema, a, b)
+            }
             _ => false,
         }
     }

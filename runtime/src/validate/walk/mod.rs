@@ -35,6 +35,8 @@ pub(super) enum Mode {
 /// Whether a node is unchanged for ratcheting, computed on demand and remembered.
 pub(super) struct Ratchet<'a> {
     parent: Option<&'a Ratchet<'a>>,
+    /// The node's schema, which decides what "unchanged" means (`correlate`).
+    schema: &'a SchemaNode,
     /// The node's new and correlated old data.
     pair: Option<(Data<'a>, Data<'a>)>,
     /// `apiVersion` and `kind` under the root are never ratcheted.
@@ -51,7 +53,7 @@ impl Ratchet<'_> {
             return u;
         }
         let u = match self.pair {
-            Some((new, old)) => new.same(old),
+            Some((new, old)) => new.same(old, self.schema),
             None => self.parent.is_some_and(Ratchet::unchanged),
         };
         self.memo.set(Some(u));
@@ -172,6 +174,7 @@ impl<'a> Walk<'a> {
         // when a rule fails, and only tracked when the walk ratchets.
         let ratchet = self.ratcheting.then(|| Ratchet {
             parent,
+            schema: s,
             pair: old.map(|o| (new, o)),
             never: never_ratchet,
             memo: std::cell::Cell::new(None),
