@@ -123,7 +123,10 @@ struct Ty {
     kind: Kind,
     /// Implements `Default` (for `#[serde(default)]`, `skip` and derived `Default`).
     default: bool,
+    /// Spelled `Option<..>` (so `Option::is_none` applies).
     option: bool,
+    /// May be absent from objects (an `Option`, a transparent newtype of one).
+    optional: bool,
     /// A nested struct of ours (can be flattened).
     flattenable: bool,
     has_enum: bool,
@@ -138,6 +141,7 @@ impl Ty {
             kind,
             default,
             option: false,
+            optional: false,
             flattenable: false,
             has_enum: false,
             scalar: None,
@@ -298,7 +302,7 @@ impl Gen {
                 attrs.push("/// A documented field.".to_owned());
             }
             if self.rng.chance(10) {
-                json = format!("r{k}-{}", self.rng.pick(&WORDS));
+                json = format!("r{}-{}", self.next, self.rng.pick(&WORDS));
                 attrs.push(format!("#[serde(rename = {json:?})]"));
             }
             let mut ty = ty;
@@ -344,11 +348,12 @@ impl Gen {
             let f = scalars[self.rng.below(scalars.len())];
             let name = cel_name(&f.json);
             let body = expr(f.ty.kind, &format!("self.{name}"));
-            let rule = if f.ty.option || f.attrs.iter().any(|a| a.contains("default")) {
-                format!("!has(self.{name}) || {body}")
-            } else {
-                body
-            };
+            let rule =
+                if f.ty.option || f.ty.optional || f.attrs.iter().any(|a| a.contains("default")) {
+                    format!("!has(self.{name}) || {body}")
+                } else {
+                    body
+                };
             match self.rng.below(100) {
                 0..=29 => attrs.push(format!(
                     "#[schemars(extend(\"x-kubernetes-validations\" = [{{\"rule\": {rule:?}, \"message\": \"bad\"}}]))]"
@@ -491,6 +496,7 @@ impl Gen {
                     kind: typed(&inner, Kind::List),
                     default: true,
                     option: false,
+                    optional: false,
                     flattenable: false,
                     has_enum: inner.has_enum,
                     scalar: None,
@@ -508,6 +514,7 @@ impl Gen {
                     kind: typed(&inner, Kind::Map),
                     default: true,
                     option: false,
+                    optional: false,
                     flattenable: false,
                     has_enum: inner.has_enum,
                     scalar: None,
@@ -527,6 +534,7 @@ impl Gen {
                     kind: Kind::Other,
                     default,
                     option: false,
+                    optional: false,
                     flattenable: true,
                     has_enum,
                     scalar: None,
@@ -617,7 +625,8 @@ impl Gen {
         Ty {
             rust: name,
             scalar: None,
-            option: inner.option,
+            option: false,
+            optional: inner.option,
             flattenable: false,
             ..inner
         }
@@ -709,6 +718,7 @@ impl Gen {
             kind,
             default: false,
             option: false,
+            optional: false,
             flattenable: false,
             has_enum: true,
             scalar: None,

@@ -11,7 +11,7 @@ total=0; failed=0; bad_seeds=()
 for seed in $(seq "$first" "$last"); do
   log=$(mktemp)
   total=$((total + count))
-  if DIFFTYPES_SEED=$seed DIFFTYPES_COUNT=$count cargo test -q -p crd-cel-difftypes >"$log" 2>&1; then
+  if DIFFTYPES_SEED=$seed DIFFTYPES_COUNT=$count cargo test -q -p crd-cel-difftypes --lib >"$log" 2>&1; then
     echo "seed $seed: $count types agree"
   else
     n=$(grep -o '^[0-9]* of [0-9]* generated types disagree' "$log" | head -1 | cut -d' ' -f1)

@@ -359,3 +359,179 @@ fn rules_into_json_schema_only_types_get_the_build_hints() {
     assert!(text.contains("undefined field 'imgae'"), "{text}");
     assert!(text.contains("did you mean 'image'?"), "{text}");
 }
+
+// A model that disagrees with the schema the type generates (a crd-cel bug, simulated here with
+// hand-written impls) never changes a verdict: validation uses the generated schema.
+#[test]
+fn a_model_that_disagrees_with_the_schema_is_not_validated_against() {
+    use crd_cel::model::{CelSchema, Property, Schema, Type};
+    #[derive(Serialize)]
+    struct Liar {
+        size: i64,
+    }
+    impl CelSchema for Liar {
+        // Says `size` has no bounds and no rules.
+        const MODEL: Schema<'static> = Schema {
+            properties: &[Property {
+                name: "size",
+                required: true,
+                schema: &Schema::of(Type::Integer),
+            }],
+            ..Schema::of(Type::Object)
+        };
+    }
+    impl JsonSchema for Liar {
+        fn schema_name() -> std::borrow::Cow<'static, str> {
+            "Liar".into()
+        }
+        fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::json_schema!({
+                "type": "object",
+                "required": ["size"],
+                "properties": {"size": {"type": "integer", "maximum": 10}},
+                "x-kubernetes-validations": [{"rule": "self.size != 5", "message": "not five"}],
+            })
+        }
+    }
+    impl CelValidate for Liar {
+        fn validate(&self) -> Result<(), crd_cel::validate::ValidationErrors> {
+            crd_cel::__private::validate(self, "Liar")
+        }
+        fn validate_update(&self, old: &Self) -> Result<(), crd_cel::validate::ValidationErrors> {
+            crd_cel::__private::validate_update(self, old, "Liar")
+        }
+    }
+    assert!(
+        !crd_cel::__private::model_disagreement::<Liar>(false)
+            .unwrap()
+            .is_empty()
+    );
+    Liar { size: 3 }.validate().unwrap();
+    let e = Liar { size: 5 }.validate().unwrap_err().to_string();
+    assert_eq!(e, "<nil>: Invalid value: not five");
+    let e = Liar { size: 11 }.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("size: Invalid value: 11: size in body should be less than or equal to 10"),
+        "{e}"
+    );
+}
+
+// What the model-vs-schemars differential (tests/difftypes) found, one case each: the CRD is
+// upstream's and the build's model describes it (the generated tests of these types run under
+// CRD_CEL_STRICT_MODEL=1 in this workspace, so a model difference fails them).
+mod found_by_difftypes {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+    /// The same type derived both ways.
+    macro_rules! twin {
+        ($name:ident { $($body:tt)* }) => {
+            pub mod $name {
+                #![allow(dead_code)]
+                use super::*;
+                pub mod cel {
+                    use super::*;
+                    #[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+                    pub struct T { $($body)* }
+                }
+                pub mod js {
+                    use super::*;
+                    #[derive(JsonSchema, Serialize, Deserialize, Clone, Debug)]
+                    pub struct T { $($body)* }
+                }
+            }
+        };
+    }
+
+    #[derive(CelValidate, Serialize, Deserialize, Clone, Debug, Default)]
+    #[serde(transparent)]
+    pub struct MaybeName {
+        pub inner: Option<String>,
+    }
+
+    #[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+    #[cel(rule = "self.a >= 0")]
+    pub struct First {
+        pub a: i32,
+    }
+
+    #[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+    #[cel(rule = "self.b >= 0")]
+    pub struct Second {
+        pub b: i32,
+    }
+
+    twin!(int_or_string {
+        // kube's OptionalIntOrString: not required, so nullable.
+        #[serde(default)]
+        pub port: IntOrString,
+        // An Option of one in a list is not nullable.
+        pub ports: Vec<Option<IntOrString>>,
+        // schemars leaves an optional `true` schema as it is.
+        pub raw: Option<serde_json::Value>,
+        // A transparent newtype of an Option is optional.
+        pub maybe: MaybeName,
+        // An extend's bound is applied after length(..).
+        #[schemars(length(max = 16))]
+        #[schemars(extend("maxItems" = 32))]
+        pub names: Vec<String>,
+    });
+
+    #[test]
+    fn each_finding_gives_upstreams_schema() {
+        let ours = schema::<int_or_string::cel::T>();
+        let theirs = schema::<int_or_string::js::T>();
+        assert_eq!(ours, theirs);
+        assert_eq!(ours["properties"]["port"]["nullable"], true);
+        assert!(
+            ours["properties"]["ports"]["items"]
+                .get("nullable")
+                .is_none()
+        );
+        assert!(ours["properties"]["raw"].get("nullable").is_none());
+        assert_eq!(ours["properties"]["names"]["maxItems"], 32);
+        let required = ours["required"].as_array().unwrap();
+        assert!(!required.contains(&json!("maybe")), "{required:?}");
+        assert!(!required.contains(&json!("port")), "{required:?}");
+        crd_cel::__private::assert_rules::<int_or_string::cel::T>(false);
+        assert!(
+            crd_cel::__private::model_disagreement::<int_or_string::cel::T>(false)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    // schemars copies only the first flattened struct's rules into the object.
+    #[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+    pub struct Flattened {
+        #[serde(flatten)]
+        pub first: First,
+        #[serde(flatten)]
+        pub second: Second,
+    }
+
+    #[test]
+    fn only_the_first_flattened_structs_rules_reach_the_object() {
+        let s = schema::<Flattened>();
+        assert_eq!(
+            s["x-kubernetes-validations"],
+            json!([{"rule": "self.a >= 0"}])
+        );
+        assert!(
+            crd_cel::__private::model_disagreement::<Flattened>(false)
+                .unwrap()
+                .is_empty()
+        );
+        // Validation follows the CRD the apiserver gets: `b`'s rule is not in it.
+        let v = Flattened {
+            first: First { a: 1 },
+            second: Second { b: -1 },
+        };
+        v.validate().unwrap();
+        let v = Flattened {
+            first: First { a: -1 },
+            second: Second { b: 1 },
+        };
+        assert!(v.validate().is_err());
+    }
+}
