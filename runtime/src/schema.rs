@@ -348,16 +348,21 @@ impl OwnedSchema {
 /// The rules of a model node as schemars writes them into the object: its `flatten` copies a
 /// flattened struct's `x-kubernetes-validations` only while the object has none, so the first
 /// flattened field with rules gives its rules (its own flattened fields' first, the same way)
-/// and later ones are dropped; then the object's own follow.
-fn merged_validations(s: &Schema<'_>) -> Vec<OwnedRule> {
+/// and later ones are dropped; then the object's own follow. What the apiserver gets, so what
+/// validation compiles too.
+pub fn node_rules<'a>(s: &Schema<'a>) -> Vec<crate::model::Rule<'a>> {
     let mut out = s
         .flatten
         .iter()
-        .map(|f| merged_validations(f))
+        .map(|f| node_rules(f))
         .find(|v| !v.is_empty())
         .unwrap_or_default();
-    out.extend(s.validations.to_vec().iter().map(OwnedRule::from_rule));
+    out.extend(s.validations.to_vec());
     out
+}
+
+fn merged_validations(s: &Schema<'_>) -> Vec<OwnedRule> {
+    node_rules(s).iter().map(OwnedRule::from_rule).collect()
 }
 
 impl OwnedSchema {

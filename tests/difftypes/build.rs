@@ -285,7 +285,7 @@ impl Gen {
         let mut fields = Vec::new();
         let rename_all = self.rng.chance(40).then(|| *self.rng.pick(&RENAME_ALL));
         let mut has_enum = false;
-        for k in 0..n {
+        for _ in 0..n {
             // Unique in the type and in what it flattens (serde would see one key twice).
             self.next += 1;
             let ident = format!("f{}_{}", self.next, self.rng.pick(&WORDS));

@@ -83,9 +83,8 @@ impl Nodes {
         let mut table = Vec::new();
         let mut root =
             SchemaNode::from_model_with(schema, resource_root, &mut |s, resource, node| {
-                let rules: Vec<CompiledRule> = s
-                    .validations
-                    .to_vec()
+                // Flattened structs' rules too, as schemars copies them into the object.
+                let rules: Vec<CompiledRule> = crate::schema::node_rules(s)
                     .iter()
                     .map(|r| compile_rule(r, s, resource, check))
                     .collect();

@@ -778,3 +778,69 @@ mod tests {
         assert_eq!(out.len(), 1);
     }
 }
+
+/// What ratcheting compares on this tree (`correlate`).
+impl super::correlate::Correlated for Check {
+    fn declared(&self, key: &str) -> Option<&Check> {
+        self.property(key).or(self.additional.as_deref())
+    }
+
+    fn item_schema(&self) -> Option<&Check> {
+        self.items.as_deref()
+    }
+
+    fn list_map_keys(&self) -> Option<Vec<&str>> {
+        self.map_keys
+            .as_ref()
+            .filter(|k| !k.is_empty())
+            .map(|k| k.iter().map(String::as_str).collect())
+    }
+}
+
+#[cfg(test)]
+mod correlation_tests {
+    use super::Check;
+    use crate::validate::correlate::unchanged;
+    use serde_json::{Value as Json, json};
+
+    fn check(schema: Json) -> Check {
+        Check::compile(&schema)
+    }
+
+    // What the real kube-apiserver 1.37 answered (tests/e2e/ratchet): an unchanged object with
+    // keys its schema does not declare is changed; a map list reordered is not.
+    #[test]
+    fn undeclared_keys_are_changes_and_map_lists_correlate_by_key() {
+        let spec = check(json!({
+            "type": "object",
+            "properties": {
+                "x": {"type": "string"},
+                "items": {
+                    "type": "array",
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["name"],
+                    "items": {"type": "object", "properties": {"name": {"type": "string"}, "v": {"type": "integer"}}},
+                },
+                "tags": {"type": "array", "items": {"type": "string"}},
+            },
+        }));
+        let v = json!({"x": "a", "items": [{"name": "a", "v": 1}, {"name": "b", "v": 2}], "tags": ["p", "q"]});
+        assert!(unchanged(&spec, &v, &v));
+        let swapped = json!({"x": "a", "items": [{"name": "b", "v": 2}, {"name": "a", "v": 1}], "tags": ["p", "q"]});
+        assert!(unchanged(&spec, &swapped, &v));
+        let tags_swapped = json!({"x": "a", "items": [{"name": "a", "v": 1}, {"name": "b", "v": 2}], "tags": ["q", "p"]});
+        assert!(!unchanged(&spec, &tags_swapped, &v));
+        let undeclared = json!({"x": "a", "y": 1});
+        assert!(!unchanged(&spec, &undeclared, &undeclared));
+        let preserved = check(
+            json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {"x": {"type": "string"}}}),
+        );
+        assert!(!unchanged(&preserved, &undeclared, &undeclared));
+        let map = check(json!({"type": "object", "additionalProperties": {"type": "integer"}}));
+        assert!(unchanged(&map, &json!({"a": 1}), &json!({"a": 1})));
+        assert!(!unchanged(&map, &json!({"a": 1}), &json!({"a": 2})));
+        assert!(!unchanged(&map, &json!({"a": 1}), &json!({"b": 1})));
+        assert!(unchanged(&spec, &json!(null), &json!(null)));
+        assert!(!unchanged(&spec, &json!({}), &json!(null)));
+    }
+}
