@@ -313,14 +313,13 @@ fn string(cx: &Ctxt, ext: &Extension, json: &Json) -> Option<LitStr> {
 
 /// The entries of an `x-kubernetes-validations` array, as `#[cel(..)]` rules.
 fn read_rules(cx: &Ctxt, ext: &Extension, json: Json, out: &mut Vec<RuleAttr>) {
-    let Json::Array(items, span) = json else {
+    let Json::Array(items, _) = json else {
         cx.push(syn::Error::new(
             json.span(),
             "x-kubernetes-validations takes a list of rules: [{\"rule\": \"...\"}]",
         ));
         return;
     };
-    let _ = span;
     for item in items {
         let Json::Object(entries, span) = item else {
             cx.push(syn::Error::new(

@@ -106,7 +106,7 @@ pub fn parse_kube_rule(cx: &Ctxt, attr: &Attribute, expr: &Expr) -> Option<RuleA
                 e = &c.args[0];
             }
             Expr::Struct(s) if s.path.segments.last().is_some_and(|s| s.ident == "Rule") => {
-                return struct_rule(cx, s, r, &fail);
+                return struct_rule(s, r, &fail);
             }
             Expr::MethodCall(m) => {
                 let arg = m.args.first();
@@ -228,12 +228,10 @@ fn boolean(e: &Expr) -> Option<Sp<bool>> {
 /// `Rule { rule: .., message: Some(..), field_path: Some(..), reason: Some(..),
 /// optional_old_self: Some(..), ..Default::default() }`.
 fn struct_rule(
-    cx: &Ctxt,
     s: &syn::ExprStruct,
     mut r: RuleAttr,
     fail: &dyn Fn(&dyn quote::ToTokens) -> Option<RuleAttr>,
 ) -> Option<RuleAttr> {
-    let _ = cx;
     let mut has_rule = false;
     for f in &s.fields {
         let syn::Member::Named(name) = &f.member else {
