@@ -332,29 +332,28 @@ pub fn validate_one(
             .unwrap_or_default()
             .to_owned()
     });
-    let mut sorted_for_text = out.errors.clone();
-    sorted_for_text.errors.sort_by(|a, b| a.path.cmp(&b.path));
-    let text = if let Some(refusal) = &out.refusal {
-        refusal.to_string()
-    } else if sorted_for_text.is_empty() {
-        String::new()
-    } else {
-        let (kind, group) = target
-            .qualified_kind
-            .split_once('.')
-            .unwrap_or((&target.qualified_kind, ""));
-        sorted_for_text.status_message(kind, group, &name)
+    let (kind, group) = target
+        .qualified_kind
+        .split_once('.')
+        .unwrap_or((&target.qualified_kind, ""));
+    let text_of = |errors: &crd_cel::validate::ValidationErrors| {
+        if let Some(refusal) = &out.refusal {
+            refusal.to_string()
+        } else if errors.is_empty() {
+            String::new()
+        } else {
+            errors.status_message(kind, group, &name)
+        }
     };
-    // The oracle's canonical order: stable-sorted by field (the apiserver visits sibling
-    // properties in random order).
-    let mut sorted = out.errors.clone();
-    sorted.errors.sort_by(|a, b| a.path.cmp(&b.path));
-    let out = crd_cel::validate::Outcome {
-        errors: sorted,
-        ..out
-    };
-    let errors = out
-        .errors
+    // What a user reads (the text, the causes, the Status) is in the apiserver's order: the
+    // request's stages in turn, and within one the order its validator visits the object.
+    let text = text_of(&out.errors);
+    // The jsonl line is the oracle's comparison format: its canonical order, the errors
+    // stable-sorted by field, since the apiserver visits sibling properties in Go map order.
+    let mut canonical = out.errors.clone();
+    canonical.errors.sort_by(|a, b| a.path.cmp(&b.path));
+    let canonical_text = text_of(&canonical);
+    let errors = canonical
         .errors
         .iter()
         .map(|e| JsonError {
@@ -403,7 +402,7 @@ pub fn validate_one(
         valid,
         api_status,
         stored,
-        text: text.clone(),
+        text,
         warnings: out.warnings.clone(),
         causes,
         json: JsonResult {
@@ -413,7 +412,7 @@ pub fn validate_one(
             valid,
             operation: if old.is_some() { "UPDATE" } else { "CREATE" },
             errors,
-            text,
+            text: canonical_text,
             // Sorted, as the oracle's contract has them (the apiserver's order depends on Go
             // map iteration).
             warnings: {

@@ -356,6 +356,34 @@ fn validate_update_of_another_name_is_refused_as_not_found() {
     assert_eq!(v["text"], "counters.example.com \"c2\" not found");
 }
 
+#[test]
+fn validate_update_without_a_name_is_refused_as_the_handler_does() {
+    // An update is sent to the stored object's URL; a body without a name is refused by the
+    // handler's name check before anything else (a real kube-apiserver 1.37.2:
+    // tests/e2e/selftest/vectors/selftest/007-update-no-name.json).
+    let crd = asset("counters.yaml");
+    let out = crd_cel(
+        &[
+            "validate",
+            "--crd",
+            &crd,
+            "--old",
+            &asset("counter-ok.yaml"),
+            "-o",
+            "jsonl",
+            "-",
+        ],
+        Some("apiVersion: example.com/v1\nkind: Counter\nmetadata: {}\nspec: {max: 1}\n"),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["valid"], false);
+    assert_eq!(
+        v["text"],
+        "the name of the object (c1 based on URL) was undeterminable: name must be provided"
+    );
+}
+
 /// A counter object with one spec field repeated and one the schema does not have.
 const REPEATED_AND_UNKNOWN: &str = "apiVersion: example.com/v1\nkind: Counter\nmetadata: {name: c3}\nspec:\n  max: 1\n  max: 5\n  extra: true\n";
 

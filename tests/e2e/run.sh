@@ -2,11 +2,13 @@
 # Corpus vectors through a real kube-apiserver, beside crd-cel and the oracle:
 #
 #   tests/e2e/run.sh --root DIR --set NAME [--set NAME]... [--limit N] [--match REGEX] [--json FILE]
+#                    [--known FILE]
 #
 # Starts the control plane (controlplane/start.sh), runs every vector of DIR/vectors/NAME/
 # against it (controlplane/cmd/e2e-vectors), prints per vector and CRD what the server, crd-cel
 # and the oracle answered, a table per set, and last:
 #   e2e: server vs crd-cel: V/N same verdict, T/N same text
+# With --known FILE (known-differences.txt), exits 1 on any difference the file does not list.
 # Binaries: crd-cel from $CRD_CEL (default target/debug/crd-cel, built with
 # `cargo build -p crd-cel-cli` when missing), the oracle from $ORACLE (default
 # tests/oracle/oracle, built when missing). At most $E2E_TIMEOUT seconds (default 3600).
@@ -16,10 +18,10 @@ REPO=$(cd "$HERE/../.." && pwd)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/crd-cel-e2e/v1.37.2
 
 usage() {
-  echo "usage: run.sh --root DIR --set NAME [--set NAME]... [--limit N] [--match REGEX] [--json FILE]" >&2
+  echo "usage: run.sh --root DIR --set NAME [--set NAME]... [--limit N] [--match REGEX] [--json FILE] [--known FILE]" >&2
   exit 2
 }
-root= sets= limit=0 json= match=
+root= sets= limit=0 json= match= known=
 while (($#)); do
   case $1 in
     --root) root=${2:?}; shift 2 ;;
@@ -27,6 +29,7 @@ while (($#)); do
     --limit) limit=${2:?}; shift 2 ;;
     --json) json=${2:?}; shift 2 ;;
     --match) match=${2:?}; shift 2 ;;
+    --known) known=$(cd "$(dirname "${2:?}")" && pwd)/$(basename "$2"); shift 2 ;;
     -h|--help) usage ;;
     *) echo "run.sh: unknown argument $1" >&2; usage ;;
   esac
@@ -52,4 +55,4 @@ mkdir -p "$CACHE"
 (cd "$HERE/controlplane" && go build -mod=readonly -trimpath -o "$CACHE/e2e-vectors" ./cmd/e2e-vectors)
 
 exec bash "$HERE/controlplane/start.sh" -- timeout "${E2E_TIMEOUT:-3600}" "$CACHE/e2e-vectors" \
-  --root "$root" --set "$sets" --limit "$limit" --crd-cel "$CRD_CEL" --oracle "$ORACLE" ${json:+--json "$json"} ${match:+--match "$match"}
+  --root "$root" --set "$sets" --limit "$limit" --crd-cel "$CRD_CEL" --oracle "$ORACLE" ${json:+--json "$json"} ${match:+--match "$match"} ${known:+--known "$known"}

@@ -157,10 +157,9 @@ func (srv *crServer) prepareUpdate(u, old *unstructured.Unstructured, reqNS stri
 	}
 	name := u.GetName()
 	if name == "" {
-		name = old.GetName()
-	}
-	if u.GetName() != name {
-		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", u.GetName(), name))
+		// The request goes to the stored object's URL; the handler's checkName asks the namer
+		// for the body's name first, which refuses an empty one.
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", old.GetName()))
 	}
 	if name != old.GetName() || reqNS != old.GetNamespace() {
 		return apierrors.NewNotFound(srv.resource(), name)

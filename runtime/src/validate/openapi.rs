@@ -343,6 +343,8 @@ fn node(
             super::release::kept_format(c.ty.as_deref(), c.limits.format.as_deref(), w.minor);
         type_error(c.ty.as_deref(), format, value)
     };
+    // kube-openapi's validators in its order (`SchemaValidator`): type, allOf/anyOf/oneOf/not,
+    // string, format, number, items, enum, object; the apiserver reports their errors in it.
     if let Some((ty, t)) = wanted {
         w.push(
             pair,
@@ -353,54 +355,22 @@ fn node(
                 detail: format!("{} in body must be of type {ty}: \"{t}\"", at.body()),
             },
         );
-        // The number checks still run on a number of the wrong kind (a float where an integer
-        // is wanted).
+    }
+    // Every validator that applies to the value's kind runs after a type error too:
+    // allOf/anyOf/oneOf/not and enum apply to any value (an array where an object is wanted
+    // passes both branches of a oneOf on properties: "Found 2 valid alternatives"), and the
+    // number checks to a number of the wrong kind (a float where an integer is wanted).
+    composition(w, c, value, pair, old, at);
+    if wanted.is_some() {
         if value.is_number() && !c.int_or_string {
             number(w, c, value, pair, at);
         }
-    }
-    // kube-openapi runs every validator that applies to the value's kind after a type error:
-    // allOf/anyOf/oneOf/not and enum apply to any value (an array where an object is wanted
-    // passes both branches of a oneOf on properties: "Found 2 valid alternatives").
-    composition(w, c, value, pair, old, at);
-    if !c.limits.enum_values.is_empty()
-        && !c.limits.enum_values.iter().any(|e| json_equal(e, value))
-    {
-        let supported: Vec<String> = c
-            .limits
-            .enum_values
-            .iter()
-            .map(|v| match v {
-                Json::String(s) => super::go_quoted(s),
-                other => super::go_quoted(&other.to_string()),
-            })
-            .collect();
-        w.push(
-            pair,
-            FieldError {
-                kind: ErrorType::NotSupported,
-                path: at.field(),
-                value: BadValue::Value(value.clone()),
-                detail: format!("supported values: {}", supported.join(", ")),
-            },
-        );
-    }
-    if wanted.is_some() {
-        return;
+        return enumeration(w, c, value, pair, at);
     }
     match value {
         Json::String(s) => string(w, c, s, value, pair, at),
         Json::Number(_) => number(w, c, value, pair, at),
         Json::Array(items) => {
-            counts(
-                w,
-                pair,
-                at,
-                items.len(),
-                c.limits.max_items,
-                c.limits.min_items,
-                "items",
-            );
             if let Some(item_check) = &c.items {
                 let olds = old.and_then(Json::as_array);
                 for (i, item) in items.iter().enumerate() {
@@ -414,9 +384,21 @@ fn node(
                     node(w, item_check, item, pair, item_old, &Path::Index(at, i));
                 }
             }
+            counts(
+                w,
+                pair,
+                at,
+                items.len(),
+                c.limits.max_items,
+                c.limits.min_items,
+                "items",
+            );
         }
-        Json::Object(obj) => object(w, c, obj, pair, old, at),
-        Json::Bool(_) | Json::Null => {}
+        Json::Object(_) | Json::Bool(_) | Json::Null => {}
+    }
+    enumeration(w, c, value, pair, at);
+    if let Json::Object(obj) = value {
+        object(w, c, obj, pair, old, at);
     }
 }
 
@@ -496,7 +478,36 @@ fn sloppy_ipv4(s: &str) -> bool {
         })
 }
 
+/// `enum`: kube-openapi's common validator.
+fn enumeration(w: &mut Walk<'_>, c: &Check, value: &Json, pair: Pair<'_>, at: &Path<'_>) {
+    if c.limits.enum_values.is_empty() || c.limits.enum_values.iter().any(|e| json_equal(e, value))
+    {
+        return;
+    }
+    let supported: Vec<String> = c
+        .limits
+        .enum_values
+        .iter()
+        .map(|v| match v {
+            Json::String(s) => super::go_quoted(s),
+            other => super::go_quoted(&other.to_string()),
+        })
+        .collect();
+    w.push(
+        pair,
+        FieldError {
+            kind: ErrorType::NotSupported,
+            path: at.field(),
+            value: BadValue::Value(value.clone()),
+            detail: format!("supported values: {}", supported.join(", ")),
+        },
+    );
+}
+
+/// kube-openapi's string validator (lengths, pattern: the first failure only), then its
+/// format validator.
 fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at: &Path<'_>) {
+    string_bounds(w, c, s, value, pair, at);
     if let Some(format) = &c.limits.format
         && format_ok(format, s) == Some(false)
     {
@@ -514,7 +525,16 @@ fn string(w: &mut Walk<'_>, c: &Check, s: &str, value: &Json, pair: Pair<'_>, at
             },
         );
     }
-    // kube-openapi's string checks stop at the first failure.
+}
+
+fn string_bounds(
+    w: &mut Walk<'_>,
+    c: &Check,
+    s: &str,
+    value: &Json,
+    pair: Pair<'_>,
+    at: &Path<'_>,
+) {
     if c.limits.max_length.is_none() && c.limits.min_length.is_none() && c.pattern.is_none() {
         return;
     }
@@ -610,6 +630,16 @@ fn object(
         c.limits.min_properties,
         "properties",
     );
+    // The properties' own errors, then `required` (kube-openapi's object validator).
+    for (k, v) in obj {
+        let child_old = old.and_then(|o| o.get(k));
+        let child = Path::Child(at, k);
+        if let Some(p) = c.property(k) {
+            node(w, p, v, pair, child_old, &child);
+        } else if let Some(values) = &c.additional {
+            node(w, values, v, pair, child_old, &child);
+        }
+    }
     for r in &c.required {
         if !obj.contains_key(r) {
             w.push(
@@ -621,15 +651,6 @@ fn object(
                     detail: String::new(),
                 },
             );
-        }
-    }
-    for (k, v) in obj {
-        let child_old = old.and_then(|o| o.get(k));
-        let child = Path::Child(at, k);
-        if let Some(p) = c.property(k) {
-            node(w, p, v, pair, child_old, &child);
-        } else if let Some(values) = &c.additional {
-            node(w, values, v, pair, child_old, &child);
         }
     }
 }
@@ -700,12 +721,14 @@ mod tests {
                 schema.clone(),
                 json!({"replicas": 11, "mode": "c", "tags": ["x", "y", "z"], "ip": "1.2.3.4:80"})
             ),
+            // The properties' errors (in the object's order here; Go map order in the
+            // apiserver), then `required`, as kube-openapi's object validator reports them.
             [
-                "name: Required value",
                 "ip: Invalid value: \"1.2.3.4:80\": ip in body must be of type ipv4: \"1.2.3.4:80\"",
                 "mode: Unsupported value: \"c\": supported values: \"a\", \"b\"",
                 "replicas: Invalid value: 11: replicas in body should be less than or equal to 10",
                 "tags: Too many: 3: must have at most 2 items",
+                "name: Required value",
             ]
         );
         assert_eq!(
@@ -719,6 +742,29 @@ mod tests {
             ]
         );
         assert!(errors(schema, json!({"name": "ok", "replicas": 3.0})).is_empty());
+    }
+
+    // One node's errors in kube-openapi's validator order, as the apiserver reports them
+    // (a real kube-apiserver 1.37.2: `should be at least 36 chars long` before `must be of type
+    // uuid`; an item's errors before the list's count, the count before `enum`).
+    #[test]
+    fn a_nodes_errors_are_in_kube_openapis_validator_order() {
+        let schema = json!({"type": "object", "properties": {
+            "id": {"type": "string", "format": "uuid", "minLength": 36, "enum": ["x"]},
+            "list": {"type": "array", "maxItems": 1, "enum": [["a"]],
+                     "items": {"type": "string", "maxLength": 1}}
+        }});
+        assert_eq!(
+            errors(schema, json!({"id": "abc", "list": ["bb", "c"]})),
+            [
+                "id: Invalid value: \"abc\": id in body should be at least 36 chars long",
+                "id: Invalid value: \"abc\": id in body must be of type uuid: \"abc\"",
+                "id: Unsupported value: \"abc\": supported values: \"x\"",
+                "list[0]: Too long: may not be more than 1 byte",
+                "list: Too many: 2: must have at most 1 item",
+                "list: Unsupported value: [\"bb\",\"c\"]: supported values: \"[\\\"a\\\"]\"",
+            ]
+        );
     }
 
     // The oracle's texts (tests/validate/composition).

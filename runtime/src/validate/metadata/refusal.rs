@@ -51,7 +51,7 @@ pub enum Refusal {
         error: String,
     },
     /// 400 BadRequest of the update handler: the body's name is not the URL's (an update
-    /// whose body has no name).
+    /// whose body has no name: `was undeterminable: name must be provided`).
     NameMismatch {
         /// The body's name.
         object: String,
@@ -134,6 +134,11 @@ impl fmt::Display for Refusal {
                 f,
                 "{kind} in version {} cannot be handled as a {resource_kind}: {error}",
                 go_quoted(version)
+            ),
+            // The handler's `checkName`: the namer refuses an empty name before comparing.
+            Refusal::NameMismatch { object, url } if object.is_empty() => write!(
+                f,
+                "the name of the object ({url} based on URL) was undeterminable: name must be provided"
             ),
             Refusal::NameMismatch { object, url } => write!(
                 f,

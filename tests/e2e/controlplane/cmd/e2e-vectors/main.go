@@ -67,6 +67,9 @@ type answer struct {
 	Valid bool   `json:"valid"`
 	Text  string `json:"text"`
 	Err   string `json:"error,omitempty"`
+	// Sent is crd-cel's message in its own order (its text output), where Text is the
+	// canonical order (causes sorted by field) the oracle compares in.
+	Sent string `json:"sent,omitempty"`
 }
 
 func (a answer) String() string {
@@ -99,6 +102,7 @@ type run struct {
 
 type options struct {
 	root, crdCel, oracle, kubeconfig, jsonOut, k8sVersion string
+	known                                                 string
 	match                                                 *regexp.Regexp
 	sets                                                  []string
 	limit                                                 int
@@ -116,6 +120,7 @@ func main() {
 	flag.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the server")
 	flag.StringVar(&o.jsonOut, "json", "", "also write every run as JSON to this file")
 	flag.StringVar(&o.k8sVersion, "kubernetes-version", "1.37", "crd-cel's --kubernetes-version")
+	flag.StringVar(&o.known, "known", "", "known-differences file: exit 1 on any difference it does not list (or a listed verdict/text difference that is gone)")
 	flag.Parse()
 	if match != "" {
 		re, err := regexp.Compile(match)
@@ -135,6 +140,11 @@ func main() {
 		os.Exit(2)
 	}
 	if err := mainErr(o); err != nil {
+		var d differences
+		if errors.As(err, &d) {
+			fmt.Fprintln(os.Stderr, "e2e-vectors:", err)
+			os.Exit(1)
+		}
 		fmt.Fprintln(os.Stderr, "e2e-vectors:", err)
 		os.Exit(2)
 	}
@@ -238,7 +248,9 @@ func mainErr(o options) error {
 		}
 		for _, a := range []*answer{&r.Server, &r.CRDCel, &r.Oracle} {
 			a.Text = normalize(a.Text, r.genName)
+			a.Sent = normalize(a.Sent, r.genName)
 		}
+		r.RawServer = normalize(r.RawServer, r.genName)
 	}
 
 	return report(o, runs, vectorsPerSet)
@@ -907,9 +919,36 @@ func crdCel(o options, r *run, scratch string) answer {
 		Text  string `json:"text"`
 	}
 	if (code == 0 || code == 1) && json.Unmarshal([]byte(line), &got) == nil {
-		return answer{Valid: got.Valid, Text: got.Text}
+		a := answer{Valid: got.Valid, Text: got.Text}
+		if !got.Valid {
+			a.Sent = crdCelSent(ctx, o.crdCel, args, r.v.Object)
+		}
+		return a
 	}
 	return answer{Err: fmt.Sprintf("exit %d: %s%s", code, strings.TrimSpace(stdout.String()), strings.TrimSpace(stderr.String()))}
+}
+
+// crdCelSent is the text of crd-cel's `-o json` document for the same request: the text a
+// user reads, in crd-cel's order (the apiserver's stages, not sorted by field).
+func crdCelSent(ctx context.Context, bin string, args []string, object []byte) string {
+	args = append([]string(nil), args...)
+	for i := range args {
+		if args[i] == "jsonl" && i > 0 && args[i-1] == "-o" {
+			args[i] = "json"
+		}
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdin = bytes.NewReader(object)
+	out, _ := cmd.Output()
+	var doc struct {
+		Results []struct {
+			Text string `json:"text"`
+		} `json:"results"`
+	}
+	if json.Unmarshal(out, &doc) != nil || len(doc.Results) != 1 {
+		return "(no -o json result)"
+	}
+	return doc.Results[0].Text
 }
 
 // oracleCorpus runs `oracle corpus --json ROOT SET`: per vector and CRD path, the oracle's
@@ -985,7 +1024,12 @@ func report(o options, runs []*run, vectorsPerSet map[string]int) error {
 		ov, ot := same(r.Server, r.Oracle)
 		a.cv, a.ct, a.ov, a.ot = a.cv && cv, a.ct && ct, a.ov && ov, a.ot && ot
 		a.serverErr = a.serverErr || r.Server.Err != ""
-		a.exact = a.exact && ct && r.RawServer == ""
+		// The server's message as sent against crd-cel's as it prints it.
+		sent := r.Server.Text
+		if r.RawServer != "" {
+			sent = r.RawServer
+		}
+		a.exact = a.exact && ct && (r.Server.Valid || r.CRDCel.Sent == sent)
 
 		short := r.CRDPath
 		if parts := strings.Split(r.CRDPath, "/"); len(parts) >= 3 {
@@ -995,6 +1039,9 @@ func report(o options, runs []*run, vectorsPerSet map[string]int) error {
 		fmt.Fprintf(w, "  server:  %s\n", r.Server)
 		if r.RawServer != "" {
 			fmt.Fprintf(w, "           (as sent, causes in the server's order: %s)\n", r.RawServer)
+		}
+		if !r.Server.Valid && r.CRDCel.Sent != "" && r.CRDCel.Sent != sent {
+			fmt.Fprintf(w, "  crd-cel as printed (its order): %s   <-- ORDER DIFFERS\n", r.CRDCel.Sent)
 		}
 		for _, side := range []struct {
 			name string
@@ -1008,8 +1055,24 @@ func report(o options, runs []*run, vectorsPerSet map[string]int) error {
 		}
 	}
 	setOf := map[int]string{}
+	nameOf := map[int]string{}
 	for _, r := range runs {
 		setOf[r.vecIndex] = r.Set
+		nameOf[r.vecIndex] = r.Set + "/" + strings.TrimSuffix(r.File, ".json")
+	}
+	// What differs, per vector: "verdict", "text" (canonical order) or "order" (as sent).
+	found := map[string]string{}
+	for _, i := range vecOrder {
+		switch a := byVector[i]; {
+		case a.serverErr:
+			found[nameOf[i]] = "server-error"
+		case !a.cv:
+			found[nameOf[i]] = "verdict"
+		case !a.ct:
+			found[nameOf[i]] = "text"
+		case !a.exact:
+			found[nameOf[i]] = "order"
+		}
 	}
 	for _, i := range vecOrder {
 		a, set := byVector[i], setOf[i]
@@ -1055,5 +1118,58 @@ func report(o options, runs []*run, vectorsPerSet map[string]int) error {
 	}
 	fmt.Fprintf(w, "e2e: texts as sent (the server's cause order, unsorted): %d/%d the same\n", total.exact, total.n)
 	fmt.Fprintf(w, "e2e: server vs crd-cel: %d/%d same verdict, %d/%d same text\n", total.verdict, total.n, total.text, total.n)
+	if o.known == "" {
+		return nil
+	}
+	return checkKnown(o.known, nameOf, found)
+}
+
+// differences is a run that the known-differences file does not account for.
+type differences []string
+
+func (d differences) Error() string {
+	return fmt.Sprintf("%d difference(s) not as the known-differences file lists them:\n  %s", len(d), strings.Join(d, "\n  "))
+}
+
+// checkKnown compares what differed with the known-differences file: lines `SET/VECTOR KIND
+// REASON...`, `#` comments. KIND `order`: the server's order of the causes is Go map order, so
+// the message as sent may or may not be crd-cel's (the canonical text must still be the same);
+// any other KIND (`verdict`, `text`) must differ exactly so. Vectors not run are not checked.
+func checkKnown(file string, ran map[int]string, found map[string]string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	listed := map[string]string{}
+	for n, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			return fmt.Errorf("%s:%d: want `SET/VECTOR KIND REASON`, got %q", file, n+1, line)
+		}
+		listed[f[0]] = f[1]
+	}
+	didRun := map[string]bool{}
+	for _, name := range ran {
+		didRun[name] = true
+	}
+	var bad differences
+	for name, kind := range found {
+		if want, ok := listed[name]; !ok || want != kind {
+			bad = append(bad, fmt.Sprintf("%s: %s differs (listed: %q)", name, kind, listed[name]))
+		}
+	}
+	for name, kind := range listed {
+		if kind != "order" && found[name] == "" && didRun[name] {
+			bad = append(bad, fmt.Sprintf("%s: listed as a %s difference, but the same now: remove it from %s", name, kind, file))
+		}
+	}
+	sort.Strings(bad)
+	if len(bad) > 0 {
+		return bad
+	}
 	return nil
 }
