@@ -12,7 +12,8 @@
 # Also runs root-correlation.json (runtime vectors: where the root does ratchet) through
 # `oracle eval`. Binaries: $ORACLE (default tests/oracle/oracle, built when missing), $CRD_CEL
 # (default target/debug/crd-cel, built with `cargo build -p crd-cel-cli` when missing).
-# Exit 0 when the server answered every request as recorded in ratchet.py's EXPECT.
+# Exit 0 when the server answered every request as recorded in ratchet.py's EXPECT and crd-cel
+# and the oracle answered every request as the server did.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
