@@ -863,11 +863,11 @@ func normalize(text, generateName string) string {
 
 // ---- crd-cel and the oracle
 
-// crdCel is crd-cel's answer through its command line, called as the conformance command
-// (tests/src/conformance.rs) calls it.
+// crdCel is crd-cel's answer through its command line, with the options the conformance
+// command (tests/src/conformance.rs) gives it.
 func crdCel(o options, r *run, scratch string) answer {
 	args := []string{"validate", "--crd", filepath.Join(o.root, r.CRDPath),
-		"--field-validation", "warn", "--kubernetes-version", o.k8sVersion, "-o", "jsonl"}
+		"--field-validation", "warn", "--kubernetes-version", o.k8sVersion, "-o", "json"}
 	if r.isUpdate() {
 		oldFile := filepath.Join(scratch, "old.json")
 		if err := os.WriteFile(oldFile, r.v.OldObject, 0o644); err != nil {
@@ -913,42 +913,25 @@ func crdCel(o options, r *run, scratch string) answer {
 		}
 		code = ee.ExitCode()
 	}
-	line, _, _ := strings.Cut(stdout.String(), "\n")
-	var got struct {
-		Valid bool   `json:"valid"`
-		Text  string `json:"text"`
-	}
-	if (code == 0 || code == 1) && json.Unmarshal([]byte(line), &got) == nil {
-		a := answer{Valid: got.Valid, Text: got.Text}
-		if !got.Valid {
-			a.Sent = crdCelSent(ctx, o.crdCel, args, r.v.Object)
-		}
-		return a
-	}
-	return answer{Err: fmt.Sprintf("exit %d: %s%s", code, strings.TrimSpace(stdout.String()), strings.TrimSpace(stderr.String()))}
-}
-
-// crdCelSent is the text of crd-cel's `-o json` document for the same request: the text a
-// user reads, in crd-cel's order (the apiserver's stages, not sorted by field).
-func crdCelSent(ctx context.Context, bin string, args []string, object []byte) string {
-	args = append([]string(nil), args...)
-	for i := range args {
-		if args[i] == "jsonl" && i > 0 && args[i-1] == "-o" {
-			args[i] = "json"
-		}
-	}
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stdin = bytes.NewReader(object)
-	out, _ := cmd.Output()
+	// One `-o json` document: its text is crd-cel's as it prints it (the apiserver's order),
+	// and its apiStatus is canonicalised exactly as the server's Status is.
 	var doc struct {
 		Results []struct {
-			Text string `json:"text"`
+			Status    string         `json:"status"`
+			Text      string         `json:"text"`
+			APIStatus *metav1.Status `json:"apiStatus"`
 		} `json:"results"`
 	}
-	if json.Unmarshal(out, &doc) != nil || len(doc.Results) != 1 {
-		return "(no -o json result)"
+	if (code == 0 || code == 1) && json.Unmarshal(stdout.Bytes(), &doc) == nil && len(doc.Results) == 1 {
+		res := doc.Results[0]
+		switch {
+		case res.Status == "valid":
+			return answer{Valid: true}
+		case res.Status == "invalid" && res.APIStatus != nil:
+			return answer{Text: canonical(*res.APIStatus), Sent: res.Text}
+		}
 	}
-	return doc.Results[0].Text
+	return answer{Err: fmt.Sprintf("exit %d: %s%s", code, strings.TrimSpace(stdout.String()), strings.TrimSpace(stderr.String()))}
 }
 
 // oracleCorpus runs `oracle corpus --json ROOT SET`: per vector and CRD path, the oracle's
