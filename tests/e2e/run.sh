@@ -49,10 +49,10 @@ fi
 ORACLE=${ORACLE:-$REPO/tests/oracle/oracle}
 if [[ ! -x $ORACLE ]]; then
   echo "run.sh: building the oracle (tests/oracle)" >&2
-  (cd "$REPO/tests/oracle" && go build -mod=readonly -trimpath -o oracle .)
+  (cd "$REPO/tests/oracle" && go build -mod=readonly -o oracle .)
 fi
 mkdir -p "$CACHE"
-(cd "$HERE/controlplane" && go build -mod=readonly -trimpath -o "$CACHE/e2e-vectors" ./cmd/e2e-vectors)
+(cd "$HERE/controlplane" && go build -mod=readonly -o "$CACHE/e2e-vectors" ./cmd/e2e-vectors)
 
 exec bash "$HERE/controlplane/start.sh" -- timeout "${E2E_TIMEOUT:-3600}" "$CACHE/e2e-vectors" \
   --root "$root" --set "$sets" --limit "$limit" --crd-cel "$CRD_CEL" --oracle "$ORACLE" ${json:+--json "$json"} ${match:+--match "$match"} ${known:+--known "$known"}

@@ -31,8 +31,8 @@ build() {
   local ldflags="-s -w -X $pkg.gitVersion=$VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=37 -X $pkg.gitTreeState=clean"
   local t0=$SECONDS
   log "building etcd and kube-apiserver $VERSION into $CACHE (cold: about 8-10 minutes)"
-  (cd "$HERE" && go build -mod=readonly -trimpath -ldflags "-s -w" -o "$CACHE/etcd.tmp" ./cmd/etcd)
-  (cd "$HERE" && go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$CACHE/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver)
+  (cd "$HERE" && go build -mod=readonly -ldflags "-s -w" -o "$CACHE/etcd.tmp" ./cmd/etcd)
+  (cd "$HERE" && go build -mod=readonly -ldflags "$ldflags" -o "$CACHE/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver)
   mv "$CACHE/etcd.tmp" "$CACHE/etcd"
   mv "$CACHE/kube-apiserver.tmp" "$CACHE/kube-apiserver"
   log "built in $((SECONDS - t0)) s"

@@ -37,7 +37,7 @@ fi
 ORACLE=${ORACLE:-$REPO/tests/oracle/oracle}
 if [[ ! -x $ORACLE ]]; then
   echo "run.sh: building the oracle (tests/oracle)" >&2
-  (cd "$REPO/tests/oracle" && go build -mod=readonly -trimpath -o oracle .)
+  (cd "$REPO/tests/oracle" && go build -mod=readonly -o oracle .)
 fi
 
 echo "== root-correlation.json through the apiserver's cel.Validator (oracle eval)"
