@@ -13,6 +13,7 @@ mod conversions;
 mod optional;
 mod strings;
 mod timestamps;
+mod zones;
 
 use super::function::{Function, REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, traversal_cost};
 use super::value::Value;
