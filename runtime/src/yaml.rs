@@ -5,8 +5,9 @@
 //! (`serde_yaml` and its forks) leaves such strings unquoted, so an enum of `["on", "off"]` in a
 //! CRD printed with it reaches the apiserver as `[true, false]` and the CRD is refused.
 //! [`to_string`] writes YAML that kubectl and YAML 1.2 readers both read back as the value
-//! written.
+//! written. Reading applies merge keys (`<<: *base`) as kubectl does (`merge.rs`).
 
+pub(crate) mod merge;
 pub(crate) mod resolve;
 mod write;
 

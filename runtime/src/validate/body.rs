@@ -2,11 +2,13 @@
 //! the fields given more than once (`sigs.k8s.io/json`'s `DisallowDuplicateFields`, which the
 //! JSON serializer turns on for `fieldValidation=Strict` and `Warn`).
 
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value as Json};
 
+use crate::yaml::merge;
 use crate::yaml::resolve as yaml11;
 
 /// At most this many strict-decoding errors are kept, as `sigs.k8s.io/json` keeps them.
@@ -82,9 +84,11 @@ impl Body {
     /// Decodes a YAML document as kubectl and the apiserver read YAML (`sigs.k8s.io/yaml`:
     /// YAML 1.1 scalars, then JSON): a plain `yes`, `on`, `y` is `true` (also as a key), `017`
     /// is 15, `1_000` is 1000, a number written with a fraction or exponent that is whole
-    /// (`1.0`, `1e3`) is an integer. `deserializer` must read `source` itself (a YAML
-    /// deserializer that borrows its scalars from it, as `serde_yaml::Deserializer::from_str`
-    /// does): a scalar is plain when the text before it is not a quote.
+    /// (`1.0`, `1e3`) is an integer; merge keys (`<<: *base`, `<<: [*a, *b]`) merge as
+    /// go-yaml v2 merges them (`crate::yaml::merge`). `deserializer` must read `source` itself
+    /// (a YAML deserializer that borrows its scalars from it, as
+    /// `serde_yaml::Deserializer::from_str` does): a scalar is plain when the text before it is
+    /// not a quote.
     ///
     /// ```
     /// use crd_cel::validate::Body;
@@ -264,14 +268,36 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
         Ok(Json::Array(out))
     }
 
-    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Json, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Json, A::Error> {
+        self.map(map).map(Json::Object)
+    }
+}
+
+impl<'de> Node<'_, '_> {
+    fn map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Map<String, Json>, A::Error> {
         let mut out = Map::new();
+        // The keys this mapping gives, once a merge key has merged others in: only these can
+        // be repeated.
+        let mut given: Option<HashSet<String>> = None;
         let len = self.path.len();
         while let Some(key) = map.next_key_seed(KeySeed(self.yaml))? {
+            if let Some(alias) = key.2 {
+                let maps = map.next_value_seed(MergeSeed {
+                    node: self.child(),
+                    alias,
+                })?;
+                given.get_or_insert_with(|| out.keys().cloned().collect());
+                merge::apply(&mut out, maps);
+                continue;
+            }
             if let Some((text, value)) = key.1 {
                 self.boolean(Some(&key.0), text, value);
             }
-            if out.contains_key(&key.0) {
+            let repeated = match &mut given {
+                Some(given) => !given.insert(key.0.clone()),
+                None => out.contains_key(&key.0),
+            };
+            if repeated {
                 self.duplicate(&key.0);
             }
             if len > 0 {
@@ -282,14 +308,129 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
             self.path.truncate(len);
             out.insert(key.0, value?);
         }
-        Ok(Json::Object(out))
+        Ok(out)
     }
 }
 
+/// The value of a merge key: the maps to merge, in the order written (a map, an alias of one,
+/// or a sequence of them, read at the mapping's own path); anything else is go-yaml's error.
+struct MergeSeed<'a, 's> {
+    node: Node<'a, 's>,
+    /// The value is an alias (go-yaml refuses an alias of a sequence).
+    alias: bool,
+}
+
+/// One item of a merge key's sequence: a map.
+struct MergeItem<'a, 's>(Node<'a, 's>);
+
+/// The [`merge::MERGE_ERROR`] visits of a merge value that is not a map.
+macro_rules! not_a_map {
+    () => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Err(E::custom(merge::MERGE_ERROR))
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Err(E::custom(merge::MERGE_ERROR))
+        }
+        fn visit_i128<E: de::Error>(self, _: i128) -> Result<Self::Value, E> {
+            Err(E::custom(merge::MERGE_ERROR))
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Err(E::custom(merge::MERGE_ERROR))
+        }
+        fn visit_u128<E: de::Error>(self, _: u128) -> Result<Self::Value, E> {
+            Err(E::custom(merge::MERGE_ERROR))
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Err(E::custom(merge::MERGE_ERROR))
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Err(E::custom(merge::MERGE_ERROR))
+        }
+        fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<Self::Value, E> {
+            Err(E::custom(merge::MERGE_ERROR))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Err(E::custom(merge::MERGE_ERROR))
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Err(E::custom(merge::MERGE_ERROR))
+        }
+        fn visit_some<D: Deserializer<'de>>(self, _: D) -> Result<Self::Value, D::Error> {
+            Err(de::Error::custom(merge::MERGE_ERROR))
+        }
+        fn visit_newtype_struct<D: Deserializer<'de>>(self, _: D) -> Result<Self::Value, D::Error> {
+            Err(de::Error::custom(merge::MERGE_ERROR))
+        }
+        fn visit_enum<A: de::EnumAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+            Err(de::Error::custom(merge::MERGE_ERROR))
+        }
+    };
+}
+
+impl<'de> DeserializeSeed<'de> for MergeSeed<'_, '_> {
+    type Value = Vec<Map<String, Json>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MergeSeed<'_, '_> {
+    type Value = Vec<Map<String, Json>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map or a sequence of maps")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Ok(vec![self.node.map(map)?])
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Self::Value, A::Error> {
+        if self.alias {
+            return Err(de::Error::custom(merge::MERGE_ERROR));
+        }
+        let mut maps = Vec::new();
+        while let Some(map) = seq.next_element_seed(MergeItem(self.node.child()))? {
+            maps.push(map);
+        }
+        Ok(maps)
+    }
+
+    not_a_map!();
+}
+
+impl<'de> DeserializeSeed<'de> for MergeItem<'_, '_> {
+    type Value = Map<String, Json>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MergeItem<'_, '_> {
+    type Value = Map<String, Json>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.0.map(map)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+        Err(de::Error::custom(merge::MERGE_ERROR))
+    }
+
+    not_a_map!();
+}
+
 /// A map key: a string, or a YAML scalar key (`1`, `true`) in its text form, as the YAML to
-/// JSON conversion writes it; and, for a plain YAML key read as a boolean that YAML 1.2 reads
-/// as a string (`y`), its text and value.
-struct Key<'de>(String, Option<(&'de str, bool)>);
+/// JSON conversion writes it; for a plain YAML key read as a boolean that YAML 1.2 reads as a
+/// string (`y`), its text and value; for a merge key (`<<`), whether its value is an alias.
+struct Key<'de>(String, Option<(&'de str, bool)>, Option<bool>);
 
 /// Reads a [`Key`]; with the YAML source, a plain key is resolved as YAML 1.1 does (`n:` is
 /// the key `"false"`).
@@ -306,39 +447,43 @@ impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
                 f.write_str("a string key")
             }
             fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(v.to_owned(), None))
+                Ok(Key(v.to_owned(), None, None))
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
                 match self.0 {
                     Some(source) if yaml11::is_plain(source, v) => {
+                        if merge::is_merge_key(source, v) {
+                            let alias = merge::value_is_alias(source, v);
+                            return Ok(Key(v.to_owned(), None, Some(alias)));
+                        }
                         Ok(match yaml11::resolve(v).map_err(E::custom)? {
-                            Json::String(s) => Key(s, None),
-                            Json::Bool(b) => Key(b.to_string(), Some((v, b))),
+                            Json::String(s) => Key(s, None, None),
+                            Json::Bool(b) => Key(b.to_string(), Some((v, b)), None),
                             // Floats print as Go's %v of a float32 there: left as written.
-                            Json::Number(n) if n.is_f64() => Key(v.to_owned(), None),
-                            other => Key(other.to_string(), None),
+                            Json::Number(n) if n.is_f64() => Key(v.to_owned(), None, None),
+                            other => Key(other.to_string(), None, None),
                         })
                     }
-                    _ => Ok(Key(v.to_owned(), None)),
+                    _ => Ok(Key(v.to_owned(), None, None)),
                 }
             }
             fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
-                Ok(Key(v, None))
+                Ok(Key(v, None, None))
             }
             fn visit_bool<E>(self, v: bool) -> Result<Key<'de>, E> {
-                Ok(Key(v.to_string(), None))
+                Ok(Key(v.to_string(), None, None))
             }
             fn visit_i64<E>(self, v: i64) -> Result<Key<'de>, E> {
-                Ok(Key(v.to_string(), None))
+                Ok(Key(v.to_string(), None, None))
             }
             fn visit_u64<E>(self, v: u64) -> Result<Key<'de>, E> {
-                Ok(Key(v.to_string(), None))
+                Ok(Key(v.to_string(), None, None))
             }
             fn visit_f64<E>(self, v: f64) -> Result<Key<'de>, E> {
-                Ok(Key(v.to_string(), None))
+                Ok(Key(v.to_string(), None, None))
             }
             fn visit_unit<E>(self) -> Result<Key<'de>, E> {
-                Ok(Key("null".to_owned(), None))
+                Ok(Key("null".to_owned(), None, None))
             }
             fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Key<'de>, A::Error> {
                 Err(de::Error::custom("a map cannot be a key"))
