@@ -27,6 +27,7 @@ pub mod input;
 mod jobs;
 pub mod report;
 mod status;
+mod test;
 pub mod validate;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -68,6 +69,33 @@ enum Command {
     /// apiserver does on create, or on update with `--old`: pruning, defaults, OpenAPI schema
     /// checks, then the CEL rules.
     Validate(ValidateArgs),
+    /// Run CRD validation test suites (OpenShift API's `*.testsuite.yaml`: `onCreate` and
+    /// `onUpdate` cases with `expected` objects or `expectedError` substrings) offline against
+    /// CRD manifests, each case answered as the apiserver would answer it. Exit 0 when every
+    /// case passes, 1 when one fails, 2 on a malformed suite or input error.
+    Test(TestArgs),
+}
+
+#[derive(Args, Debug)]
+struct TestArgs {
+    /// The CRD manifests (files or directories; repeatable): a suite runs against the CRDs
+    /// named by its `crdName` (each file of that name, as envtest runners do).
+    #[arg(long, value_name = "FILE")]
+    crd: Vec<String>,
+    /// Output format: `text` (each failing case after `FILE:LINE:` with expected and actual,
+    /// and a summary), `json`, `github`, `junit` or `sarif`.
+    #[arg(short, long, value_enum, default_value_t = OutputFormat::Text)]
+    output: OutputFormat,
+    /// The Kubernetes release whose apiserver answers (`1.33`, `v1.33` or `1.33.4`).
+    #[arg(long, value_name = "1.N", default_value = "1.37", value_parser = parse_kubernetes_version)]
+    kubernetes_version: u8,
+    #[command(flatten)]
+    inputs: InputArgs,
+    #[command(flatten)]
+    run: RunArgs,
+    /// Suite files, or directories searched for `*.testsuite.yaml` files.
+    #[arg(value_name = "SUITE")]
+    suites: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -448,6 +476,7 @@ where
     match cli.command {
         Command::Check(args) => check::check(args, io),
         Command::Validate(args) => validate_objects(args, io),
+        Command::Test(args) => test::test(args, io),
     }
 }
 

@@ -6,6 +6,8 @@ pub mod eval;
 mod generated_test;
 pub mod gojson;
 pub mod schema;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod tree;
 pub mod validate;
 pub mod yaml;

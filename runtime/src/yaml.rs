@@ -7,8 +7,10 @@
 //! [`to_string`] writes YAML that kubectl and YAML 1.2 readers both read back as the value
 //! written. Reading applies merge keys (`<<: *base`) as kubectl does (`merge.rs`).
 
+mod lines;
 pub(crate) mod merge;
 pub(crate) mod resolve;
 mod write;
 
+pub use lines::line_of;
 pub use write::{Error, to_string};

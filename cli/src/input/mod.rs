@@ -6,7 +6,6 @@
 
 mod depth;
 pub mod files;
-mod lines;
 mod stream;
 
 use crd_cel::validate::Body;
@@ -71,7 +70,7 @@ impl Document {
             .text
             .get(self.source.span.clone())
             .unwrap_or_default();
-        lines::line_of(text, self.source.first_line, &path).unwrap_or(self.line)
+        crd_cel::yaml::line_of(text, self.source.first_line, &path).unwrap_or(self.line)
     }
 
     /// Where the document is, for messages: `crds.yaml:12` (`: item 0` in a list).
@@ -230,7 +229,7 @@ fn push_document(
                 let booleans = body.yaml11_booleans_under(&at);
                 let mut d = document(Some(i), item.clone(), duplicates, booleans);
                 // The item's own line (its `- ` in block YAML; the list's in flow style).
-                d.line = lines::line_of(text, source.first_line, &at)
+                d.line = crd_cel::yaml::line_of(text, source.first_line, &at)
                     .filter(|&l| l >= line)
                     .unwrap_or(line);
                 out.push(d);

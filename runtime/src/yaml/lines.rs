@@ -41,9 +41,17 @@ struct Open {
     item: bool,
 }
 
-/// The line (`first_line` + offset) of the field `path` in `text`, or of the nearest enclosing
-/// field found, or `None` when not even the first step is found.
-pub(super) fn line_of(text: &str, first_line: usize, path: &str) -> Option<usize> {
+/// The line (`first_line` + offset) of the field `path` (an apiserver field path,
+/// `spec.ports[0].name`) in the YAML `text`, or of the nearest enclosing field found, or `None`
+/// when not even the first step is found.
+///
+/// ```
+/// let text = "spec:\n  ports:\n  - name: http\n    port: 80\n";
+/// assert_eq!(crd_cel::yaml::line_of(text, 1, "spec.ports[0].port"), Some(4));
+/// assert_eq!(crd_cel::yaml::line_of(text, 1, "spec.missing"), Some(1));
+/// assert_eq!(crd_cel::yaml::line_of(text, 1, "status"), None);
+/// ```
+pub fn line_of(text: &str, first_line: usize, path: &str) -> Option<usize> {
     let want = parse_path(path);
     if want.is_empty() {
         return None;

@@ -1,0 +1,173 @@
+//! `crd-cel test`: CRD validation test suites (OpenShift API's `*.testsuite.yaml`) run offline
+//! against CRD manifests, each case answered as a real apiserver would answer it
+//! (`crd_cel::testing`).
+
+use std::path::Path;
+
+use crd_cel::testing::{CaseResult, Runner, Suite, SuiteError};
+use serde_json::{Map, Value};
+
+use crate::input::InputError;
+use crate::report::{Cause, Entry, Status};
+use crate::{
+    EXIT_ACCEPTED, EXIT_BAD_INPUT, EXIT_REJECTED, Finish, Io, OutputFormat, TestArgs,
+    expand_inputs, jobs, read_crd_documents, report_input_error,
+};
+
+/// Runs `crd-cel test`; returns the exit code.
+pub(crate) fn test(args: TestArgs, io: &mut Io<'_>) -> u8 {
+    if matches!(args.output, OutputFormat::Jsonl | OutputFormat::Yaml) {
+        let _ = writeln!(
+            io.stderr,
+            "crd-cel: test writes text, json, github, junit or sarif"
+        );
+        return EXIT_BAD_INPUT;
+    }
+    if args.suites.is_empty() {
+        let _ = writeln!(
+            io.stderr,
+            "crd-cel: name the suite files or directories to run (see `crd-cel test --help`)"
+        );
+        return EXIT_BAD_INPUT;
+    }
+    let mut finish = Finish::new("test", args.output, args.kubernetes_version, &args.run, io);
+    let mut bad = Vec::<InputError>::new();
+    let crd_files = expand_inputs(&args.crd, &args.inputs, io, &mut bad);
+    let crds = read_crd_documents(&crd_files, io, &mut bad);
+    let mut runner = Runner::new().with_kubernetes_version(args.kubernetes_version);
+    for doc in crds {
+        runner = runner.with_crd(doc.location(), doc.value);
+    }
+    let files = suite_files(&args.suites, &args, io, &mut bad);
+    finish.files = files.len() + crd_files.len();
+    if files.is_empty() && bad.is_empty() && !args.inputs.allow_empty {
+        report_input_error(
+            InputError::in_file(
+                "crd-cel",
+                "no suite files (`*.testsuite.yaml`) in the input (pass --allow-empty if that is expected)".into(),
+            ),
+            io,
+            &mut bad,
+        );
+    }
+    let ran = jobs::map_in_order(&files, args.run.jobs, |file| {
+        crd_cel::testing::run_file(Path::new(file), runner.clone()).map(|r| (read_name(file), r))
+    });
+    let mut entries = Vec::new();
+    let (mut passed, mut failed) = (0, 0);
+    for (file, outcome) in files.iter().zip(ran) {
+        match outcome {
+            Ok((suite, results)) => {
+                for (i, r) in results.into_iter().enumerate() {
+                    if r.passed() {
+                        passed += 1;
+                    } else {
+                        failed += 1;
+                    }
+                    entries.push(entry(file, &suite, i, r));
+                }
+            }
+            Err(e) => {
+                let e = input_error(&e);
+                let _ = writeln!(io.stderr, "crd-cel: {e}");
+                entries.push(Entry::input_error(&e));
+            }
+        }
+    }
+    let errors = entries.iter().filter(|e| e.status == Status::Error).count() + bad.len();
+    finish.trailer.push(format!(
+        "Summary: {} cases - passed: {passed}, failed: {failed}, suite errors: {errors} (Kubernetes 1.{})",
+        passed + failed,
+        args.kubernetes_version
+    ));
+    if finish.write(entries, &bad, io).is_err() || errors > 0 {
+        return EXIT_BAD_INPUT;
+    }
+    if failed > 0 {
+        EXIT_REJECTED
+    } else {
+        EXIT_ACCEPTED
+    }
+}
+
+/// The suite files: those named, and in directories those named `*.testsuite.yaml` (or `.yml`).
+fn suite_files(
+    names: &[String],
+    args: &TestArgs,
+    io: &mut Io<'_>,
+    bad: &mut Vec<InputError>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in names {
+        let expanded = expand_inputs(std::slice::from_ref(name), &args.inputs, io, bad);
+        if Path::new(name).is_dir() {
+            out.extend(
+                expanded
+                    .into_iter()
+                    .filter(|f| f.ends_with(".testsuite.yaml") || f.ends_with(".testsuite.yml")),
+            );
+        } else {
+            out.extend(expanded);
+        }
+    }
+    out
+}
+
+/// The suite's name, for results (read again: cheap, and only for display).
+fn read_name(file: &str) -> String {
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| Suite::from_yaml(&t, file).ok())
+        .map(|s| s.name)
+        .unwrap_or_default()
+}
+
+fn input_error(e: &SuiteError) -> InputError {
+    match e.line {
+        Some(line) => InputError::at(&e.file, line, e.message.clone()),
+        None => InputError::in_file(&e.file, e.message.clone()),
+    }
+}
+
+/// The result of one case: `FILE:LINE` of the case, its name, and why it failed.
+fn entry(file: &str, suite: &str, index: usize, r: CaseResult) -> Entry {
+    let subject = format!("{} {:?}", r.kind.key(), r.name);
+    let mut details = Map::new();
+    details.insert("suite".into(), Value::String(suite.to_owned()));
+    details.insert("case".into(), Value::String(r.name.clone()));
+    details.insert("operation".into(), Value::String(r.kind.key().to_owned()));
+    details.insert("crd".into(), Value::String(r.crd_file.clone()));
+    let (status, message, text) = match &r.failure {
+        None => (Status::Passed, String::new(), String::new()),
+        Some(why) => (
+            Status::Failed,
+            why.clone(),
+            format!("FAIL {subject} (CRD {}): {why}", r.crd_file),
+        ),
+    };
+    Entry {
+        file: file.to_owned(),
+        line: Some(r.line),
+        doc: Some(index),
+        item: None,
+        subject,
+        causes: r
+            .failure
+            .iter()
+            .map(|why| Cause {
+                field: String::new(),
+                reason: "TestFailed".into(),
+                message: why.clone(),
+                line: None,
+            })
+            .collect(),
+        status,
+        warnings: Vec::new(),
+        text,
+        locate_warnings: false,
+        details,
+        jsonl: None,
+        stored: None,
+        message,
+    }
+}

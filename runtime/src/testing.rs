@@ -1,0 +1,286 @@
+//! CRD validation test suites, run offline: OpenShift API's `*.testsuite.yaml` format (the
+//! one envtest-based runners read), each case answered by crd-cel's request path as a real
+//! apiserver would answer it (pruning, defaults, OpenAPI checks, list types, CEL rules,
+//! ratcheting, status updates), in milliseconds and without a server.
+//!
+//! In a Rust project, a suite runs against the type's own CRD in `cargo test`:
+//!
+//! ```no_run
+//! # use kube::CustomResource;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(CustomResource, crd_cel::CelValidate, Serialize, Deserialize, Clone, Debug)]
+//! # #[kube(group = "example.com", version = "v1", kind = "Widget", namespaced)]
+//! # struct WidgetSpec { replicas: i32 }
+//! #[test]
+//! fn widget_rules() {
+//!     crd_cel::testing::run_suite::<Widget>("tests/widget.testsuite.yaml");
+//! }
+//! ```
+//!
+//! The command line runs suites against CRD manifests: `crd-cel test --crd config/crd tests/`.
+//! [`Runner`] is the API under both. The format is [`Suite`]'s; the runner's semantics:
+//!
+//! - the suite's CRD is the one named `crdName` (`crd`, a file beside the suite, in the older
+//!   format), with the `version` under test alone, served and stored (a CRD of one version
+//!   needs no `version`); several CRD files of that name (feature sets) each run the suite;
+//! - every object is created as `test-<suffix>` (`metadata.generateName: test-`) in the
+//!   `default` namespace, unless the case gives `resourceName`;
+//! - `onCreate`: `initial` is created; with `expectedError` the create must fail with an error
+//!   containing it (a substring of the whole Status message), else it must succeed and the
+//!   stored object equal `expected` (default: `initial`), name and namespace aside and the
+//!   metadata the server sets ignored (uid, generation, resourceVersion, ...);
+//! - `onUpdate`: `initial` is created (under the CRD with `initialCRDPatches` applied, when
+//!   given; then the CRD is restored) and must succeed, its `status`, if any, set through
+//!   `/status`; then `updated` is sent with the stored name, namespace and resourceVersion:
+//!   `expectedError` is checked against that update, then `updated`'s `status`, if any, is
+//!   sent to `/status` and checked against `expectedStatusError`; finally the stored object
+//!   must equal `expected` (default: `updated`).
+//!
+//! Requests carry no `fieldValidation` (the server's default, `Warn`), as controller-runtime's
+//! client sends them.
+
+mod compare;
+mod patch;
+mod run;
+mod suite;
+
+use std::fmt;
+use std::path::Path;
+
+use serde_json::Value as Json;
+
+pub use suite::{Case, CaseKind, Object, Suite};
+
+/// A suite that cannot be run: malformed YAML, a missing or unknown field, a CRD not found.
+/// `Display`: `FILE:LINE: message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuiteError {
+    /// The suite file (or CRD file) as given.
+    pub file: String,
+    /// The line (1-based), when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for SuiteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for SuiteError {}
+
+/// The result of one case against one CRD file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseResult {
+    /// The CRD file the case ran against.
+    pub crd_file: String,
+    /// The case's `name`.
+    pub name: String,
+    /// `onCreate` or `onUpdate`.
+    pub kind: CaseKind,
+    /// The line the case starts on in the suite file.
+    pub line: usize,
+    /// Why the case fails (expected and actual), or `None` when it passes.
+    pub failure: Option<String>,
+}
+
+impl CaseResult {
+    /// Whether the case passed.
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// Runs suites against CRD manifests.
+///
+/// ```
+/// use crd_cel::testing::{Runner, Suite};
+/// use serde_json::json;
+///
+/// let crd = json!({
+///     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+///     "metadata": {"name": "widgets.example.com"},
+///     "spec": {"group": "example.com", "scope": "Namespaced",
+///         "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+///         "versions": [{"name": "v1", "served": true, "storage": true,
+///             "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+///                 "type": "object",
+///                 "x-kubernetes-validations": [{"rule": "self.replicas >= 0", "message": "replicas must not be negative"}],
+///                 "properties": {"replicas": {"type": "integer"}, "mode": {"type": "string", "default": "fast"}}}}}}}]}
+/// });
+/// let suite = Suite::from_yaml(r#"
+/// name: widgets
+/// crdName: widgets.example.com
+/// tests:
+///   onCreate:
+///   - name: defaults the mode
+///     initial: |
+///       apiVersion: example.com/v1
+///       kind: Widget
+///       spec: {replicas: 1}
+///     expected: |
+///       apiVersion: example.com/v1
+///       kind: Widget
+///       spec: {replicas: 1, mode: fast}
+///   - name: refuses negative replicas
+///     initial: |
+///       apiVersion: example.com/v1
+///       kind: Widget
+///       spec: {replicas: -1}
+///     expectedError: "spec: Invalid value: replicas must not be negative"
+/// "#, "widgets.testsuite.yaml").unwrap();
+/// let results = Runner::new().with_crd("widgets.yaml", crd).run(&suite).unwrap();
+/// assert!(results.iter().all(|r| r.passed()), "{results:?}");
+/// ```
+#[derive(Debug, Clone)]
+pub struct Runner {
+    crds: Vec<run::Crd>,
+    kubernetes_minor: u8,
+}
+
+impl Default for Runner {
+    fn default() -> Runner {
+        Runner::new()
+    }
+}
+
+impl Runner {
+    /// A runner without CRDs, at the newest Kubernetes version crd-cel knows.
+    pub fn new() -> Runner {
+        Runner {
+            crds: Vec::new(),
+            kubernetes_minor: crate::crd::DEFAULT_KUBERNETES_MINOR,
+        }
+    }
+
+    /// Adds a CRD document (`file` names it in results).
+    #[must_use]
+    pub fn with_crd(mut self, file: impl Into<String>, crd: Json) -> Runner {
+        self.crds.push(run::Crd {
+            file: file.into(),
+            value: crd,
+        });
+        self
+    }
+
+    /// The Kubernetes minor version whose apiserver answers (texts of older releases).
+    #[must_use]
+    pub fn with_kubernetes_version(mut self, minor: u8) -> Runner {
+        self.kubernetes_minor = minor;
+        self
+    }
+
+    /// Every case of `suite` against every CRD file it selects, in order; an error when the
+    /// suite cannot run (no such CRD, no such version).
+    pub fn run(&self, suite: &Suite) -> Result<Vec<CaseResult>, SuiteError> {
+        let mut out = Vec::new();
+        for (crd, version) in run::targets(suite, &self.crds)? {
+            let target = run::Target {
+                crd: &crd,
+                version: &version,
+                kubernetes_minor: self.kubernetes_minor,
+            };
+            out.extend(suite.cases.iter().map(|case| target.run(case)));
+        }
+        Ok(out)
+    }
+}
+
+/// Runs the suite in `path` against `K`'s CRD (`K::crd()`, as generated) and panics with every
+/// failing case (file, line, expected and actual) when one fails or the suite is malformed: a
+/// suite as one `#[test]`. A suite's `crdName` must be `K`'s CRD's name. Returns the number of
+/// cases run.
+///
+/// ```no_run
+/// # use kube::CustomResource;
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(CustomResource, crd_cel::CelValidate, Serialize, Deserialize, Clone, Debug)]
+/// # #[kube(group = "example.com", version = "v1", kind = "Widget", namespaced)]
+/// # struct WidgetSpec { replicas: i32 }
+/// #[test]
+/// fn widget_rules() {
+///     crd_cel::testing::run_suite::<Widget>("tests/widget.testsuite.yaml");
+/// }
+/// ```
+#[track_caller]
+pub fn run_suite<K: kube_core::CustomResourceExt>(path: impl AsRef<Path>) -> usize {
+    let path = path.as_ref();
+    let file = path.display().to_string();
+    let crd = serde_json::to_value(K::crd()).expect("a CRD serializes to JSON");
+    match run_file(
+        path,
+        Runner::new().with_crd(format!("{}::crd()", K::crd_name()), crd),
+    ) {
+        Ok(results) => {
+            let failed: Vec<String> = results
+                .iter()
+                .filter_map(|r| {
+                    r.failure.as_ref().map(|why| {
+                        format!(
+                            "{file}:{}: {} {:?} failed: {why}",
+                            r.line,
+                            r.kind.key(),
+                            r.name
+                        )
+                    })
+                })
+                .collect();
+            assert!(
+                failed.is_empty(),
+                "{} of {} cases of {file} failed:\n\n{}",
+                failed.len(),
+                results.len(),
+                failed.join("\n\n")
+            );
+            results.len()
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Reads the suite in `path` and runs it with `runner` (and, in the older format, the CRD file
+/// its `crd` names, beside it).
+pub fn run_file(path: &Path, mut runner: Runner) -> Result<Vec<CaseResult>, SuiteError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| SuiteError {
+        file: file.clone(),
+        line: None,
+        message: format!("cannot read the suite: {e}"),
+    })?;
+    let mut suite = Suite::from_yaml(&text, &file)?;
+    if let Some(crd_file) = suite.crd_file.clone() {
+        let crd_path = path.parent().unwrap_or(Path::new(".")).join(&crd_file);
+        let crd = read_crd(&crd_path)?;
+        if suite.crd_name.is_empty() {
+            crd["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .clone_into(&mut suite.crd_name);
+        }
+        runner = runner.with_crd(crd_path.display().to_string(), crd);
+    }
+    runner.run(&suite)
+}
+
+/// The CRD document in `path` (YAML or JSON, as kubectl reads it).
+pub fn read_crd(path: &Path) -> Result<Json, SuiteError> {
+    let file = path.display().to_string();
+    let err = |line: Option<usize>, message: String| SuiteError {
+        file: file.clone(),
+        line,
+        message,
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| err(None, format!("cannot read the CRD: {e}")))?;
+    let body = crate::validate::Body::from_yaml(serde_yaml::Deserializer::from_str(&text), &text)
+        .map_err(|e| err(e.location().map(|l| l.line()), format!("YAML: {e}")))?;
+    if body.object["kind"] != "CustomResourceDefinition" {
+        return Err(err(Some(1), "not a CustomResourceDefinition".into()));
+    }
+    Ok(body.object)
+}
