@@ -89,6 +89,18 @@ struct TestArgs {
     /// The Kubernetes release whose apiserver answers (`1.33`, `v1.33` or `1.33.4`).
     #[arg(long, value_name = "1.N", default_value = "1.37", value_parser = parse_kubernetes_version)]
     kubernetes_version: u8,
+    /// Write a starting suite for the CRD in FILE to stdout instead of running suites: a
+    /// minimal object that passes, with the stored object crd-cel answers for it, and a
+    /// commented-out case per rule to fill in.
+    #[arg(long, value_name = "FILE", conflicts_with = "suites")]
+    init: Option<String>,
+    /// With `--init`: the CRD version to write the suite for (default: its only or storage
+    /// version).
+    #[arg(long, value_name = "V", requires = "init")]
+    version: Option<String>,
+    /// With `--init`: the CRD to write the suite for, when FILE holds several.
+    #[arg(long, value_name = "NAME", requires = "init")]
+    crd_name: Option<String>,
     #[command(flatten)]
     inputs: InputArgs,
     #[command(flatten)]

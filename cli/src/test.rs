@@ -23,6 +23,9 @@ pub(crate) fn test(args: TestArgs, io: &mut Io<'_>) -> u8 {
         );
         return EXIT_BAD_INPUT;
     }
+    if let Some(file) = &args.init {
+        return init(file, &args, io);
+    }
     if args.suites.is_empty() {
         let _ = writeln!(
             io.stderr,
@@ -87,6 +90,61 @@ pub(crate) fn test(args: TestArgs, io: &mut Io<'_>) -> u8 {
         EXIT_REJECTED
     } else {
         EXIT_ACCEPTED
+    }
+}
+
+/// `--init FILE`: a starting suite for the CRD in FILE (the one named `--crd-name` when FILE
+/// holds several), on stdout.
+fn init(file: &str, args: &TestArgs, io: &mut Io<'_>) -> u8 {
+    let crds = match crd_cel::testing::read_crds(Path::new(file)) {
+        Ok(crds) => crds,
+        Err(e) => {
+            let _ = writeln!(io.stderr, "crd-cel: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let name = |c: &Value| {
+        c["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let chosen = match (&args.crd_name, crds.as_slice()) {
+        (None, [one]) => Some(one),
+        (Some(want), _) => crds.iter().find(|c| name(c) == *want),
+        (None, _) => None,
+    };
+    let Some(crd) = chosen else {
+        let names: Vec<String> = crds.iter().map(name).collect();
+        let _ = writeln!(
+            io.stderr,
+            "crd-cel: {file}: {}; name one with --crd-name ({})",
+            if crds.is_empty() {
+                "no CustomResourceDefinition"
+            } else if args.crd_name.is_some() {
+                "no CRD of that name"
+            } else {
+                "several CRDs"
+            },
+            names.join(", ")
+        );
+        return EXIT_BAD_INPUT;
+    };
+    match crd_cel::testing::scaffold(crd, args.version.as_deref(), file) {
+        Ok((text, passes)) => {
+            let _ = write!(io.stdout, "{text}");
+            if !passes {
+                let _ = writeln!(
+                    io.stderr,
+                    "crd-cel: the minimal object of the suite does not pass as written: see the TODO in its first case"
+                );
+            }
+            EXIT_ACCEPTED
+        }
+        Err(e) => {
+            let _ = writeln!(io.stderr, "crd-cel: {e}");
+            EXIT_BAD_INPUT
+        }
     }
 }
 

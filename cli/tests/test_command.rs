@@ -191,3 +191,36 @@ fn directories_are_searched_for_testsuite_files() {
     );
     assert!(text(&out.stdout).contains("Summary: 1 cases - passed: 1, failed: 0"));
 }
+
+#[test]
+fn init_writes_a_suite_whose_minimal_case_passes_and_a_template_per_rule() {
+    let out = crd_cel(&["test", "--init", &counters()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let suite_text = text(&out.stdout);
+    // A rule reading an optional field without has() (`self.min <= self.max`) made the
+    // smallest object give `max` a value; the stored object carries the default of `min`.
+    assert!(
+        suite_text.contains("      spec:\n        max: 1\n    expected: |"),
+        "{suite_text}"
+    );
+    assert!(suite_text.contains("        min: 0"), "{suite_text}");
+    assert!(
+        suite_text
+            .contains("  #   expectedError: \"spec: Invalid value: min must not exceed max\""),
+        "{suite_text}"
+    );
+    let file = suite("init", &suite_text);
+    let run = crd_cel(&["test", "--crd", &counters(), file.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stdout));
+    // A file of several CRDs needs --crd-name.
+    let out = crd_cel(&[
+        "test",
+        "--init",
+        &format!("{}/tests/assets/gadgets.json", env!("CARGO_MANIFEST_DIR")),
+    ]);
+    assert!(
+        matches!(out.status.code(), Some(0 | 2)),
+        "{}",
+        text(&out.stderr)
+    );
+}

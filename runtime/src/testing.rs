@@ -42,6 +42,7 @@
 mod compare;
 mod patch;
 mod run;
+mod scaffold;
 mod suite;
 
 use std::fmt;
@@ -49,6 +50,7 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
+pub use scaffold::scaffold;
 pub use suite::{Case, CaseKind, Object, Suite};
 
 /// A suite that cannot be run: malformed YAML, a missing or unknown field, a CRD not found.
@@ -267,8 +269,25 @@ pub fn run_file(path: &Path, mut runner: Runner) -> Result<Vec<CaseResult>, Suit
     runner.run(&suite)
 }
 
-/// The CRD document in `path` (YAML or JSON, as kubectl reads it).
+/// The CRD document in `path` (YAML or JSON, as kubectl reads it); with several documents, the
+/// first CRD.
 pub fn read_crd(path: &Path) -> Result<Json, SuiteError> {
+    let file = path.display().to_string();
+    read_crds(path)?
+        .into_iter()
+        .next()
+        .ok_or_else(|| SuiteError {
+            file,
+            line: Some(1),
+            message:
+                "not a CustomResourceDefinition (no document of kind CustomResourceDefinition)"
+                    .into(),
+        })
+}
+
+/// Every CRD document in `path` (a YAML stream or JSON, as kubectl reads it; documents of
+/// other kinds are left out).
+pub fn read_crds(path: &Path) -> Result<Vec<Json>, SuiteError> {
     let file = path.display().to_string();
     let err = |line: Option<usize>, message: String| SuiteError {
         file: file.clone(),
@@ -277,10 +296,13 @@ pub fn read_crd(path: &Path) -> Result<Json, SuiteError> {
     };
     let text = std::fs::read_to_string(path)
         .map_err(|e| err(None, format!("cannot read the CRD: {e}")))?;
-    let body = crate::validate::Body::from_yaml(serde_yaml::Deserializer::from_str(&text), &text)
-        .map_err(|e| err(e.location().map(|l| l.line()), format!("YAML: {e}")))?;
-    if body.object["kind"] != "CustomResourceDefinition" {
-        return Err(err(Some(1), "not a CustomResourceDefinition".into()));
+    let mut out = Vec::new();
+    for doc in serde_yaml::Deserializer::from_str(&text) {
+        let body = crate::validate::Body::from_yaml(doc, &text)
+            .map_err(|e| err(e.location().map(|l| l.line()), format!("YAML: {e}")))?;
+        if body.object["kind"] == "CustomResourceDefinition" {
+            out.push(body.object);
+        }
     }
-    Ok(body.object)
+    Ok(out)
 }
