@@ -154,6 +154,13 @@ struct ValidateArgs {
     /// `ignore` says nothing.
     #[arg(long, value_enum, value_name = "MODE", default_value_t = FieldValidationArg::Strict)]
     field_validation: FieldValidationArg,
+    /// With `--old`, how the update is sent: `patch` (`kubectl apply`, `edit`, `patch`: the
+    /// server applies it to the stored object, so an object without
+    /// `metadata.resourceVersion` carries the stored one) or `put` (`kubectl replace`: without
+    /// `metadata.resourceVersion` the apiserver refuses it, `must be specified for an
+    /// update`).
+    #[arg(long, value_enum, value_name = "METHOD", default_value_t = UpdateMethodArg::Patch, requires = "old")]
+    update_method: UpdateMethodArg,
     #[command(flatten)]
     inputs: InputArgs,
     #[command(flatten)]
@@ -261,6 +268,12 @@ struct CheckArgs {
     /// no file when stdin is not a terminal.
     #[arg(value_name = "FILE")]
     files: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum UpdateMethodArg {
+    Patch,
+    Put,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -703,7 +716,11 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     let mut crds = validate::Crds::new(crd_docs)
         .with_kubernetes_version(args.kubernetes_version)
         .with_default_namespace(&args.namespace)
-        .with_field_validation(args.field_validation.into());
+        .with_field_validation(args.field_validation.into())
+        .with_update_method(match args.update_method {
+            UpdateMethodArg::Patch => crd_cel::validate::UpdateMethod::Patch,
+            UpdateMethodArg::Put => crd_cel::validate::UpdateMethod::Put,
+        });
     let mut document_errors = 0usize;
     // Per object in input order its result, or `None`: the next of `pending`.
     let mut slots: Vec<Option<Entry>> = Vec::with_capacity(object_docs.len());

@@ -67,6 +67,7 @@ pub fn of_refusal(refusal: &Refusal) -> Value {
         | Refusal::NameMismatch { .. } => 400,
         Refusal::NotFound { .. } => 404,
         Refusal::Conflict { .. } => 409,
+        Refusal::ResourceVersionRequired { .. } => 422,
         Refusal::ResourceVersionSetOnCreate => 500,
     };
     let mut status = json!({
@@ -78,11 +79,25 @@ pub fn of_refusal(refusal: &Refusal) -> Value {
         "reason": refusal.reason(),
         "code": code,
     });
-    if let Refusal::NotFound { resource, name } | Refusal::Conflict { resource, name, .. } = refusal
+    if let Refusal::NotFound { resource, name }
+    | Refusal::Conflict { resource, name, .. }
+    | Refusal::ResourceVersionRequired { resource, name } = refusal
     {
         // `GroupResource.String()` is `plural.group`; the details carry them apart.
         let (plural, group) = resource.split_once('.').unwrap_or((resource, ""));
         status["details"] = json!({"name": name, "group": group, "kind": plural});
+        let causes: Vec<Value> = refusal
+            .field_errors()
+            .iter()
+            .map(|e| {
+                let full = e.to_string();
+                let body = full.strip_prefix(&format!("{}: ", e.path)).unwrap_or(&full);
+                cause(e.kind.as_str(), &e.path, body)
+            })
+            .collect();
+        if !causes.is_empty() {
+            status["details"]["causes"] = Value::Array(causes);
+        }
     }
     status
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crd_cel::go::quote as go_quoted;
-use crd_cel::validate::{BadValue, FieldValidation, ManifestError, Validator};
+use crd_cel::validate::{BadValue, FieldValidation, ManifestError, UpdateMethod, Validator};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -28,6 +28,7 @@ pub struct Crds {
     namespace: String,
     /// The requests' `fieldValidation` (`--field-validation`).
     field_validation: FieldValidation,
+    update_method: UpdateMethod,
 }
 
 /// Why an object is not validated.
@@ -158,6 +159,7 @@ impl Crds {
             kubernetes_minor: crd_cel::check::NEWEST_KUBERNETES_MINOR,
             namespace: "default".to_owned(),
             field_validation: FieldValidation::default(),
+            update_method: UpdateMethod::default(),
         }
     }
 
@@ -166,6 +168,12 @@ impl Crds {
     #[must_use]
     pub fn with_field_validation(mut self, mode: FieldValidation) -> Crds {
         self.field_validation = mode;
+        self
+    }
+
+    /// How updates are sent ([`Validator::with_update_method`]).
+    pub fn with_update_method(mut self, method: UpdateMethod) -> Crds {
+        self.update_method = method;
         self
     }
 
@@ -249,7 +257,8 @@ impl Crds {
                         })?
                         .with_kubernetes_version(self.kubernetes_minor)
                         .with_default_namespace(self.namespace.clone())
-                        .with_field_validation(self.field_validation),
+                        .with_field_validation(self.field_validation)
+                        .with_update_method(self.update_method),
                 );
                 self.validators.insert((i, version.to_owned()), v.clone());
                 v

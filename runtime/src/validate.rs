@@ -24,7 +24,7 @@ pub use metadata::{Conflict, GENERATED_NAME_SUFFIX, Refusal, Resource, Scope};
 pub use request::Endpoint;
 pub use validator::{
     FieldValidation, ManifestError, Options, Outcome, PER_CALL_LIMIT, RUNTIME_COST_BUDGET,
-    Validator,
+    UpdateMethod, Validator,
 };
 
 /// A type whose values can be validated against its CRD rules, as the apiserver would.

@@ -170,7 +170,10 @@ impl Validator {
                 }
                 Some(old) => {
                     resource.as_stored(old.to_mut(), &new, &namespace);
-                    resource.prepare_update(new.to_mut(), old, &namespace).err()
+                    let put = self.update_method == super::validator::UpdateMethod::Put;
+                    resource
+                        .prepare_update(new.to_mut(), old, &namespace, put)
+                        .err()
                 }
             };
             if let Some(refusal) = refused {

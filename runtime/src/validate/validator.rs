@@ -125,6 +125,23 @@ pub struct Validator {
     pub(super) default_namespace: String,
     /// What unknown and repeated fields do ([`Validator::with_field_validation`]).
     pub(super) field_validation: FieldValidation,
+    /// How updates are sent ([`Validator::with_update_method`]).
+    pub(super) update_method: UpdateMethod,
+}
+
+/// How an update reaches the apiserver, where the answer depends on it: a PUT sends the whole
+/// object, a PATCH is applied to the stored object by the server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum UpdateMethod {
+    /// A patch (`kubectl apply`, `kubectl edit`, `kubectl patch`, a JSON merge patch,
+    /// server-side apply): the server applies it to the object it read, so an update whose
+    /// object has no `metadata.resourceVersion` carries the stored one.
+    #[default]
+    Patch,
+    /// A PUT of the object as given (`kubectl replace`, a client's `replace`/`update`): without
+    /// `metadata.resourceVersion` it is refused, as custom resources allow no unconditional
+    /// update (`metadata.resourceVersion: Invalid value: 0: must be specified for an update`).
+    Put,
 }
 
 /// The request's `fieldValidation`: what the apiserver does with the fields its strict
@@ -312,6 +329,33 @@ impl Validator {
         self
     }
 
+    /// How updates are sent ([`UpdateMethod`]; default: a patch, as `kubectl apply` sends
+    /// them). The request path of a validator with a [`Resource`] refuses a PUT without
+    /// `metadata.resourceVersion` as the apiserver does.
+    ///
+    /// ```
+    /// use crd_cel::validate::{Endpoint, Resource, Scope, UpdateMethod, Validator};
+    /// use serde_json::json;
+    ///
+    /// let v = Validator::from_schema_json(&json!({"type": "object"}), true).unwrap()
+    ///     .with_resource(Resource::new("example.com", "v1", "Gadget", "gadgets", Scope::Cluster));
+    /// let old = json!({"apiVersion": "example.com/v1", "kind": "Gadget",
+    ///     "metadata": {"name": "g1", "resourceVersion": "7"}});
+    /// let new = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"}});
+    /// assert!(v.validate_request(&new, Some(&old), Endpoint::Resource).is_valid());
+    /// let put = v.with_update_method(UpdateMethod::Put);
+    /// let out = put.validate_request(&new, Some(&old), Endpoint::Resource);
+    /// assert_eq!(
+    ///     out.refusal.unwrap().to_string(),
+    ///     r#"gadgets.example.com "g1" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update"#
+    /// );
+    /// ```
+    #[must_use]
+    pub fn with_update_method(mut self, method: UpdateMethod) -> Validator {
+        self.update_method = method;
+        self
+    }
+
     /// The resource objects are validated as ([`Validator::with_resource`]).
     pub fn resource(&self) -> Option<&Resource> {
         self.resource.as_ref()
@@ -371,6 +415,7 @@ impl Validator {
             resource: None,
             default_namespace: "default".into(),
             field_validation: FieldValidation::default(),
+            update_method: UpdateMethod::default(),
         }
     }
 

@@ -237,6 +237,7 @@ impl Resource {
         new: &mut Json,
         old: &Json,
         request_namespace: &str,
+        put: bool,
     ) -> Result<(), Refusal> {
         let meta = if self.namespaced() {
             metadata_mut(new)
@@ -277,6 +278,14 @@ impl Resource {
             });
         }
         let stored_version = stored.str("resourceVersion");
+        // A PUT carries what the client sent; a custom resource allows no unconditional
+        // update (`Store.Update`), before the optimistic lock is checked.
+        if put && body.str("resourceVersion").is_empty() {
+            return Err(Refusal::ResourceVersionRequired {
+                resource: self.group_resource(),
+                name: name.to_owned(),
+            });
+        }
         let conflict = match body.str("resourceVersion") {
             "" => false,
             v => v != stored_version,

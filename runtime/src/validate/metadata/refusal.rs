@@ -75,6 +75,14 @@ pub enum Refusal {
         /// Why.
         reason: Conflict,
     },
+    /// 422 Invalid of `Store.Update`: a PUT without `metadata.resourceVersion` (custom
+    /// resources allow no unconditional update; see `UpdateMethod::Put`).
+    ResourceVersionRequired {
+        /// The resource, `plural.group` (the Status names it as its kind).
+        resource: String,
+        /// The object's name.
+        name: String,
+    },
     /// The etcd3 store's `ErrResourceVersionSetOnCreate`: a create whose object has a
     /// resourceVersion (answered after validation, only when the object is valid).
     ResourceVersionSetOnCreate,
@@ -97,6 +105,20 @@ pub enum Conflict {
 }
 
 impl Refusal {
+    /// The field errors of the Status, for the refusals that carry some (the causes of
+    /// [`Refusal::ResourceVersionRequired`]'s 422; the others have none).
+    pub fn field_errors(&self) -> Vec<crate::validate::FieldError> {
+        match self {
+            Refusal::ResourceVersionRequired { .. } => vec![crate::validate::FieldError {
+                kind: crate::validate::ErrorType::Invalid,
+                path: "metadata.resourceVersion".into(),
+                value: crate::validate::BadValue::Value(0.into()),
+                detail: "must be specified for an update".into(),
+            }],
+            _ => Vec::new(),
+        }
+    }
+
     /// The `reason` of the apiserver's Status (`BadRequest`, `NotFound`, `Conflict`,
     /// `InternalError`).
     pub const fn reason(&self) -> &'static str {
@@ -106,6 +128,7 @@ impl Refusal {
             | Refusal::NameMismatch { .. } => "BadRequest",
             Refusal::NotFound { .. } => "NotFound",
             Refusal::Conflict { .. } => "Conflict",
+            Refusal::ResourceVersionRequired { .. } => "Invalid",
             Refusal::ResourceVersionSetOnCreate => "InternalError",
         }
     }
@@ -144,6 +167,14 @@ impl fmt::Display for Refusal {
                 f,
                 "the name of the object ({object}) does not match the name on the URL ({url})"
             ),
+            // `errors.NewInvalid` of the store, whose "kind" is the resource.
+            Refusal::ResourceVersionRequired { resource, name } => {
+                let errors = crate::validate::ValidationErrors {
+                    errors: self.field_errors(),
+                };
+                let (plural, group) = resource.split_once('.').unwrap_or((resource, ""));
+                f.write_str(&errors.status_message(plural, group, name))
+            }
             Refusal::NotFound { resource, name } => {
                 write!(f, "{resource} {} not found", go_quoted(name))
             }

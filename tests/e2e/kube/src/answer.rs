@@ -121,12 +121,27 @@ impl Answer {
         )
     }
 
-    /// A refusal without field errors.
+    /// A refusal, with the field errors it carries (`Refusal::field_errors`).
     pub fn of_refusal(r: &Refusal) -> Answer {
+        let causes = r
+            .field_errors()
+            .iter()
+            .map(|e| {
+                let full = e.to_string();
+                Cause {
+                    reason: e.kind.as_str().to_owned(),
+                    field: e.path.clone(),
+                    message: full
+                        .strip_prefix(&format!("{}: ", e.path))
+                        .unwrap_or(&full)
+                        .to_owned(),
+                }
+            })
+            .collect();
         Answer::Refused {
             reason: r.reason().to_owned(),
             message: r.to_string(),
-            causes: Vec::new(),
+            causes,
         }
     }
 

@@ -1,14 +1,6 @@
 //! The disagreements between crd-cel and the kube-apiserver these tests found, listed by the
 //! requests that show them (`Session::known_difference`). Each is in `README.md`.
 
-/// An update (PUT) without `metadata.resourceVersion`.
-pub const UNCONDITIONAL_UPDATE: &str = "an update without metadata.resourceVersion: the \
-    apiserver refuses it before validation (custom resources do not allow unconditional \
-    updates: Store.Update answers 422 `<plural>.<group> \"<name>\" is invalid: \
-    metadata.resourceVersion: Invalid value: 0: must be specified for an update`, the only \
-    cause); crd-cel's Validator takes the stored resourceVersion for the missing one and \
-    validates the object";
-
 /// `validate_update()` on values that do not hold the stored JSON exactly.
 pub const TYPED_ROUNDTRIP: &str = "typed validate_update() compares Rust values: the stored \
     rawTemplate `{spec: {}}` read into k8s-openapi's PodTemplateSpec is written back as \

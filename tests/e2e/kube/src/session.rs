@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crd_cel::ValidationErrors;
-use crd_cel::validate::{Endpoint, Validator};
+use crd_cel::validate::{Endpoint, UpdateMethod, Validator};
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::core::DynamicObject;
 use kube::{Api, Client};
@@ -92,6 +92,8 @@ pub struct Session<'a> {
     namespace: String,
     dynamic: Api<DynamicObject>,
     manifest: Validator,
+    /// The same, for PUTs (replace): `UpdateMethod::Put`.
+    manifest_put: Validator,
     stored: BTreeMap<String, Value>,
     known: BTreeMap<String, String>,
     /// Every request so far.
@@ -132,12 +134,18 @@ impl<'a> Session<'a> {
                 ours.text()
             ),
         }
-        let mut manifest = Validator::from_crd(&subject.json, Some(subject.version()))
-            .unwrap_or_else(|e| panic!("no Validator for the CRD {}: {e}", subject.name()))
-            .with_default_namespace(namespace);
-        if server.minor <= crd_cel::check::NEWEST_KUBERNETES_MINOR {
-            manifest = manifest.with_kubernetes_version(server.minor);
-        }
+        let build = |method| {
+            let mut v = Validator::from_crd(&subject.json, Some(subject.version()))
+                .unwrap_or_else(|e| panic!("no Validator for the CRD {}: {e}", subject.name()))
+                .with_default_namespace(namespace)
+                .with_update_method(method);
+            if server.minor <= crd_cel::check::NEWEST_KUBERNETES_MINOR {
+                v = v.with_kubernetes_version(server.minor);
+            }
+            v
+        };
+        let manifest = build(UpdateMethod::Patch);
+        let manifest_put = build(UpdateMethod::Put);
         println!(
             "== CRD {} ({}, {}): Established and served in {} ms",
             subject.name(),
@@ -151,6 +159,7 @@ impl<'a> Session<'a> {
             namespace: namespace.to_owned(),
             dynamic: server.dynamic(subject, namespace),
             manifest,
+            manifest_put,
             stored: BTreeMap::new(),
             known: BTreeMap::new(),
             records: Vec::new(),
@@ -295,9 +304,13 @@ impl<'a> Session<'a> {
         // crd-cel: the manifest Validator and the typed validate().
         let cel_started = Instant::now();
         let (kind, group) = (subject.kind(), subject.group());
-        let out = self
-            .manifest
-            .validate_request(&new, old_for_cel.as_ref(), endpoint);
+        // A replace is a PUT of the body as sent; merge patches and applies are patches.
+        let validator = if matches!(req, Req::Replace(..) | Req::ReplaceStatus(_)) {
+            &self.manifest_put
+        } else {
+            &self.manifest
+        };
+        let out = validator.validate_request(&new, old_for_cel.as_ref(), endpoint);
         let manifest = Ours {
             answer: Answer::of_outcome(&out, kind, group, &name),
             errors: out.refusal.is_none().then(|| out.errors.clone()),

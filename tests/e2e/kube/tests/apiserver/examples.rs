@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crd_cel_e2e::{Rv, Server, Session, Subject, Via, findings};
+use crd_cel_e2e::{Rv, Server, Session, Subject, Via};
 use crd_cel_examples::{
     Autoscaling, Port, Protocol, Resources, Tier, WebApp, WebAppSpec, WebAppStatus,
 };
@@ -54,12 +54,6 @@ async fn webapp_objects() {
     };
     let subject = Subject::resource::<WebApp>("examples/src/lib.rs");
     let mut s = Session::open(&server, &subject, "default").await;
-    for label in [
-        "shop-premium.yaml over shop.yaml, no resourceVersion",
-        "shop.yaml, no resourceVersion",
-    ] {
-        s.known_difference(label, findings::UNCONDITIONAL_UPDATE);
-    }
 
     // examples/objects, as `kubectl create/replace -f` sends them.
     let shop = yaml("examples/objects/shop.yaml");

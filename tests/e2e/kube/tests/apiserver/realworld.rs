@@ -44,10 +44,6 @@ async fn workload_objects() {
     let subject = Subject::resource::<Workload>("tests/realworld/src/crd.rs");
     let mut s = Session::open(&server, &subject, "default").await;
     s.known_difference(
-        "workload.yaml, no resourceVersion",
-        findings::UNCONDITIONAL_UPDATE,
-    );
-    s.known_difference(
         "workload.yaml over itself (Api<Workload>)",
         findings::TYPED_ROUNDTRIP,
     );
