@@ -177,6 +177,25 @@ impl Runner {
         self
     }
 
+    /// Cases written in Rust ([`Case::on_create`], [`Case::on_update`]) against the CRD named
+    /// `crd_name` (its only version, or `version`).
+    pub fn run_cases(
+        &self,
+        crd_name: &str,
+        version: Option<&str>,
+        cases: &[Case],
+    ) -> Result<Vec<CaseResult>, SuiteError> {
+        self.run(&Suite {
+            file: "<cases>".into(),
+            name: String::new(),
+            crd_name: crd_name.to_owned(),
+            crd_file: None,
+            version: version.map(str::to_owned),
+            feature_gates: Vec::new(),
+            cases: cases.to_vec(),
+        })
+    }
+
     /// Every case of `suite` against every CRD file it selects, in order; an error when the
     /// suite cannot run (no such CRD, no such version).
     pub fn run(&self, suite: &Suite) -> Result<Vec<CaseResult>, SuiteError> {
@@ -240,6 +259,52 @@ pub fn run_suite<K: kube_core::CustomResourceExt>(path: impl AsRef<Path>) -> usi
                 failed.join("\n\n")
             );
             results.len()
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Runs cases written in Rust against `K`'s CRD (`K::crd()`) and panics with every failing
+/// one, as [`run_suite`] does for a file.
+///
+/// ```no_run
+/// # use kube::CustomResource;
+/// # use serde::{Deserialize, Serialize};
+/// # #[derive(CustomResource, crd_cel::CelValidate, Serialize, Deserialize, Clone, Debug)]
+/// # #[kube(group = "example.com", version = "v1", kind = "Widget", namespaced)]
+/// # struct WidgetSpec { replicas: i32 }
+/// use crd_cel::testing::{Case, check_cases};
+/// use serde_json::json;
+///
+/// check_cases::<Widget>(&[
+///     Case::on_create("one replica", json!({"apiVersion": "example.com/v1", "kind": "Widget",
+///         "spec": {"replicas": 1}})),
+///     Case::on_update("replicas may grow",
+///         json!({"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"replicas": 1}}),
+///         json!({"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"replicas": 2}})),
+/// ]);
+/// ```
+#[track_caller]
+pub fn check_cases<K: kube_core::CustomResourceExt>(cases: &[Case]) {
+    let crd = serde_json::to_value(K::crd()).expect("a CRD serializes to JSON");
+    let runner = Runner::new().with_crd(format!("{}::crd()", K::crd_name()), crd);
+    match runner.run_cases(K::crd_name(), None, cases) {
+        Ok(results) => {
+            let failed: Vec<String> = results
+                .iter()
+                .filter_map(|r| {
+                    r.failure
+                        .as_ref()
+                        .map(|why| format!("{} {:?} failed: {why}", r.kind.key(), r.name))
+                })
+                .collect();
+            assert!(
+                failed.is_empty(),
+                "{} of {} cases failed:\n\n{}",
+                failed.len(),
+                results.len(),
+                failed.join("\n\n")
+            );
         }
         Err(e) => panic!("{e}"),
     }

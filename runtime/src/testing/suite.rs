@@ -82,6 +82,82 @@ pub struct Case {
     pub use_generate_name: bool,
 }
 
+impl Case {
+    /// An `onCreate` case written in Rust: `initial` is created and must be stored as it is
+    /// (add [`Case::expect`] or [`Case::expect_error`]).
+    ///
+    /// ```
+    /// use crd_cel::testing::Case;
+    /// use serde_json::json;
+    ///
+    /// let case = Case::on_create("negative replicas", json!({
+    ///     "apiVersion": "example.com/v1", "kind": "Widget", "spec": {"replicas": -1}}))
+    ///     .expect_error("replicas must not be negative");
+    /// assert_eq!(case.expected_error.as_deref(), Some("replicas must not be negative"));
+    /// ```
+    pub fn on_create(name: impl Into<String>, initial: Json) -> Case {
+        Case {
+            name: name.into(),
+            line: 0,
+            kind: CaseKind::OnCreate,
+            initial: Object::from(initial),
+            updated: None,
+            expected: None,
+            expected_error: None,
+            expected_status_error: None,
+            initial_crd_patches: Vec::new(),
+            resource_name: None,
+            use_generate_name: false,
+        }
+    }
+
+    /// An `onUpdate` case written in Rust: `initial` is created, then updated to `updated`.
+    pub fn on_update(name: impl Into<String>, initial: Json, updated: Json) -> Case {
+        Case {
+            kind: CaseKind::OnUpdate,
+            updated: Some(Object::from(updated)),
+            ..Case::on_create(name, initial)
+        }
+    }
+
+    /// The object as stored at the end (`expected`).
+    #[must_use]
+    pub fn expect(mut self, stored: Json) -> Case {
+        self.expected = Some(Object::from(stored));
+        self
+    }
+
+    /// A substring of the create's (or the update's) error (`expectedError`).
+    #[must_use]
+    pub fn expect_error(mut self, substring: impl Into<String>) -> Case {
+        self.expected_error = Some(substring.into());
+        self
+    }
+
+    /// A substring of the status update's error (`expectedStatusError`).
+    #[must_use]
+    pub fn expect_status_error(mut self, substring: impl Into<String>) -> Case {
+        self.expected_status_error = Some(substring.into());
+        self
+    }
+
+    /// JSON patch operations on the CRD `initial` is created under (`initialCRDPatches`).
+    #[must_use]
+    pub fn with_crd_patches(mut self, operations: Vec<Json>) -> Case {
+        self.initial_crd_patches = operations;
+        self
+    }
+}
+
+impl From<Json> for Object {
+    fn from(value: Json) -> Object {
+        Object {
+            value,
+            duplicate_fields: Vec::new(),
+        }
+    }
+}
+
 /// Whether a [`Case`] is an `onCreate` or an `onUpdate` case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CaseKind {
