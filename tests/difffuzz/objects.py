@@ -15,6 +15,15 @@ The objects are written as vectors of the corpus format into a scratch corpus, a
         --objects 40 --seed 1 [--kubernetes-version 1.34] [CRD.yaml ...]
 
 Prints the table and every difference; exit 0 when none, 1 when some, 2 on a tool error.
+
+For a real apiserver (tests/e2e/objects.sh) the vectors are only written: `--keep DIR
+--no-compare` skips the oracle comparison. `--updates F` is the share of updates (0.5),
+`--olds K` makes the updates of a CRD share K old objects (named `old-K`, as is every update
+of it), so that each old object is created once and its updates sent as a batch, and
+`--from-old P` makes that share of the updates a mutated copy of their old object (transition
+rules and ratcheting meet unchanged fields), and `--patterns` makes strings match their
+node's `pattern` (more objects valid, so more of them reach the CEL rules). Without these flags a seed makes the same objects
+as before they existed.
 """
 
 import argparse
@@ -22,6 +31,7 @@ import copy
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -34,9 +44,100 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 CORPUS = os.path.join(REPO, "..", "shared", "corpus")
 
 
-class Gen:
+try:  # the regular expression parser, to make strings that match a schema's pattern
+    import re._parser as sre_parse  # Python 3.11+
+except ImportError:  # pragma: no cover
+    import sre_parse
+
+
+class PatternGen:
+    """Strings matching a regular expression (the common syntax of RE2 and Python's re)."""
+
+    POOL = [chr(c) for c in range(32, 127)]
+
     def __init__(self, rng):
         self.r = rng
+
+    def make(self, pattern, lo, hi, tries=8):
+        try:
+            tree = sre_parse.parse(pattern)
+            compiled = re.compile(pattern)
+        except (re.error, RecursionError, ValueError):
+            return None
+        for _ in range(tries):
+            try:
+                s = self.gen(tree)
+            except (RecursionError, ValueError, IndexError):
+                return None
+            # kube-openapi matches unanchored (regexp.MatchString).
+            if lo <= len(s) <= hi and compiled.search(s):
+                return s
+        return None
+
+    def char_in(self, items):
+        negate = any(str(op) == "NEGATE" for op, _ in items)
+        def member(ch):
+            for op, av in items:
+                op = str(op)
+                if op == "LITERAL" and ord(ch) == av:
+                    return True
+                if op == "RANGE" and av[0] <= ord(ch) <= av[1]:
+                    return True
+                if op == "CATEGORY":
+                    cat = str(av)
+                    if ("DIGIT" in cat and ch.isdigit()) or ("WORD" in cat and (ch.isalnum() or ch == "_")) \
+                            or ("SPACE" in cat and ch.isspace()):
+                        return "NOT" not in cat
+                    if "NOT" in cat:
+                        return True
+            return False
+        if not negate:
+            # Prefer the listed characters themselves (ranges: a random one).
+            op, av = self.r.choice([i for i in items if str(i[0]) != "NEGATE"])
+            op = str(op)
+            if op == "LITERAL":
+                return chr(av)
+            if op == "RANGE":
+                return chr(self.r.randint(av[0], min(av[1], av[0] + 60)))
+        pool = [c for c in self.POOL if member(c) != negate]
+        return self.r.choice(pool)
+
+    def gen(self, tree):
+        out = []
+        for op, av in tree:
+            op = str(op)
+            if op == "LITERAL":
+                out.append(chr(av))
+            elif op == "NOT_LITERAL":
+                out.append(self.r.choice([c for c in "abc0" if ord(c) != av]))
+            elif op == "ANY":
+                out.append(self.r.choice("abcxyz0"))
+            elif op == "IN":
+                out.append(self.char_in(av))
+            elif op == "CATEGORY":
+                out.append(self.char_in([(op, av)]))
+            elif op == "BRANCH":
+                out.append(self.gen(self.r.choice(av[1])))
+            elif op == "SUBPATTERN":
+                out.append(self.gen(av[-1]))
+            elif op == "ATOMIC_GROUP":
+                out.append(self.gen(av))
+            elif op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+                lo, hi, sub = av
+                n = self.r.randint(lo, max(lo, min(hi, lo + 3)))
+                out.extend(self.gen(sub) for _ in range(n))
+            elif op in ("AT", "ASSERT", "ASSERT_NOT"):
+                pass
+            else:
+                raise ValueError(op)
+        return "".join(out)
+
+
+class Gen:
+    def __init__(self, rng, patterns=False):
+        self.r = rng
+        # --patterns: strings under a `pattern` are made to match it (when the generator can).
+        self.patterns = PatternGen(rng) if patterns else None
 
     def string(self, s):
         if "enum" in s and s["enum"]:
@@ -59,6 +160,10 @@ class Gen:
         lo = s.get("minLength", 0)
         hi = s.get("maxLength", max(lo, 12))
         n = self.r.randint(lo, min(hi, lo + 12))
+        if "pattern" in s and self.patterns:
+            made = self.patterns.make(s["pattern"], lo, s.get("maxLength", lo + 64))
+            if made is not None:
+                return made
         if "pattern" in s:
             # Patterns are often DNS-like: lower-case letters are the safest guess.
             return "".join(self.r.choice("abcdefghij") for _ in range(max(n, 1)))
@@ -180,9 +285,14 @@ class Gen:
             parent[key] = self.value(s) if s else "x"
 
 
+# libyaml when PyYAML has it: the corpus's CRDs take minutes to read and write in pure Python.
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
 def crd_documents(path):
     with open(path) as f:
-        for doc in yaml.safe_load_all(f):
+        for doc in yaml.load_all(f, Loader=LOADER):
             if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
                 yield doc
 
@@ -202,16 +312,29 @@ def object_for(gen, crd, version, name):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--oracle", required=True)
+    ap.add_argument("--oracle")
     ap.add_argument("--conformance", default=os.path.join(REPO, "target", "debug", "conformance"))
     ap.add_argument("--objects", type=int, default=30, help="objects per CRD")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", help="keep the scratch corpus in this folder")
     ap.add_argument("--kubernetes-version", default="1.37", help="crd-cel's release (the oracle's own)")
+    ap.add_argument("--no-compare", action="store_true",
+                    help="only write the vectors (with --keep): no oracle or crd-cel run")
+    ap.add_argument("--updates", type=float, default=0.5, help="share of the objects sent as updates")
+    ap.add_argument("--olds", type=int, default=0,
+                    help="updates share this many old objects per CRD (0: one old object each)")
+    ap.add_argument("--from-old", type=float, default=0.0,
+                    help="share of the updates whose object is its old object mutated")
+    ap.add_argument("--patterns", action="store_true",
+                    help="make strings under a `pattern` match it (default: lower-case letters)")
     ap.add_argument("crds", nargs="*")
     a = ap.parse_args()
+    if a.no_compare and not a.keep:
+        ap.error("--no-compare needs --keep DIR")
+    if not a.no_compare and not a.oracle:
+        ap.error("--oracle is required (unless --no-compare)")
     rng = random.Random(a.seed)
-    gen = Gen(rng)
+    gen = Gen(rng, patterns=a.patterns)
     crds = a.crds
     if not crds:
         if not os.path.isdir(CORPUS):
@@ -234,7 +357,8 @@ def main():
             version = versions[0]
             crd_file = f"crd/{ci}-{di}.yaml"
             with open(os.path.join(work, crd_file), "w") as f:
-                yaml.safe_dump(crd, f)
+                yaml.dump(crd, f, Dumper=DUMPER)
+            olds = [object_for(gen, crd, version, f"old-{k}")[0] for k in range(max(a.olds, 0))]
             for i in range(a.objects):
                 obj, schema = object_for(gen, crd, version, f"obj-{i}")
                 for _ in range(rng.randint(0, 3)):
@@ -250,8 +374,17 @@ def main():
                     "expect": "valid",
                     "errorsContain": [],
                 }
-                if rng.random() < 0.5:
-                    old, _ = object_for(gen, crd, version, f"obj-{i}")
+                if rng.random() < a.updates:
+                    if olds:
+                        old = rng.choice(olds)
+                        if rng.random() < a.from_old:
+                            obj = copy.deepcopy(old)
+                            for _ in range(rng.randint(1, 3)):
+                                gen.mutate(obj, schema)
+                        obj["metadata"] = copy.deepcopy(old["metadata"])
+                        vector["object"] = obj
+                    else:
+                        old, _ = object_for(gen, crd, version, f"obj-{i}")
                     vector["operation"] = "UPDATE"
                     vector["oldObject"] = old
                 name = f"{ci:03d}-{di}-{i:03d}.json"
@@ -259,6 +392,8 @@ def main():
                     json.dump(vector, f)
                 count += 1
     print(f"{count} objects for {len(crds)} files in {work}", file=sys.stderr)
+    if a.no_compare:
+        return 0
     proc = subprocess.run(
         [a.conformance, "--oracle", a.oracle, "--kubernetes-version", a.kubernetes_version,
          "--details", work, "generated"],
