@@ -442,13 +442,9 @@ impl<'p> Evaluator<'p> {
                 let mut acc = std::mem::replace(&mut self.frame[accu], Value::Null);
                 let r = self.eval(right)?;
                 let (Value::List(l), Value::List(items)) = (&mut acc, &r) else {
-                    let args = [acc, r];
-                    let result = match (function.call)(&args) {
-                        Ok(v) => v,
-                        Err(e) => err(e),
-                    };
-                    self.charge(function.cost_of(&args, &result))?;
-                    return Ok(result);
+                    // An error on either side (an element that failed, or an accumulator an
+                    // earlier step made an error) is the result, as for any strict call.
+                    return self.call2(function, [acc, r]);
                 };
                 self.charge(1)?; // list `+` costs 1 whatever the sizes
                 if l.kind == ListKind::Plain {
