@@ -3,7 +3,7 @@
 //! is accepted, the cost estimate.
 
 use super::report::{Issue, Report};
-use super::{MAX_ISSUES, Node, Target};
+use super::{MAX_ISSUES, Node, Resolution, Target};
 use crate::ast::{Ast, Expr, MAX_NODES as N, Var};
 use crate::names::{declares_type_and_meta, selected_property};
 use crate::typed::TypedAst;
@@ -25,90 +25,8 @@ pub(super) struct Checker<'a> {
 /// `const` items call). Not generic on purpose: const evaluation of generic code substitutes
 /// types at every step and was measured several times slower.
 pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
-    let mut c = Checker {
-        typed: TypedAst {
-            ast: *ast,
-            nodes: [crate::ast::Node {
-                offset: 0,
-                expr: Expr::Null,
-            }; N],
-            names: [b""; N],
-            t: Types::new(node.type_name),
-            ty: [UNSET; N],
-            ov: [0; N],
-            schema: node.schema,
-            resource_root: node.resource_root,
-        },
-        compat: node.compat,
-        self_ty: id::ERROR,
-        old_self_ty: id::ERROR,
-        report: Report {
-            issues: [const {
-                Issue {
-                    offset: 0,
-                    message: crate::msg::Buf::new(),
-                }
-            }; MAX_ISSUES],
-            kept: 0,
-            total: 0,
-            help: crate::msg::Buf::new(),
-            unsupported: None,
-            untyped_node: false,
-            right_type: false,
-            uses_old_self: false,
-            cost: None,
-            deferred: false,
-        },
-    };
-    if ast.len() > N || ast.is_empty() {
-        c.report.unsupported = Some("expressions with more nodes than the check was sized for");
-        return c.report;
-    }
-    let mut i = 0;
-    let len_i = ast.len();
-    while i < len_i {
-        let node = ast.node(i as u32);
-        c.typed.nodes[i] = node;
-        // Only the names the passes read: each subslice costs as much as a small call.
-        c.typed.names[i] = match node.expr {
-            Expr::Ident(s)
-            | Expr::String(s)
-            | Expr::Select { field: s, .. }
-            | Expr::Call { function: s, .. } => ast.str(s),
-            _ => b"",
-        };
-        i += 1;
-    }
-    let resource_root = node.resource_root;
-    c.self_ty = match c.typed.t.of_schema(node.schema, 0, resource_root) {
-        Some(t) => t,
-        None => {
-            c.report.untyped_node = true;
-            return c.report;
-        }
-    };
-    c.old_self_ty = if node.optional_old_self {
-        c.typed.t.optional(c.self_ty)
-    } else {
-        c.self_ty
-    };
-    if node.compat < 28 && c.optional_syntax() {
-        return c.report;
-    }
-    c.mark_namespaced();
-    let mut i = 0;
-    let len_i = ast.len();
-    while i < len_i {
-        if c.typed.ty[i] == UNSET {
-            c.node(i as u32);
-        }
-        if c.report.unsupported.is_some() {
-            return c.report;
-        }
-        i += 1;
-    }
-    if c.typed.t.overflow {
-        c.report.unsupported = Some("expressions this large (type table full)");
+    let mut c = Checker::new(ast, node);
+    if !c.type_nodes(ast, node) {
         return c.report;
     }
     if c.report.total == 0 && node.compat >= 29 {
@@ -131,7 +49,134 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     c.report
 }
 
+/// The overloads the checker resolves each call of `ast` to, indexed by node (cel-go's
+/// reference map, which its planner and runtime cost tracker read): `None` when the
+/// expression does not type-check. The runtime plans and costs calls by them.
+pub fn resolve_overloads(ast: &Ast<'_>, node: &Node<'_>) -> Option<Vec<Resolution>> {
+    let mut c = Box::new(Checker::new(ast, node));
+    if !c.type_nodes(ast, node) || c.report.total != 0 || c.typed.t.unknown {
+        return None;
+    }
+    let mut out = vec![Resolution::Unresolved; ast.len()];
+    for (n, slot) in out.iter_mut().enumerate() {
+        let Expr::Call { target, .. } = c.typed.nodes[n].expr else {
+            continue;
+        };
+        let Some(f) = c.typed.call_decl(n as u32, target) else {
+            continue;
+        };
+        let mask = c.typed.ov[n];
+        // The checker keeps one bit per overload, modulo 16.
+        if f.overloads.len() > 16 {
+            continue;
+        }
+        *slot = match mask.count_ones() {
+            0 => Resolution::Unresolved,
+            1 => Resolution::One(f.overloads[mask.trailing_zeros() as usize].id),
+            _ => Resolution::Many,
+        };
+    }
+    Some(out)
+}
+
 impl<'a> Checker<'a> {
+    const fn new(ast: &Ast<'a>, node: &Node<'a>) -> Checker<'a> {
+        Checker {
+            typed: TypedAst {
+                ast: *ast,
+                nodes: [crate::ast::Node {
+                    offset: 0,
+                    expr: Expr::Null,
+                }; N],
+                names: [b""; N],
+                t: Types::new(node.type_name),
+                ty: [UNSET; N],
+                ov: [0; N],
+                schema: node.schema,
+                resource_root: node.resource_root,
+            },
+            compat: node.compat,
+            self_ty: id::ERROR,
+            old_self_ty: id::ERROR,
+            report: Report {
+                issues: [const {
+                    Issue {
+                        offset: 0,
+                        message: crate::msg::Buf::new(),
+                    }
+                }; MAX_ISSUES],
+                kept: 0,
+                total: 0,
+                help: crate::msg::Buf::new(),
+                unsupported: None,
+                untyped_node: false,
+                right_type: false,
+                uses_old_self: false,
+                cost: None,
+                deferred: false,
+            },
+        }
+    }
+
+    /// Types every node of `ast` (cel-go's checker pass); `false` when the check stopped
+    /// before the end (an unsupported construct, an untyped node, too many nodes), with the
+    /// reason in the report.
+    const fn type_nodes(&mut self, ast: &Ast<'a>, node: &Node<'a>) -> bool {
+        if ast.len() > N || ast.is_empty() {
+            self.report.unsupported =
+                Some("expressions with more nodes than the check was sized for");
+            return false;
+        }
+        let mut i = 0;
+        let len_i = ast.len();
+        while i < len_i {
+            let node = ast.node(i as u32);
+            self.typed.nodes[i] = node;
+            // Only the names the passes read: each subslice costs as much as a small call.
+            self.typed.names[i] = match node.expr {
+                Expr::Ident(s)
+                | Expr::String(s)
+                | Expr::Select { field: s, .. }
+                | Expr::Call { function: s, .. } => ast.str(s),
+                _ => b"",
+            };
+            i += 1;
+        }
+        let resource_root = node.resource_root;
+        self.self_ty = match self.typed.t.of_schema(node.schema, 0, resource_root) {
+            Some(t) => t,
+            None => {
+                self.report.untyped_node = true;
+                return false;
+            }
+        };
+        self.old_self_ty = if node.optional_old_self {
+            self.typed.t.optional(self.self_ty)
+        } else {
+            self.self_ty
+        };
+        if node.compat < 28 && self.optional_syntax() {
+            return false;
+        }
+        self.mark_namespaced();
+        let mut i = 0;
+        let len_i = ast.len();
+        while i < len_i {
+            if self.typed.ty[i] == UNSET {
+                self.node(i as u32);
+            }
+            if self.report.unsupported.is_some() {
+                return false;
+            }
+            i += 1;
+        }
+        if self.typed.t.overflow {
+            self.report.unsupported = Some("expressions this large (type table full)");
+            return false;
+        }
+        true
+    }
+
     pub(super) const fn issue(&mut self, offset: u32) -> Option<usize> {
         self.report.total += 1;
         if self.report.kept >= MAX_ISSUES {

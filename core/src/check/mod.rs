@@ -13,7 +13,7 @@ mod validators;
 
 pub use crate::ast::MAX_NODES;
 pub use crate::names::{RESERVED, escaped_is, selected_property};
-pub use checker::check;
+pub use checker::{check, resolve_overloads};
 pub use report::{Issue, Report, render_issue};
 
 use crate::model::Schema;
@@ -95,6 +95,20 @@ pub const fn compat_for(enabled: [bool; 7]) -> u8 {
         i += 1;
     }
     DEFAULT_COMPAT
+}
+
+/// The overload cel-go's checker resolves one call to (its reference map entry), which its
+/// planner and runtime cost tracker read: the runtime plans and costs calls by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolution {
+    /// Not a call, or a call the checker resolves to no declared overload (the operators the
+    /// planner special-cases, the comprehension helpers).
+    Unresolved,
+    /// One overload: cel-go's id for it (`add_string`, `string_format`, ...).
+    One(&'static str),
+    /// Several overloads (an argument of type `dyn`): cel-go calls the function's own dispatch,
+    /// and its cost tracker sees no overload id.
+    Many,
 }
 
 /// What a successful check learned about the expression.

@@ -28,8 +28,10 @@ pub struct Function {
     pub cost: Option<CostFn>,
 }
 
+#[cfg(test)]
 impl Function {
-    /// The cost of one call.
+    /// The cost of one call, as the library table prices it (the interpreter prices a call by
+    /// the overload the checker resolved: `interp/overloads.rs`).
     pub fn cost_of(&self, args: &[Value], result: &Value) -> u64 {
         match self.cost {
             Some(f) => f(args, result),

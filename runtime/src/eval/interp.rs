@@ -20,12 +20,14 @@
 
 mod evaluate;
 mod ir;
+mod overloads;
 mod plan;
 mod reads;
 #[cfg(test)]
 mod tests;
 
 use crd_cel_core::ast::Ast;
+use crd_cel_core::check::{Node, Resolution, resolve_overloads};
 
 use super::error::{ErrorKind, EvalError};
 use super::value::Value;
@@ -61,7 +63,14 @@ impl Program {
     /// Plans an expression. Fails on a function crd-cel does not implement or a constant that does
     /// not fold (the apiserver fails such programs when they are planned too).
     pub fn plan(ast: &Ast<'_>) -> Result<Program, PlanError> {
-        let p = plan::plan(ast)?;
+        Program::plan_resolved(ast, &[])
+    }
+
+    /// Plans an expression whose calls the checker resolved (`resolved`, indexed by node, as
+    /// [`crd_cel_core::check::resolve_overloads`] gives them): each call is shaped and charged
+    /// as cel-go does for that overload, also when an argument is an error or of type `dyn`.
+    pub fn plan_resolved(ast: &Ast<'_>, resolved: &[Resolution]) -> Result<Program, PlanError> {
+        let p = plan::plan(ast, resolved)?;
         let buffers = p.slots > 2 || p.ops.iter().any(|o| matches!(o, Op::Call { .. }));
         Ok(Program {
             buffers,
@@ -85,6 +94,17 @@ impl Program {
             message: e.to_string(),
         })?;
         Program::plan(&ast.as_ast())
+    }
+
+    /// Parses and plans `source` with its calls resolved as the checker resolves them against
+    /// `node` (unresolved when it does not type-check there: such a rule never runs).
+    pub fn compile_on(source: &str, node: &Node<'_>) -> Result<Program, PlanError> {
+        let ast = crd_cel_core::syntax::parse_ast(source).map_err(|e| PlanError {
+            message: e.to_string(),
+        })?;
+        let ast = ast.as_ast();
+        let resolved = resolve_overloads(&ast, node).unwrap_or_default();
+        Program::plan_resolved(&ast, &resolved)
     }
 
     /// Whether the expression references `oldSelf`.

@@ -154,17 +154,18 @@ fn compile_expression(
     optional_old_self: bool,
     check: bool,
 ) -> Result<Program, String> {
+    let node = Node {
+        schema,
+        resource_root: resource,
+        optional_old_self,
+        compat: STORED_COMPAT,
+        type_name: "selfType<N>",
+    };
     if check {
-        let node = Node {
-            schema,
-            resource_root: resource,
-            optional_old_self,
-            compat: STORED_COMPAT,
-            type_name: "selfType<N>",
-        };
         check_source(source, target, &node).map_err(|e| e.to_string())?;
     }
-    Program::compile(source).map_err(|e| e.to_string())
+    // Planned with the overloads the checker resolves, as cel-go plans and costs calls.
+    Program::compile_on(source, &node).map_err(|e| e.to_string())
 }
 
 fn compile_rule(

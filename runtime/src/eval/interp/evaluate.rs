@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use super::super::error::EvalError;
-use super::super::function::{Function, STRING_TRAVERSAL_FACTOR, traversal_cost};
 use super::super::go::float::go_g;
 use super::super::lists;
 use super::super::stdlib::matches_cost_of;
 use super::super::value::{Key, ListKind, Map, Value};
-use super::ir::{Base, Fold, Halt, OLD_SELF, Op, Qual, QualKind, SELF, Step};
+use super::ir::{Base, Callee, Fold, Halt, MatchesCost, OLD_SELF, Op, Qual, QualKind, SELF, Step};
+use super::overloads::{equality_cost, matches_formula};
 
 /// Exact-type membership, as a Go map keyed by CEL values finds it.
 fn set_contains(set: &[Value], v: &Value) -> bool {
@@ -101,8 +101,8 @@ impl<'p> Evaluator<'p> {
     }
 
     /// A call of two evaluated arguments (see [`invoke`]), charged.
-    fn call2(&mut self, function: &'static Function, vals: [Value; 2]) -> Step<Value> {
-        let (result, cost) = invoke(function, &vals)?;
+    fn call2(&mut self, callee: &Callee, vals: [Value; 2]) -> Step<Value> {
+        let (result, cost) = invoke(callee, &vals)?;
         drop(vals);
         self.charge(cost)?;
         Ok(result)
@@ -114,8 +114,7 @@ impl<'p> Evaluator<'p> {
         match &ops[op] {
             Op::Const(v) => Ok(v.clone()),
             Op::Attr { base, quals, test } => self.attr(base, quals, *test, true),
-            Op::Call { function, args } => {
-                let function = *function;
+            Op::Call { callee, args } => {
                 // Arguments go on a stack shared by all calls (no allocation per call); a
                 // call's arguments are `stack[base..]` while it runs.
                 let base = self.stack.len();
@@ -127,54 +126,52 @@ impl<'p> Evaluator<'p> {
                             return Err(e);
                         }
                     };
-                    let is_err = matches!(v, Value::Error(_));
-                    // Calls of three or more arguments stop at the first error, and are then
-                    // not charged unless it was the last (cel-go's tracker needs every argument).
-                    if is_err && args.len() > 2 && i + 1 < args.len() {
+                    // A variadic call stops at the first error, and is then not charged
+                    // unless it was the last argument (cel-go's tracker needs every one).
+                    if callee.varargs && i + 1 < args.len() && matches!(v, Value::Error(_)) {
                         self.stack.truncate(base);
                         return Ok(v);
                     }
                     self.stack.push(v);
                 }
-                let invoked = invoke(function, &self.stack[base..]);
+                let invoked = invoke(callee, &self.stack[base..]);
                 self.stack.truncate(base);
                 let (result, cost) = invoked?;
                 self.charge(cost)?;
                 Ok(result)
             }
-            Op::Call1 { function, arg } => {
-                let function = *function;
+            Op::Call1 { callee, arg } => {
                 let vals = [self.eval(*arg)?];
-                let (result, cost) = invoke(function, &vals)?;
+                let (result, cost) = invoke(callee, &vals)?;
                 drop(vals);
                 self.charge(cost)?;
                 Ok(result)
             }
-            Op::Call2 { function, args } => {
-                let (function, [a, b]) = (*function, *args);
+            Op::Call2 { callee, args } => {
+                let [a, b] = *args;
                 let vals = [self.eval(a)?, self.eval(b)?];
-                self.call2(function, vals)
+                self.call2(callee, vals)
             }
             Op::Compare {
-                function,
+                callee,
                 args,
                 accept,
             } => {
-                let (function, [a, b], accept) = (*function, *args, *accept);
+                let ([a, b], accept) = (*args, *accept);
                 let vals = [self.eval(a)?, self.eval(b)?];
                 if let [Value::Int(x), Value::Int(y)] = vals {
-                    // What `compare` and `compare_cost` give for two ints.
+                    // What `compare` and its cost give for two ints.
                     self.charge(1)?;
                     return Ok(Value::Bool(accept[(x.cmp(&y) as i8 + 1) as usize]));
                 }
-                self.call2(function, vals)
+                self.call2(callee, vals)
             }
             Op::Eq(a, b) | Op::Ne(a, b) => {
                 let ne = matches!(self.ops[op], Op::Ne(..));
                 let (a, b) = (*a, *b);
                 let l = self.eval(a)?;
                 let r = self.eval(b)?;
-                self.charge(equality_cost(&l, &r))?;
+                self.charge(equality_cost(&l, &r, ne))?;
                 if let Value::Error(_) = l {
                     return Ok(l);
                 }
@@ -264,8 +261,9 @@ impl<'p> Evaluator<'p> {
                 target,
                 regex,
                 pattern_size,
+                cost,
             } => {
-                let (target, pattern_size) = (*target, *pattern_size);
+                let (target, pattern_size, cost) = (*target, *pattern_size, *cost);
                 let owned;
                 // `self.name.matches(..)` reads the string in place.
                 let v = match self.attr_ref(target) {
@@ -280,10 +278,17 @@ impl<'p> Evaluator<'p> {
                 };
                 let result = match v {
                     Value::String(s) => Value::Bool(regex.is_match(&s[..])),
+                    // The regex optimization plans a variadic call: an error target is the
+                    // result before the pattern is evaluated, and the call is not charged.
+                    Value::Error(_) if cost != MatchesCost::Legacy => return Ok(v.clone()),
                     Value::Error(_) => v.clone(),
                     _ => no_such_overload(),
                 };
-                let cost = matches_cost_of(v, pattern_size);
+                let cost = match cost {
+                    MatchesCost::Formula => matches_formula(v.cost_size(), pattern_size),
+                    MatchesCost::Unit => 1,
+                    MatchesCost::Legacy => matches_cost_of(v, pattern_size),
+                };
                 self.charge(cost)?;
                 Ok(result)
             }
@@ -422,8 +427,8 @@ impl<'p> Evaluator<'p> {
     /// as cel-go's mutable accumulator does, instead of copying the list each iteration.
     fn step(&mut self, step: usize, accu: usize) -> Step<Value> {
         let appended = match &self.ops[step] {
-            Op::Call { function, args } if function.name == "_+_" && args.len() == 2 => {
-                Some((*function, args[0], args[1]))
+            Op::Call { callee, args } if callee.function.name == "_+_" && args.len() == 2 => {
+                Some((*callee, args[0], args[1]))
             }
             Op::Cond(c, t, f) => {
                 let (c, t, f) = (*c, *t, *f);
@@ -437,14 +442,14 @@ impl<'p> Evaluator<'p> {
             _ => None,
         };
         match appended {
-            Some((function, left, right)) if self.is_accu(left, accu) => {
+            Some((callee, left, right)) if self.is_accu(left, accu) => {
                 self.charge(1)?; // the accumulator variable
                 let mut acc = std::mem::replace(&mut self.frame[accu], Value::Null);
                 let r = self.eval(right)?;
                 let (Value::List(l), Value::List(items)) = (&mut acc, &r) else {
                     // An error on either side (an element that failed, or an accumulator an
                     // earlier step made an error) is the result, as for any strict call.
-                    return self.call2(function, [acc, r]);
+                    return self.call2(&callee, [acc, r]);
                 };
                 self.charge(1)?; // list `+` costs 1 whatever the sizes
                 if l.kind == ListKind::Plain {
@@ -452,7 +457,7 @@ impl<'p> Evaluator<'p> {
                     return Ok(acc);
                 }
                 let left = acc.clone();
-                Ok(match (function.call)(&[left, r]) {
+                Ok(match (callee.call)(&[left, r]) {
                     Ok(v) => v,
                     Err(e) => err(e),
                 })
@@ -467,7 +472,7 @@ impl<'p> Evaluator<'p> {
             return Ok(self.frame[accu].clone());
         }
         match &self.ops[op] {
-            Op::Call { function, .. } if function.name == "_+_" => self.step(op, accu),
+            Op::Call { callee, .. } if callee.function.name == "_+_" => self.step(op, accu),
             _ => self.branch(op),
         }
     }
@@ -593,25 +598,26 @@ fn walk_fields<'v>(mut v: &'v Value, quals: &[Qual], stop: usize) -> (&'v Value,
 }
 
 /// A call of evaluated arguments: the first error argument is the result, else the
-/// function's; with the function's cost either way. cel-go's tracker costs the call with the
+/// implementation's; with the call's cost either way. cel-go's tracker costs the call with the
 /// error among its arguments, and the trackers that read a list argument without checking
 /// its type panic on it: the evaluation halts with the recovered panic's text.
-fn invoke(function: &Function, vals: &[Value]) -> Step<(Value, u64)> {
+fn invoke(callee: &Callee, vals: &[Value]) -> Step<(Value, u64)> {
+    let cost = |result: &Value| callee.cost.map_or(1, |f| f(vals, result));
     match vals.iter().find(|v| matches!(v, Value::Error(_))) {
         Some(e) => {
-            if let Some(i) = crate::eval::library::lists::tracker_asserts_list(function.name)
+            if let Some(i) = callee.asserts_list
                 && let Some(Value::Error(_)) = vals.get(i)
             {
                 return Err(Halt::Internal(ERROR_IS_NOT_A_LISTER));
             }
-            Ok((e.clone(), function.cost_of(vals, e)))
+            Ok((e.clone(), cost(e)))
         }
         None => {
-            let result = match (function.call)(vals) {
+            let result = match (callee.call)(vals) {
                 Ok(v) => v,
                 Err(e) => err(e),
             };
-            let cost = function.cost_of(vals, &result);
+            let cost = cost(&result);
             Ok((result, cost))
         }
     }
@@ -621,14 +627,6 @@ fn invoke(function: &Function, vals: &[Value]) -> Step<(Value, u64)> {
 /// prefix `Program.Eval` adds to a recovered panic.
 const ERROR_IS_NOT_A_LISTER: &str =
     "internal error: interface conversion: *types.Err is not traits.Lister: missing method Add";
-
-/// cel-go's runtime cost of `==`/`!=`: `ceil(min(size(a), size(b)) * 0.1)`, 1 for library types.
-fn equality_cost(l: &Value, r: &Value) -> u64 {
-    if let Value::Opaque(_) = l {
-        return 1;
-    }
-    traversal_cost(l.cost_size().min(r.cost_size()), STRING_TRAVERSAL_FACTOR)
-}
 
 /// Applies one qualifier (`presence`: the last qualifier of `has()`).
 fn select(value: &Value, q: &Qual, index: Option<&Value>, presence: bool) -> Value {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::super::function::Function;
+use super::super::function::{CostFn, Function, Impl};
 use super::super::value::Value;
 
 /// Why an evaluation stops at once, whatever the operators around the current step would make
@@ -64,24 +64,24 @@ pub(super) enum Op {
         test: bool,
     },
     Call {
-        function: &'static Function,
+        callee: Callee,
         args: Vec<usize>,
     },
     /// A call of one argument (`size`, `!_`, ...): as `Call`, without the shared stack.
     Call1 {
-        function: &'static Function,
+        callee: Callee,
         arg: usize,
     },
-    /// A call of two arguments (`_<=_`, `contains`, ...): as `Call`, with the arguments held
-    /// in place instead of on the shared stack.
+    /// A call of two arguments (`_<=_`, `contains`, ...) cel-go plans as a binary call: as
+    /// `Call`, with the arguments held in place instead of on the shared stack.
     Call2 {
-        function: &'static Function,
+        callee: Callee,
         args: [usize; 2],
     },
     /// `_<_`, `_<=_`, `_>_`, `_>=_`: `Call2`, with two ints compared in place. `accept` says
     /// which orderings (less, equal, greater) make it true.
     Compare {
-        function: &'static Function,
+        callee: Callee,
         args: [usize; 2],
         accept: [bool; 3],
     },
@@ -110,8 +110,37 @@ pub(super) enum Op {
         regex: Arc<::regex::Regex>,
         /// The pattern's size, for the call's cost (`matches`' own cost function).
         pattern_size: u64,
+        cost: MatchesCost,
     },
     Fold(Fold),
+}
+
+/// A planned call: the function and what cel-go makes of the call given the overload the
+/// checker resolved (`overloads.rs`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Callee {
+    pub(super) function: &'static Function,
+    /// The implementation: the resolved overload's when the function's own cannot tell it
+    /// from the values (`sum` of an empty list).
+    pub(super) call: Impl,
+    /// The cost of one call (`None`: 1).
+    pub(super) cost: Option<CostFn>,
+    /// cel-go's `evalVarArgs`: the arguments are evaluated up to the first error, and the call
+    /// is charged only when every argument was.
+    pub(super) varargs: bool,
+    /// The argument the call's cost tracker asserts to be a list: an error there halts the
+    /// evaluation with the recovered panic's text.
+    pub(super) asserts_list: Option<usize>,
+}
+
+/// How `matches` with a constant pattern is charged: cel-go's formula on the target's size
+/// (`Formula`), 1 for a call the checker left unresolved (`Unit`), or by the target's value when
+/// the program was planned without the checker (`Legacy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum MatchesCost {
+    Formula,
+    Unit,
+    Legacy,
 }
 
 /// A comprehension: its ops and its variable slots.

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crd_cel_core::ast::{Ast, Expr, Var};
+use crd_cel_core::check::Resolution;
 
 use super::super::functions;
 use super::super::go::regex::compiled_regex;
@@ -12,6 +13,7 @@ use super::super::names::unescape;
 use super::super::value::{List, Value};
 use super::evaluate::Evaluator;
 use super::ir::{Base, Fold, OLD_SELF, Op, Qual, QualKind, SELF};
+use super::overloads::{callee, matches_cost};
 
 /// Why a program could not be planned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,8 +45,9 @@ pub(super) struct Plan {
     pub(super) uses_old_self: bool,
 }
 
-/// Plans `ast` (see [`super::Program::plan`]).
-pub(super) fn plan(ast: &Ast<'_>) -> Result<Plan, PlanError> {
+/// Plans `ast` (see [`super::Program::plan`]), its calls as the checker resolved them
+/// (`resolved`, indexed by node; empty: unresolved).
+pub(super) fn plan(ast: &Ast<'_>, resolved: &[Resolution]) -> Result<Plan, PlanError> {
     if ast.is_empty() {
         return Err(unsupported("an empty expression"));
     }
@@ -54,6 +57,7 @@ pub(super) fn plan(ast: &Ast<'_>) -> Result<Plan, PlanError> {
         slots: 2,
         scopes: HashMap::new(),
         uses_old_self: false,
+        resolved,
     };
     let root = p.plan(ast.root())?;
     Ok(Plan {
@@ -71,6 +75,8 @@ struct Planner<'p, 'a> {
     /// Comprehension `(range, init)` node pairs to their first variable slot.
     scopes: HashMap<(u32, u32), usize>,
     uses_old_self: bool,
+    /// The overload the checker resolved each call node to.
+    resolved: &'p [Resolution],
 }
 
 /// CEL type identifiers, which evaluate to type values.
@@ -185,7 +191,7 @@ impl Planner<'_, '_> {
                 function,
                 target,
                 args,
-            } => self.call(self.text(function).to_owned(), target, args),
+            } => self.call(i, self.text(function).to_owned(), target, args),
             Expr::List { elements, optional } => {
                 let mut elems = Vec::with_capacity(elements.len as usize);
                 for k in 0..elements.len {
@@ -321,6 +327,7 @@ impl Planner<'_, '_> {
 
     fn call(
         &mut self,
+        node: u32,
         name: String,
         target: Option<u32>,
         args: crd_cel_core::ast::Refs,
@@ -331,7 +338,7 @@ impl Planner<'_, '_> {
         {
             let qualified = format!("{}.{}", self.text(ns), name);
             if functions::lookup(&qualified).is_some() {
-                return self.call(qualified, None, args);
+                return self.call(node, qualified, None, args);
             }
         }
         let mut ops = Vec::with_capacity(args.len as usize + 1);
@@ -383,6 +390,11 @@ impl Planner<'_, '_> {
         let Some(function) = functions::lookup(&name) else {
             return Err(unsupported(format_args!("the function '{name}'")));
         };
+        let resolution = self
+            .resolved
+            .get(node as usize)
+            .copied()
+            .unwrap_or(Resolution::Unresolved);
         // cel-go compiles constant `matches` patterns when it plans the program.
         if name == "matches"
             && ops.len() == 2
@@ -394,6 +406,7 @@ impl Planner<'_, '_> {
                 target: ops[0],
                 regex,
                 pattern_size,
+                cost: matches_cost(resolution),
             }));
         }
         // cel-go folds type conversions of constants when it plans the program.
@@ -404,8 +417,11 @@ impl Planner<'_, '_> {
                 Err(e) => Err(PlanError { message: e.message }),
             };
         }
+        let constant_pattern =
+            ops.len() > 1 && matches!(self.ops[ops[1]], Op::Const(Value::String(_)));
+        let callee = callee(function, resolution, ops.len(), constant_pattern);
         if let [arg] = ops[..] {
-            return Ok(self.push(Op::Call1 { function, arg }));
+            return Ok(self.push(Op::Call1 { callee, arg }));
         }
         let accept = match function.name {
             "_<_" => Some([true, false, false]),
@@ -416,7 +432,7 @@ impl Planner<'_, '_> {
         };
         if let ([a, b], Some(accept)) = (&ops[..], accept) {
             return Ok(self.push(Op::Compare {
-                function,
+                callee,
                 args: [*a, *b],
                 accept,
             }));
@@ -424,16 +440,14 @@ impl Planner<'_, '_> {
         // `_+_` stays a `Call`: comprehension folds recognise accumulation by it.
         if let [a, b] = ops[..]
             && function.name != "_+_"
+            && !callee.varargs
         {
             return Ok(self.push(Op::Call2 {
-                function,
+                callee,
                 args: [a, b],
             }));
         }
-        Ok(self.push(Op::Call {
-            function,
-            args: ops,
-        }))
+        Ok(self.push(Op::Call { callee, args: ops }))
     }
 }
 

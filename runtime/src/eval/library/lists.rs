@@ -93,8 +93,6 @@ pub(crate) fn tracker_asserts_list(name: &str) -> Option<usize> {
 /// element type (`[].sum()` on a `list(double)` is `0.0`), which the values alone cannot tell.
 /// Without a resolved overload (a `list(dyn)` receiver) cel-go dispatches to the first one,
 /// `list_int_sum_int`, whose accumulator starts at `0`.
-// For the interpreter, which knows the checker's overload ids (not wired up yet).
-#[allow(dead_code)]
 pub(crate) fn overload(id: &str) -> Option<Impl> {
     Some(match id {
         "list_int_sum_int" => sum_int,

@@ -6,7 +6,7 @@ use std::any::Any;
 use std::fmt::Write as _;
 
 use super::super::error::EvalError;
-use super::super::function::{Function, STRING_TRAVERSAL_FACTOR, traversal_cost};
+use super::super::function::{CostFn, Function, STRING_TRAVERSAL_FACTOR, traversal_cost};
 use super::super::go::netip::{Addr, Prefix, parse_addr, parse_prefix};
 use super::super::value::{Opaque, Value};
 use super::k8s_util::{downcast, first_arg_traversal, opaque, quote, same_type};
@@ -201,14 +201,30 @@ fn contains_ip(args: &[Value]) -> Result<Value, EvalError> {
     Ok(Value::Bool(prefix.contains(ip)))
 }
 
-fn contains_ip_cost(args: &[Value], _: &Value) -> u64 {
-    let [c, other] = args else { return 1 };
-    let cidr_size = c.cost_size();
-    let mut cost = traversal_cost(cidr_size * 2, STRING_TRAVERSAL_FACTOR);
-    if matches!(other, Value::String(_)) {
-        cost += traversal_cost(other.cost_size(), STRING_TRAVERSAL_FACTOR);
+/// `containsIP`'s cost: twice the CIDR's traversal, and the argument's traversal when the
+/// overload is `cidr_contains_ip_string` (`overload_cost`) or, planned without the checker,
+/// the argument is a string.
+fn contains_ip_cost(args: &[Value], r: &Value) -> u64 {
+    match args.get(1) {
+        Some(Value::String(_)) => contains_ip_string_cost(args, r),
+        _ => contains_ip_ip_cost(args, r),
     }
-    cost
+}
+
+fn contains_ip_ip_cost(args: &[Value], _: &Value) -> u64 {
+    let Some(c) = args.first() else { return 1 };
+    traversal_cost(c.cost_size() * 2, STRING_TRAVERSAL_FACTOR)
+}
+
+fn contains_ip_string_cost(args: &[Value], r: &Value) -> u64 {
+    contains_ip_ip_cost(args, r) + other_traversal(args)
+}
+
+/// The traversal of the second argument, whatever it is (an error is sized 1).
+fn other_traversal(args: &[Value]) -> u64 {
+    args.get(1).map_or(0, |o| {
+        traversal_cost(o.cost_size(), STRING_TRAVERSAL_FACTOR)
+    })
 }
 
 fn contains_cidr(args: &[Value]) -> Result<Value, EvalError> {
@@ -225,16 +241,39 @@ fn contains_cidr(args: &[Value]) -> Result<Value, EvalError> {
     ))
 }
 
-fn contains_cidr_cost(args: &[Value], _: &Value) -> u64 {
-    let [c, other] = args else { return 1 };
-    let cidr_size = c.cost_size();
-    let mut cost = traversal_cost(cidr_size * 2, STRING_TRAVERSAL_FACTOR)
-        + traversal_cost(cidr_size, STRING_TRAVERSAL_FACTOR)
-        + 1;
-    if matches!(other, Value::String(_)) {
-        cost += traversal_cost(other.cost_size(), STRING_TRAVERSAL_FACTOR);
+/// `containsCIDR`'s cost, as `containsIP`'s with the CIDR's traversal and 1 more.
+fn contains_cidr_cost(args: &[Value], r: &Value) -> u64 {
+    match args.get(1) {
+        Some(Value::String(_)) => contains_cidr_string_cost(args, r),
+        _ => contains_cidr_cidr_cost(args, r),
     }
-    cost
+}
+
+fn contains_cidr_cidr_cost(args: &[Value], _: &Value) -> u64 {
+    let Some(c) = args.first() else { return 1 };
+    let cidr_size = c.cost_size();
+    traversal_cost(cidr_size * 2, STRING_TRAVERSAL_FACTOR)
+        + traversal_cost(cidr_size, STRING_TRAVERSAL_FACTOR)
+        + 1
+}
+
+fn contains_cidr_string_cost(args: &[Value], r: &Value) -> u64 {
+    contains_cidr_cidr_cost(args, r) + other_traversal(args)
+}
+
+/// The Kubernetes estimator's cost of the IP and CIDR functions whose formula depends on the
+/// overload id it is given (`""` for a call the checker left unresolved, `id` `None`), not on
+/// the values: `None` for the others.
+pub(crate) fn overload_cost(name: &str, id: Option<&str>) -> Option<Option<CostFn>> {
+    Some(match (name, id) {
+        ("ip", Some("cidr_ip")) => None,
+        ("ip", _) => Some(first_arg_traversal),
+        ("containsIP", Some("cidr_contains_ip_string")) => Some(contains_ip_string_cost),
+        ("containsIP", _) => Some(contains_ip_ip_cost),
+        ("containsCIDR", Some("cidr_contains_cidr_string")) => Some(contains_cidr_string_cost),
+        ("containsCIDR", _) => Some(contains_cidr_cidr_cost),
+        _ => return None,
+    })
 }
 
 fn prefix_length(args: &[Value]) -> Result<Value, EvalError> {
