@@ -151,7 +151,10 @@ impl Lowering<'_> {
             ("sortBy", 2) => {
                 let var = ident(&call.args[0])?;
                 let key = call.args[1].clone();
-                // target.map(var, key), expanded as the map macro is.
+                // `cel.bind(@__sortBy_input__, target, @__sortBy_input__.@sortByAssociatedKeys(
+                // @__sortBy_input__.map(var, key)))`: the target is evaluated once, into the
+                // bind's accumulator (ext/lists.go `sortByMacro`).
+                let input = || "@__sortBy_input__".to_owned();
                 let accu = || "@result".to_owned();
                 let l = b.list(vec![key]);
                 let step = b.call("_+_", vec![b.ident(&accu()), l]);
@@ -159,7 +162,7 @@ impl Lowering<'_> {
                 let cond = b.bool(true);
                 let result = b.ident(&accu());
                 let keys = b.comprehension(
-                    target.clone(),
+                    b.ident(&input()),
                     var,
                     None,
                     "@result",
@@ -168,10 +171,18 @@ impl Lowering<'_> {
                     step,
                     result,
                 );
-                Some((
-                    marker,
-                    b.member(target.clone(), "@sortByAssociatedKeys", vec![keys]),
-                ))
+                let sorted = b.member(b.ident(&input()), "@sortByAssociatedKeys", vec![keys]);
+                let bind = b.comprehension(
+                    b.list(vec![]),
+                    "#unused".to_owned(),
+                    None,
+                    &input(),
+                    target.clone(),
+                    b.bool(false),
+                    b.ident(&input()),
+                    sorted,
+                );
+                Some((marker, bind))
             }
             _ => None,
         };
