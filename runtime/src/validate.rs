@@ -15,6 +15,7 @@ pub(crate) mod openapi;
 pub(crate) mod path;
 mod release;
 mod request;
+mod scale;
 mod validator;
 mod walk;
 

@@ -219,12 +219,13 @@ fn invalid(at: &Path<'_>, value: &Json, detail: String) -> FieldError {
     }
 }
 
-/// The JSON type name kube-openapi reports for data of the wrong type.
+/// The JSON type name kube-openapi reports for data of the wrong type: an integer beyond int64
+/// is a float64 to the apiserver's decoder, so a `number`.
 fn data_type(v: &Json) -> &'static str {
     match v {
         Json::Null => "null",
         Json::Bool(_) => "boolean",
-        Json::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Json::Number(n) if n.is_i64() => "integer",
         Json::Number(_) => "number",
         Json::String(_) => "string",
         Json::Array(_) => "array",
@@ -232,17 +233,19 @@ fn data_type(v: &Json) -> &'static str {
     }
 }
 
-/// kube-openapi's `typeValidator` on a value that is not null: the expected type and the value's
-/// as its message names them, when they do not match. With a `format`, a value that is neither a
-/// string nor a list is compared with the format first (`must be of type int32: ""` for a
-/// boolean, `date-time: "int64"` for a number), and a string or list under a format on a
-/// non-numeric type is not type-checked at all.
-fn type_error<'a>(
-    ty: Option<&'a str>,
-    format: Option<&'a str>,
+/// kube-openapi's `typeValidator` on a value that is not null: the expected type (or format) and
+/// the value's type (or Go format) as its message names them, when they do not match. It
+/// applies to a node with a type or a format (`types` is the node's type list: empty without a
+/// type, `integer`, `string` for int-or-string), in kube-openapi's order: with a `format`, a
+/// value that is neither a string nor a list is compared with the format first (`must be of
+/// type int32: ""` for a boolean, `ipv4: "int64"` for a number, also on a node without a
+/// type), and a string or list under a format on a non-numeric type is not type-checked at
+/// all; then the type list.
+fn type_error(
+    types: &[&str],
+    format: Option<&str>,
     value: &Json,
-) -> Option<(&'a str, &'static str)> {
-    let ty = ty?;
+) -> Option<(String, &'static str)> {
     let format = format.filter(|f| !f.is_empty());
     let value_type = data_type(value);
     // The format Go infers from the decoded value (int64 and float64 for numbers).
@@ -251,33 +254,22 @@ fn type_error<'a>(
         "number" => "float64",
         _ => "",
     };
+    let has = |t: &str| types.contains(&t);
     let float_int =
-        value_type == "number" && ty == "integer" && value.as_f64().is_some_and(is_json_integer);
-    let int_float = value_type == "integer" && ty == "number";
-    let matches = ty == value_type || float_int || int_float;
+        value_type == "number" && has("integer") && value.as_f64().is_some_and(is_json_integer);
+    let int_float = value_type == "integer" && has("number");
+    let matches = has(value_type) || float_int || int_float;
     let string_or_list = value.is_string() || value.is_array();
     if let Some(f) = format {
         if !(string_or_list || matches || value_format == f) {
-            return Some((f, value_format));
+            return Some((f.to_owned(), value_format));
         }
-        if !matches!(ty, "number" | "integer") && string_or_list {
+        if !(has("number") || has("integer")) && string_or_list {
             return None;
         }
     }
-    (!matches).then_some((ty, value_type))
-}
-
-fn type_matches(ty: &str, v: &Json) -> bool {
-    match ty {
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "string" => v.is_string(),
-        "boolean" => v.is_boolean(),
-        "number" => v.is_number(),
-        // JSON numbers with no fraction count as integers (1.0 is an integer).
-        "integer" => v.is_i64() || v.is_u64() || v.as_f64().is_some_and(is_json_integer),
-        _ => true,
-    }
+    // Without a type or a format the validator does not apply.
+    (!matches && !types.is_empty()).then(|| (types.join(","), value_type))
 }
 
 /// Validates `value` against the compiled schema, appending the apiserver's field errors.
@@ -318,11 +310,21 @@ fn node(
         Some(o) => Some((value, o, c)),
         None => inherited,
     };
+    // kube-openapi's type list: `integer`, `string` for int-or-string (whose format is then
+    // kept as a typeless node's), else the type if any.
+    let one;
+    let (types, ty): (&[&str], _) = match c.ty.as_deref() {
+        _ if c.int_or_string => (&["integer", "string"], None),
+        Some(t) => {
+            one = [t];
+            (&one, Some(t))
+        }
+        None => (&[], None),
+    };
     if value.is_null() {
-        if !c.nullable
-            && let Some(ty) = &c.ty
-        {
+        if !c.nullable && !types.is_empty() {
             let name = at.body();
+            let ty = types.join(",");
             w.push(
                 pair,
                 FieldError {
@@ -335,23 +337,17 @@ fn node(
         }
         return;
     }
-    let wanted = if c.int_or_string {
-        (!(value.is_string() || type_matches("integer", value)))
-            .then(|| ("integer,string", data_type(value)))
-    } else {
-        let format =
-            super::release::kept_format(c.ty.as_deref(), c.limits.format.as_deref(), w.minor);
-        type_error(c.ty.as_deref(), format, value)
-    };
+    let format = super::release::kept_format(ty, c.limits.format.as_deref(), w.minor);
+    let wanted = type_error(types, format, value);
     // kube-openapi's validators in its order (`SchemaValidator`): type, allOf/anyOf/oneOf/not,
     // string, format, number, items, enum, object; the apiserver reports their errors in it.
-    if let Some((ty, t)) = wanted {
+    if let Some((ty, t)) = &wanted {
         w.push(
             pair,
             FieldError {
                 kind: ErrorType::TypeInvalid,
                 path: at.field(),
-                value: BadValue::Value(Json::String(t.into())),
+                value: BadValue::Value(Json::String((*t).into())),
                 detail: format!("{} in body must be of type {ty}: \"{t}\"", at.body()),
             },
         );
@@ -796,6 +792,92 @@ mod tests {
             ]
         );
         assert!(errors(schema, json!({"all": "ab", "one": 5, "nott": "ok"})).is_empty());
+    }
+
+    // A real kube-apiserver 1.37.2 (tests/e2e/objects-cases/format-*): kube-openapi's type
+    // validator applies to a node with a format and no type too, and checks an
+    // int-or-string's format before its type list; composition branches see it.
+    #[test]
+    fn a_format_is_type_checked_without_a_type() {
+        let spec = |value: Json| json!({"type": "object", "properties": {"value": value}});
+        // Stable-sorted by field, as the apiserver's canonical text is.
+        let sorted = |schema: Json, v: Json| {
+            let mut e = errors(spec(schema), json!({"value": v}));
+            e.sort_by(|a, b| a.split(':').next().cmp(&b.split(':').next()));
+            e
+        };
+        let any_of =
+            "<nil>: Invalid value: \"\": \"value\" must validate at least one schema (anyOf)";
+        let ipv4 = |t: &str| {
+            format!("value: Invalid value: \"{t}\": value in body must be of type ipv4: \"{t}\"")
+        };
+        let string =
+            "value: Invalid value: \"integer\": value in body must be of type string: \"integer\"";
+        assert_eq!(
+            sorted(
+                json!({"type": "integer", "anyOf": [{"format": "ipv4"}]}),
+                json!(1)
+            ),
+            [any_of.to_owned(), ipv4("int64")]
+        );
+        assert_eq!(
+            sorted(
+                json!({"type": "string", "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]}),
+                json!(1)
+            ),
+            [any_of.to_owned(), string.to_owned(), ipv4("int64")]
+        );
+        assert_eq!(
+            sorted(
+                json!({"type": "string", "oneOf": [{"format": "ipv4"}, {"format": "date"}]}),
+                json!(1)
+            ),
+            [
+                "<nil>: Invalid value: \"\": \"value\" must validate one and only one schema (oneOf). Found none valid".to_owned(),
+                string.to_owned(),
+                ipv4("int64"),
+            ]
+        );
+        assert_eq!(
+            sorted(
+                json!({"type": "string", "not": {"format": "ipv4"}}),
+                json!(1)
+            ),
+            [string]
+        );
+        let preserved = json!({"x-kubernetes-preserve-unknown-fields": true, "format": "ipv4"});
+        assert_eq!(sorted(preserved.clone(), json!(1)), [ipv4("int64")]);
+        assert_eq!(sorted(preserved.clone(), json!({"a": 1})), [ipv4("")]);
+        assert!(sorted(preserved, json!([1])).is_empty());
+        let int_or_string = json!({"x-kubernetes-int-or-string": true, "format": "ipv4"});
+        assert_eq!(sorted(int_or_string.clone(), json!(1.5)), [ipv4("float64")]);
+        assert!(sorted(int_or_string, json!(5)).is_empty());
+        // Only string formats are kept on a node without a type (from 1.36).
+        assert!(
+            sorted(
+                json!({"type": "integer", "anyOf": [{"format": "int32"}]}),
+                json!(5)
+            )
+            .is_empty()
+        );
+    }
+
+    // What the oracle answers: an integer beyond int64 is a float64 to the apiserver; a null
+    // item under int-or-string fails its type list.
+    #[test]
+    fn big_integers_are_numbers_and_null_int_or_strings_fail() {
+        let schema = json!({"type": "object", "properties": {
+            "s": {"type": "string"},
+            "l": {"type": "array", "items": {"x-kubernetes-int-or-string": true}},
+        }});
+        let big: Json = serde_json::from_str("18446744073709551615").unwrap();
+        assert_eq!(
+            errors(schema, json!({"s": big, "l": [null, 1, "a"]})),
+            [
+                "l[0]: Invalid value: \"null\": l[0] in body must be of type integer,string: \"null\"",
+                "s: Invalid value: \"number\": s in body must be of type string: \"number\"",
+            ]
+        );
     }
 
     #[test]

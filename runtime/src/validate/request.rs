@@ -1,6 +1,7 @@
 //! The apiserver's custom-resource request path, in its order: the handler's decoding
-//! (pruning, defaults), the registry's `status` handling, the OpenAPI schema checks, the
-//! list-type checks, then the CEL rules (skipped after a blocking schema error).
+//! (pruning, defaults), the registry's `status` handling, the OpenAPI schema checks, the scale
+//! subresource's checks, the list-type checks, then the CEL rules (skipped after a blocking
+//! schema error).
 
 use serde_json::Value as Json;
 
@@ -24,9 +25,10 @@ impl Validator {
     /// handler's decoding ([`Validator::decode`], with its warnings), the registry's `status`
     /// handling (with the version's status subresource, see
     /// [`Validator::with_status_subresource`]; `endpoint` says whether the request is to
-    /// `/status`), the OpenAPI schema errors and list-type errors, then the CEL rules, which do
-    /// not run after a blocking schema error. Errors are in the registry's order (schema, list
-    /// types, CEL).
+    /// `/status`), the OpenAPI schema errors, the scale subresource's errors (a CRD version with
+    /// `subresources.scale`: replicas from 0 to 2147483647, a string selector) and list-type
+    /// errors, then the CEL rules, which do not run after a blocking schema error. Errors are in
+    /// the registry's order (schema, scale, list types, CEL).
     ///
     /// ```
     /// use crd_cel::validate::{Endpoint, Validator};
@@ -215,7 +217,8 @@ impl Validator {
             );
         }
         // The strategy: kind and apiVersion (which, when wrong, replace the ObjectMeta and
-        // schema errors), ObjectMeta, the schema, the list types, then the rules.
+        // schema errors), ObjectMeta, the schema, the scale subresource, embedded resources,
+        // the list types, then the rules.
         let type_meta = self
             .resource
             .as_ref()
@@ -245,6 +248,14 @@ impl Validator {
             let status_update =
                 self.status_subresource && endpoint == Endpoint::Status && old.is_some();
             errors.extend(self.schema_errors(&new, old, status_update));
+            // The scale subresource's replicas and selector (`ValidateScaleSpec` on create and
+            // main-resource update, `ValidateScaleStatus` on both and on a status update).
+            if let Some(scale) = &self.scale {
+                if !status_update {
+                    scale.spec_errors(&new, &mut errors);
+                }
+                scale.status_errors(&new, &mut errors);
+            }
             // The CR strategy then checks embedded resources' apiVersion, kind and metadata
             // (the status strategy does not).
             if self.resource.is_some() && !status_update {

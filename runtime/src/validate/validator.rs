@@ -114,6 +114,9 @@ pub struct Validator {
     /// The CRD version has the status subresource (`subresources.status`), which changes how
     /// the registry treats `status` before validation.
     pub(super) status_subresource: bool,
+    /// The CRD version's scale subresource (`subresources.scale`), whose replicas and selector
+    /// the strategy checks after the schema.
+    pub(super) scale: Option<super::scale::Scale>,
     /// The Kubernetes minor version whose messages are printed
     /// ([`Validator::with_kubernetes_version`]).
     pub(super) kubernetes_minor: u8,
@@ -189,10 +192,10 @@ impl Validator {
     }
 
     /// A validator for one version of a CRD manifest (`version: None` picks the storage version,
-    /// else the first). The root is a resource root; the version's status subresource
-    /// (`subresources.status`, or the CRD-wide `spec.subresources.status` of `v1beta1`
-    /// manifests) and the [`Resource`] (group, version, kind, plural, scope: what the request
-    /// path needs for `metadata`) are taken from the manifest.
+    /// else the first). The root is a resource root; the version's status and scale
+    /// subresources (`subresources.status` and `subresources.scale`, or the CRD-wide
+    /// `spec.subresources` of `v1beta1` manifests) and the [`Resource`] (group, version, kind,
+    /// plural, scope: what the request path needs for `metadata`) are taken from the manifest.
     ///
     /// ```
     /// use crd_cel::validate::{Endpoint, Validator};
@@ -260,9 +263,11 @@ impl Validator {
             .or_else(|| spec.and_then(|s| s.pointer("/subresources/status")))
             .is_some();
         let resource = Resource::of_crd(crd, &name_of(chosen));
-        Ok(Validator::from_schema_json(schema, true)?
+        let mut v = Validator::from_schema_json(schema, true)?
             .with_status_subresource(status_subresource)
-            .with_resource(resource))
+            .with_resource(resource);
+        v.scale = super::scale::Scale::of_crd(crd, chosen);
+        Ok(v)
     }
 
     /// The validator, for objects of `resource`: [`Validator::validate_request`] then runs the
@@ -411,6 +416,7 @@ impl Validator {
             decodes: false,
             checks: None,
             status_subresource: false,
+            scale: None,
             kubernetes_minor: NEWEST_KUBERNETES_MINOR,
             resource: None,
             default_namespace: "default".into(),
