@@ -1,8 +1,8 @@
 //! The type checker against the apiserver: every rule of `tests/probes/checker.json` is checked
 //! by crd-cel and must give the verdict and the text the oracle recorded in
 //! `checker.expected.json` (`oracle probe`, which compiles them with the apiserver's own code):
-//! the rule's error, its messageExpression's error and, for accepted rules, whether it is a
-//! transition rule.
+//! the rule's error, its messageExpression's error and, for accepted rules, the estimated
+//! `maxCost` and whether it is a transition rule.
 
 use serde_json::Value;
 
@@ -57,6 +57,12 @@ fn checker_agrees_with_the_apiserver_on_every_probe() {
                     text(got, "error"),
                 ));
                 continue;
+            }
+            if got.get("error").is_none() && got.get("maxCost") != want.get("maxCost") {
+                failures.push(format!(
+                    "[{group}] rule {source:?}: maxCost {} (the apiserver's {})",
+                    got["maxCost"], want["maxCost"]
+                ));
             }
             if got.get("error").is_none() {
                 let uses = got.get("transitionRule").is_some();

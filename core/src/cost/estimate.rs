@@ -282,7 +282,9 @@ impl<'a> Estimator<'_, 'a> {
                 if self.c.ty[k] == SKIP {
                     fixed!(0)
                 } else if self.c.ty[operand as usize] == SKIP {
-                    // A qualified type identifier (`google.protobuf.Duration`): one identifier.
+                    // A qualified type identifier (`google.protobuf.Duration`): one identifier,
+                    // sized as an identifier is.
+                    e.path[k] = self.extend(Path::None, Step::Indices);
                     fixed!(1)
                 } else if test {
                     // `PresenceTestHasCost(false)` in the Kubernetes environment.
