@@ -10,6 +10,9 @@ pub(super) fn optional_of(args: &[Value]) -> R {
     Ok(Value::some(one(args)?.clone()))
 }
 
+/// Go's zero `time.Time`, 0001-01-01T00:00:00Z, in Unix seconds.
+const GO_ZERO_TIME_SECONDS: i64 = -62_135_596_800;
+
 /// Whether a value is its type's zero value (cel-go's `IsZeroValue`).
 pub(super) fn is_zero(v: &Value) -> bool {
     match v {
@@ -21,7 +24,8 @@ pub(super) fn is_zero(v: &Value) -> bool {
         Value::String(s) => s.is_empty(),
         Value::Bytes(b) => b.is_empty(),
         Value::Duration(d) => d.nanos == 0,
-        Value::Timestamp(t) => t.secs == 0 && t.nanos == 0,
+        // Go's `time.Time.IsZero`: January 1 of year 1, not the Unix epoch.
+        Value::Timestamp(t) => t.secs == GO_ZERO_TIME_SECONDS && t.nanos == 0,
         Value::List(l) => l.items.is_empty(),
         Value::Map(m) => m.raw_len() == 0,
         Value::Optional(o) => o.is_none(),
