@@ -351,7 +351,8 @@ impl<'a> Checker<'a> {
                     (Ty::List(e), _, _) => e,
                     (Ty::Map(k, _), Var::Iter, _) => k,
                     (Ty::Map(_, v), _, _) => v,
-                    (Ty::Dyn | Ty::Var(_), _, _) => id::DYN,
+                    // cel-go types the variables of an error range `dyn` too.
+                    (Ty::Dyn | Ty::Var(_) | Ty::Error, _, _) => id::DYN,
                     _ => id::ERROR,
                 }
             }
