@@ -29,6 +29,7 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     if !c.type_nodes(ast, node) {
         return c.report;
     }
+    c.report.type_checked = c.report.total == 0;
     if c.report.total == 0 && node.compat >= 29 {
         c.homogeneous_literals();
         c.string_formats();
@@ -111,6 +112,7 @@ impl<'a> Checker<'a> {
                 unsupported: None,
                 untyped_node: false,
                 right_type: false,
+                type_checked: false,
                 uses_old_self: false,
                 cost: None,
                 deferred: false,

@@ -196,6 +196,14 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
     })?;
     let ast = ast.as_ast();
     let report = check(&ast, target, node);
+    if report.type_checked && report.total > 0 && report.unsupported.is_none() && !report.deferred {
+        // Issues of the validators the checker runs (homogeneous literals, format strings):
+        // cel-go runs the literal validators beside them and reports all, by position.
+        return Err(CheckError::Compilation {
+            target,
+            issues: validator_issues(source, &ast, node.compat, &report),
+        });
+    }
     let checked = report.into_result(source, target);
     if !matches!(checked, Ok(_) | Err(CheckError::WrongType { .. })) {
         return checked;
@@ -226,6 +234,39 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
         return Err(CheckError::Program { target, detail });
     }
     Ok(checked)
+}
+
+/// The issues of a type-checked expression's validators, the checker's and the literal ones,
+/// rendered in position order as cel-go's `ToDisplayString` does.
+fn validator_issues(
+    source: &str,
+    ast: &crate::ast::Ast<'_>,
+    compat: u8,
+    report: &Report,
+) -> String {
+    let mut issues: Vec<(u32, String)> = report.issues[..report.kept]
+        .iter()
+        .map(|i| (i.offset, i.message.as_str().to_owned()))
+        .collect();
+    for issue in crate::literals::check(ast, compat) {
+        if let crate::literals::LiteralIssue::Compile { offset, message } = issue {
+            issues.push((offset, message));
+        }
+    }
+    issues.sort_by_key(|(offset, _)| *offset);
+    let mut out = Vec::with_capacity(issues.len() + 1);
+    for (offset, message) in &issues {
+        let mut buf = crate::msg::Buf::<{ 4 * 1024 + 512 }>::new();
+        render_issue(source, *offset, message, &mut buf);
+        out.push(buf.as_str().to_owned());
+    }
+    if report.total > report.kept {
+        out.push(format!(
+            "{} more errors were truncated",
+            report.total - report.kept
+        ));
+    }
+    out.join("\n")
 }
 
 /// crd-cel's hints for an expression the checker rejects (`help: did you mean 'image'?`, the

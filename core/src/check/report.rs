@@ -33,6 +33,9 @@ pub struct Report {
     /// The apiserver's static cost estimate of one evaluation (cel-go `EstimateCost` with the
     /// Kubernetes estimator), when the expression was accepted.
     pub cost: Option<crate::cost::Range>,
+    /// The expression type-checked: any issues are the AST validators' (cel-go runs them, and
+    /// the literal validators of [`crate::literals`] beside them, only then).
+    pub type_checked: bool,
     /// The expression reads a node whose schema is known only when it is generated
     /// ([`crate::model::Type::Unknown`], typed `dyn` here): the verdict, the output type and
     /// the cost are left to a check against the generated schema.
