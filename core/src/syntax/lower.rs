@@ -131,9 +131,34 @@ impl Lowering<'_> {
     }
 
     fn push(&mut self, id: u64, expr: Expr) -> u32 {
-        let offset = self.offset(id);
+        let mut offset = self.offset(id);
+        // A negative number literal starts at its sign in cel-go (the literal's context); the
+        // `cel` parser places it at the digits.
+        let negative = match expr {
+            Expr::Int(i) => i < 0,
+            Expr::Double(d) => d.is_sign_negative(),
+            _ => false,
+        };
+        if negative {
+            offset = self.sign_before(offset);
+        }
         self.buf.nodes.push(Node { offset, expr });
         (self.buf.nodes.len() - 1) as u32
+    }
+
+    /// The offset of the `-` before the number at `offset` (spaces may separate them), or
+    /// `offset` when there is none.
+    fn sign_before(&self, offset: u32) -> u32 {
+        let before: Vec<char> = self.buf.source.chars().take(offset as usize).collect();
+        let mut k = before.len();
+        while k > 0 && before[k - 1].is_whitespace() {
+            k -= 1;
+        }
+        if k > 0 && before[k - 1] == '-' {
+            (k - 1) as u32
+        } else {
+            offset
+        }
     }
 
     fn expr(&mut self, e: &IdedExpr) -> u32 {
