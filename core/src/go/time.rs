@@ -51,6 +51,71 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The proleptic Gregorian date (year, month, day) of a day count from 1970-01-01.
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Go's `t.Format(time.RFC3339Nano)` of the instant `unix_seconds` + `nanos` in a zone
+/// `offset_seconds` east of UTC: the zone's wall clock, the fraction without its trailing
+/// zeros, and `Z` for a zero offset (else `+hh:mm`), as `string(timestamp)` prints it.
+///
+/// ```
+/// use crd_cel_core::go::time::format_rfc3339_nano;
+///
+/// assert_eq!(format_rfc3339_nano(0, 500_000_000, 3600), "1970-01-01T01:00:00.5+01:00");
+/// assert_eq!(format_rfc3339_nano(86_399, 0, 0), "1970-01-01T23:59:59Z");
+/// ```
+pub fn format_rfc3339_nano(unix_seconds: i64, nanos: u32, offset_seconds: i64) -> String {
+    let local = unix_seconds + offset_seconds;
+    let (year, month, day) = civil_from_days(local.div_euclid(86_400));
+    let sod = local.rem_euclid(86_400);
+    let mut out = String::with_capacity(35);
+    let _ = write!(
+        out,
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+        sod / 3600,
+        sod / 60 % 60,
+        sod % 60
+    );
+    if nanos > 0 {
+        let frac = format!("{nanos:09}");
+        out.push('.');
+        out.push_str(frac.trim_end_matches('0'));
+    }
+    if offset_seconds == 0 {
+        out.push('Z');
+    } else {
+        let minutes = offset_seconds.abs() / 60;
+        let sign = if offset_seconds < 0 { '-' } else { '+' };
+        let _ = write!(out, "{sign}{:02}:{:02}", minutes / 60, minutes % 60);
+    }
+    out
+}
+
+/// CEL's `string(duration)`: Go's `strconv.FormatFloat(d.Seconds(), 'f', -1, 64)`, then `s`.
+///
+/// ```
+/// use crd_cel_core::go::time::format_duration;
+///
+/// assert_eq!(format_duration(1_500_000_000), "1.5s");
+/// assert_eq!(format_duration(-3_600_000_000_000), "-3600s");
+/// ```
+pub fn format_duration(nanos: i64) -> String {
+    const SECOND: i64 = 1_000_000_000;
+    // Go's `Duration.Seconds`: whole seconds and the remainder converted apart.
+    let secs = (nanos / SECOND) as f64 + (nanos % SECOND) as f64 / 1e9;
+    format!("{secs}s")
+}
+
 /// The number of days in `month` (1 to 12) of `year`, leap years as Go counts them.
 pub fn days_in(month: u32, year: i64) -> u32 {
     match month {

@@ -1,7 +1,7 @@
 //! `duration` and `timestamp` values, and the apiserver's parsing of `format: duration`,
 //! `date` and `date-time` data (kube-openapi `strfmt`, `k8s.io/apiserver/pkg/cel/common/valuesunstructured.go`).
 
-use crd_cel_core::go::time::{days_from_civil, days_in};
+use crd_cel_core::go::time::{civil_from_days, days_from_civil, days_in};
 use crd_cel_core::literals::parse_go_duration;
 
 /// A CEL duration: Go's `time.Duration`, in nanoseconds.
@@ -11,13 +11,60 @@ pub struct Duration {
     pub nanos: i64,
 }
 
-/// A CEL timestamp: seconds since the Unix epoch (UTC) and nanoseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A CEL timestamp: seconds since the Unix epoch (UTC) and nanoseconds, and the zone offset
+/// of the text it was read from.
+#[derive(Debug, Clone, Copy)]
 pub struct Timestamp {
     /// Seconds since 1970-01-01T00:00:00Z.
     pub secs: i64,
     /// Nanoseconds within the second, `0..1e9`.
     pub nanos: u32,
+    /// The offset east of UTC, in seconds, of the zone the timestamp was written in
+    /// (`2024-01-01T10:00:00+02:00`: 7200). cel-go keeps the parsed `time.Time` with its zone,
+    /// which `string()` and `format()` print and `+`/`-` of a duration keep; everything else
+    /// (equality, order, the accessors) reads the instant only.
+    pub offset: i32,
+}
+
+impl Timestamp {
+    /// The timestamp at `secs` and `nanos` since the epoch, in UTC.
+    pub const fn utc(secs: i64, nanos: u32) -> Timestamp {
+        Timestamp {
+            secs,
+            nanos,
+            offset: 0,
+        }
+    }
+
+    fn instant(&self) -> (i64, u32) {
+        (self.secs, self.nanos)
+    }
+}
+
+impl PartialEq for Timestamp {
+    fn eq(&self, other: &Timestamp) -> bool {
+        self.instant() == other.instant()
+    }
+}
+
+impl Eq for Timestamp {}
+
+impl PartialOrd for Timestamp {
+    fn partial_cmp(&self, other: &Timestamp) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Timestamp {
+    fn cmp(&self, other: &Timestamp) -> std::cmp::Ordering {
+        self.instant().cmp(&other.instant())
+    }
+}
+
+impl std::hash::Hash for Timestamp {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.instant().hash(state);
+    }
 }
 
 const NANOS_PER: [(&[&str], i64); 8] = [
@@ -90,17 +137,15 @@ pub fn parse_date(s: &str) -> Option<Timestamp> {
         return None;
     }
     let (y, m, d) = (digits(b, 0, 4)?, digits(b, 5, 2)?, digits(b, 8, 2)?);
-    valid_date(y, m, d).then(|| Timestamp {
-        secs: days_from_civil(i64::from(y), m, d) * 86_400,
-        nanos: 0,
-    })
+    valid_date(y, m, d).then(|| Timestamp::utc(days_from_civil(i64::from(y), m, d) * 86_400, 0))
 }
 
 /// `format: date-time` data (`strfmt.ParseDateTime`): RFC 3339 with or without fractional
-/// seconds, or `2006-01-02T15:04:05[.frac]` without a zone (UTC); the empty string is the epoch.
+/// seconds, in the zone it is written in, or `2006-01-02T15:04:05[.frac]` without a zone (UTC);
+/// the empty string is the epoch.
 pub fn parse_date_time(s: &str) -> Option<Timestamp> {
     if s.is_empty() {
-        return Some(Timestamp { secs: 0, nanos: 0 });
+        return Some(Timestamp::utc(0, 0));
     }
     let b = s.as_bytes();
     let (y, mo, d) = (digits(b, 0, 4)?, digits(b, 5, 2)?, digits(b, 8, 2)?);
@@ -139,7 +184,11 @@ pub fn parse_date_time(s: &str) -> Option<Timestamp> {
     };
     let secs =
         days_from_civil(i64::from(y), mo, d) * 86_400 + i64::from(h * 3600 + mi * 60 + se) - offset;
-    Some(Timestamp { secs, nanos })
+    Some(Timestamp {
+        secs,
+        nanos,
+        offset: offset as i32,
+    })
 }
 
 /// A timestamp broken down in a time zone.
@@ -165,20 +214,6 @@ pub struct Civil {
     pub millisecond: i64,
 }
 
-/// The proleptic Gregorian date of a day count from 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 impl Timestamp {
     /// The timestamp if it is in CEL's range, else cel-go's `timestamp overflow`.
     pub fn checked(self) -> Result<Timestamp, super::error::EvalError> {
@@ -188,7 +223,7 @@ impl Timestamp {
         Ok(self)
     }
 
-    /// `timestamp + duration`.
+    /// `timestamp + duration`, in the same zone.
     pub fn plus(self, d: Duration) -> Result<Timestamp, super::error::EvalError> {
         let total =
             i128::from(self.secs) * 1_000_000_000 + i128::from(self.nanos) + i128::from(d.nanos);
@@ -198,6 +233,7 @@ impl Timestamp {
         Timestamp {
             secs,
             nanos: total.rem_euclid(1_000_000_000) as u32,
+            offset: self.offset,
         }
         .checked()
     }
@@ -221,8 +257,8 @@ impl Timestamp {
         let jan1 = days_from_civil(year, 1, 1);
         Civil {
             year,
-            month,
-            day,
+            month: i64::from(month),
+            day: i64::from(day),
             day_of_year: days - jan1 + 1,
             weekday: (days + 4).rem_euclid(7),
             hour: sod / 3600,
@@ -232,28 +268,16 @@ impl Timestamp {
         }
     }
 
-    /// Go's `time.RFC3339Nano` rendering in UTC (`string(timestamp)`).
+    /// Go's `time.RFC3339Nano` rendering in the timestamp's zone (`string(timestamp)`).
     pub fn to_rfc3339(self) -> String {
-        let c = self.civil(0);
-        let mut s = format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-            c.year, c.month, c.day, c.hour, c.minute, c.second
-        );
-        if self.nanos != 0 {
-            let frac = format!("{:09}", self.nanos);
-            s.push('.');
-            s.push_str(frac.trim_end_matches('0'));
-        }
-        s.push('Z');
-        s
+        crd_cel_core::go::time::format_rfc3339_nano(self.secs, self.nanos, i64::from(self.offset))
     }
 }
 
 impl Duration {
     /// cel-go's `string(duration)`: seconds in the shortest decimal form, then `s`.
     pub fn to_cel_string(self) -> String {
-        let secs = self.nanos as f64 / 1e9;
-        format!("{secs}s")
+        crd_cel_core::go::time::format_duration(self.nanos)
     }
 }
 
@@ -264,6 +288,7 @@ pub fn parse_rfc3339(s: &str) -> Option<Timestamp> {
     Some(Timestamp {
         secs: t.unix_seconds(),
         nanos: t.nanos,
+        offset: t.offset_seconds as i32,
     })
 }
 

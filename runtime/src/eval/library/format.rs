@@ -345,45 +345,15 @@ fn go_fixed6(x: f64) -> String {
     format!("{sign}{:.6}", x.abs())
 }
 
-/// CEL's `string(duration)`: the seconds as Go's shortest `%f`-style float, then `s`.
+/// CEL's `string(duration)`.
 pub(super) fn duration_string(d: Duration) -> String {
-    const NANOS: i64 = 1_000_000_000;
-    let secs = (d.nanos / NANOS) as f64 + (d.nanos % NANOS) as f64 / 1e9;
-    format!("{secs}s")
+    d.to_cel_string()
 }
 
-/// CEL's `string(timestamp)`: RFC 3339 in UTC with the fraction's trailing zeros dropped.
+/// CEL's `string(timestamp)`: RFC 3339 in the timestamp's zone, the fraction's trailing zeros
+/// dropped.
 pub(super) fn timestamp_string(t: Timestamp) -> String {
-    let days = t.secs.div_euclid(86_400);
-    let sod = t.secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    let mut out = format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
-        sod / 3600,
-        sod / 60 % 60,
-        sod % 60
-    );
-    if t.nanos > 0 {
-        let frac = format!("{:09}", t.nanos);
-        out.push('.');
-        out.push_str(frac.trim_end_matches('0'));
-    }
-    out.push('Z');
-    out
-}
-
-/// The proleptic Gregorian date of a day count from 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    t.to_rfc3339()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -141,9 +141,7 @@ pub(super) fn to_timestamp(args: &[Value]) -> R {
             })?;
             t.checked().map(Value::Timestamp)
         }
-        Value::Int(i) => Timestamp { secs: *i, nanos: 0 }
-            .checked()
-            .map(Value::Timestamp),
+        Value::Int(i) => Timestamp::utc(*i, 0).checked().map(Value::Timestamp),
         _ => Err(nso()),
     }
 }

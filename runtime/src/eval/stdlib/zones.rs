@@ -154,7 +154,7 @@ mod tests {
     use super::*;
 
     fn at(secs: i64) -> Timestamp {
-        Timestamp { secs, nanos: 0 }
+        Timestamp::utc(secs, 0)
     }
 
     fn offset(tz: &str, secs: i64) -> Result<i64, String> {

@@ -38,7 +38,7 @@ fn secs(n: i64) -> Value {
 }
 
 fn ts(secs: i64, nanos: u32) -> Value {
-    Value::Timestamp(Timestamp { secs, nanos })
+    Value::Timestamp(Timestamp::utc(secs, nanos))
 }
 
 // Expected texts below come from cel-go's formatting_test.go or, where marked, were
