@@ -1,6 +1,6 @@
-//! cel-go's type conversions between scalars (`int()`, `uint()`, `double()`, `bool()`,
-//! `bytes()`, and `string()` of the scalars whose text needs no formatting): their results and
-//! error texts, written once. The runtime's conversion functions call these, and the CRD checks
+//! cel-go's type conversions between constants (`int()`, `uint()`, `double()`, `bool()`,
+//! `bytes()`, `string()`, `duration()`, `timestamp()`): their results and error texts, written
+//! once. The runtime's conversion functions call these, and the CRD checks
 //! call them on constants (`literals`), because cel-go's planner folds a conversion of a
 //! constant when it builds the program and fails the program with the conversion's error.
 
@@ -19,6 +19,18 @@ pub enum Scalar {
     String(String),
     /// Bytes.
     Bytes(Vec<u8>),
+    /// A duration, in nanoseconds.
+    Duration(i64),
+    /// A timestamp: the instant, and the offset east of UTC of the zone it was written in
+    /// (`string()` prints the wall clock there).
+    Timestamp {
+        /// Seconds since the Unix epoch.
+        secs: i64,
+        /// Nanoseconds within the second.
+        nanos: u32,
+        /// The zone's offset, in seconds.
+        offset: i64,
+    },
 }
 
 /// `integer overflow`, cel-go's error for an int out of range.
@@ -116,10 +128,41 @@ pub fn string_of_bytes(b: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(b).map_err(|_| INVALID_UTF8.to_owned())
 }
 
+/// `timestamp overflow`, cel-go's error for a timestamp outside CEL's range.
+pub const TIMESTAMP_OVERFLOW: &str = "timestamp overflow";
+
+/// `duration(string)`: Go's `time.ParseDuration`, within Go's range.
+pub fn duration_of_string(s: &str) -> Result<i64, String> {
+    crate::go::time::parse_go_duration(s)
+        .and_then(|n| i64::try_from(n).ok())
+        .ok_or_else(|| conversion_error("string", "google.protobuf.Duration"))
+}
+
+/// `timestamp(string)`: Go's `time.Parse(time.RFC3339, s)` in CEL's range, as the instant and
+/// the zone's offset.
+pub fn timestamp_of_string(s: &str) -> Result<(i64, u32, i64), String> {
+    let t = crate::go::time::parse_rfc3339(s)
+        .map_err(|_| conversion_error("string", "google.protobuf.Timestamp"))?;
+    let secs = t.unix_seconds();
+    if !crate::go::time::TIMESTAMP_SECONDS.contains(&secs) {
+        return Err(TIMESTAMP_OVERFLOW.to_owned());
+    }
+    Ok((secs, t.nanos, t.offset_seconds))
+}
+
+/// `timestamp(int)`: the second, in UTC, within CEL's range.
+pub fn timestamp_of_int(i: i64) -> Result<i64, String> {
+    if crate::go::time::TIMESTAMP_SECONDS.contains(&i) {
+        Ok(i)
+    } else {
+        Err(TIMESTAMP_OVERFLOW.to_owned())
+    }
+}
+
 /// A conversion `function(arg)` of a constant, as cel-go's planner folds it: `Some(Ok(value))`
-/// when the result is a scalar, `Some(Err(message))` when the conversion fails (the program
-/// is not built), `None` when the result is not a scalar or needs formatting this module does
-/// not do (`string(double)`, `timestamp`, `duration`, `type`): the caller stops folding there.
+/// when the result is a constant this module represents, `Some(Err(message))` when the
+/// conversion fails (the program is not built), `None` when the result is not one (`type`):
+/// the caller stops folding there.
 pub fn fold(function: &str, arg: &Scalar) -> Option<Result<Scalar, String>> {
     use Scalar as S;
     Some(match (function, arg) {
@@ -128,6 +171,8 @@ pub fn fold(function: &str, arg: &Scalar) -> Option<Result<Scalar, String>> {
         ("int", S::Uint(u)) => int_of_uint(*u).map(S::Int),
         ("int", S::Double(d)) => int_of_double(*d).map(S::Int),
         ("int", S::String(s)) => int_of_string(s).map(S::Int),
+        ("int", S::Duration(n)) => Ok(S::Int(*n)),
+        ("int", S::Timestamp { secs, .. }) => Ok(S::Int(*secs)),
         ("uint", S::Uint(u)) => Ok(S::Uint(*u)),
         ("uint", S::Int(i)) => uint_of_int(*i).map(S::Uint),
         ("uint", S::Double(d)) => uint_of_double(*d).map(S::Uint),
@@ -144,7 +189,34 @@ pub fn fold(function: &str, arg: &Scalar) -> Option<Result<Scalar, String>> {
         ("string", S::Bool(b)) => Ok(S::String(b.to_string())),
         ("string", S::Int(i)) => Ok(S::String(i.to_string())),
         ("string", S::Uint(u)) => Ok(S::String(u.to_string())),
+        ("string", S::Double(d)) => Ok(S::String(crate::go::float::go_g(*d))),
         ("string", S::Bytes(b)) => string_of_bytes(b).map(|s| S::String(s.to_owned())),
+        ("string", S::Duration(n)) => Ok(S::String(crate::go::time::format_duration(*n))),
+        (
+            "string",
+            S::Timestamp {
+                secs,
+                nanos,
+                offset,
+            },
+        ) => Ok(S::String(crate::go::time::format_rfc3339_nano(
+            *secs, *nanos, *offset,
+        ))),
+        ("duration", S::Duration(n)) => Ok(S::Duration(*n)),
+        ("duration", S::String(s)) => duration_of_string(s).map(S::Duration),
+        ("timestamp", S::Timestamp { .. }) => Ok(arg.clone()),
+        ("timestamp", S::String(s)) => {
+            timestamp_of_string(s).map(|(secs, nanos, offset)| S::Timestamp {
+                secs,
+                nanos,
+                offset,
+            })
+        }
+        ("timestamp", S::Int(i)) => timestamp_of_int(*i).map(|secs| S::Timestamp {
+            secs,
+            nanos: 0,
+            offset: 0,
+        }),
         _ => return None,
     })
 }
@@ -168,7 +240,15 @@ mod tests {
             fold("string", &Scalar::Bytes(vec![0xff])),
             Some(Err(INVALID_UTF8.to_owned()))
         );
-        assert_eq!(fold("string", &Scalar::Double(1.5)), None);
+        assert_eq!(
+            fold("string", &Scalar::Double(1.5)),
+            Some(Ok(Scalar::String("1.5".into())))
+        );
+        assert_eq!(
+            fold("int", &Scalar::String("1e+06".into())),
+            Some(Err("type conversion error from 'string' to 'int'".into()))
+        );
+        assert_eq!(fold("type", &Scalar::Int(1)), None);
         assert_eq!(
             fold("int", &Scalar::String("12".into())),
             Some(Ok(Scalar::Int(12)))

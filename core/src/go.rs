@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+pub mod float;
 pub mod regexp;
 pub mod time;
 

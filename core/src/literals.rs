@@ -5,6 +5,7 @@
 
 use crate::ast::{Ast, Expr};
 use crate::convert::Scalar;
+pub use crate::go::time::{TIMESTAMP_SECONDS, parse_go_duration};
 
 /// One issue found in a constant argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,20 +48,8 @@ pub fn check(ast: &Ast<'_>, compat: u8) -> Vec<LiteralIssue> {
                 Some(Err(e)) => {
                     program.get_or_insert(e);
                 }
-                // Folded, with a value the checks below do not need.
-                None => match (function, arg) {
-                    ("duration", Scalar::String(s)) if parse_go_duration(s).is_none() => {
-                        program.get_or_insert_with(|| {
-                            crate::convert::conversion_error("string", "google.protobuf.Duration")
-                        });
-                    }
-                    ("timestamp", Scalar::String(s)) if !is_rfc3339(s) => {
-                        program.get_or_insert_with(|| {
-                            crate::convert::conversion_error("string", "google.protobuf.Timestamp")
-                        });
-                    }
-                    _ => {}
-                },
+                // Not a constant folding goes on with (`type(c)`).
+                None => {}
             }
         }
         let arg = |i: u32| -> Option<(u32, &str)> {
@@ -89,6 +78,15 @@ pub fn check(ast: &Ast<'_>, compat: u8) -> Vec<LiteralIssue> {
                 }
             }
             ("timestamp", false, 1) => {
+                // cel-go's validator evaluates the call on any literal: an int out of range
+                // is refused too.
+                let n = ast.r(args, 0);
+                if compat >= 29
+                    && let Expr::Int(secs) = ast.node(n).expr
+                    && !TIMESTAMP_SECONDS.contains(&secs)
+                {
+                    out.push(compile(ast.offset(n), "invalid timestamp argument"));
+                }
                 if let Some((offset, s)) = arg(0)
                     && !is_rfc3339(s)
                 {
@@ -153,75 +151,6 @@ fn compile(offset: u32, message: &str) -> LiteralIssue {
         message: message.to_owned(),
     }
 }
-
-/// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or `0`; nanoseconds.
-pub fn parse_go_duration(s: &str) -> Option<i128> {
-    let mut rest = s;
-    let mut neg = false;
-    if let Some(r) = rest.strip_prefix('-') {
-        neg = true;
-        rest = r;
-    } else if let Some(r) = rest.strip_prefix('+') {
-        rest = r;
-    }
-    if rest == "0" {
-        return Some(0);
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let mut total: i128 = 0;
-    while !rest.is_empty() {
-        let int_len = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let (int_part, r) = rest.split_at(int_len);
-        let (frac_part, r) = match r.strip_prefix('.') {
-            Some(r) => {
-                let n = r.bytes().take_while(u8::is_ascii_digit).count();
-                r.split_at(n)
-            }
-            None => ("", r),
-        };
-        if int_part.is_empty() && frac_part.is_empty() {
-            return None;
-        }
-        let unit_len = r
-            .char_indices()
-            .find(|(_, c)| *c == '.' || c.is_ascii_digit())
-            .map(|(i, _)| i)
-            .unwrap_or(r.len());
-        let (unit, r) = r.split_at(unit_len);
-        let scale: i128 = match unit {
-            "ns" => 1,
-            "us" | "µs" | "μs" => 1_000,
-            "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            "m" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
-            _ => return None,
-        };
-        let int: i128 = if int_part.is_empty() {
-            0
-        } else {
-            int_part.parse().ok()?
-        };
-        let mut value = int.checked_mul(scale)?;
-        let mut frac_scale = scale;
-        for d in frac_part.bytes() {
-            frac_scale /= 10;
-            value += i128::from(d - b'0') * frac_scale;
-        }
-        total = total.checked_add(value)?;
-        if total > i128::from(i64::MAX) + i128::from(neg) {
-            return None;
-        }
-        rest = r;
-    }
-    Some(if neg { -total } else { total })
-}
-
-/// The first and last seconds a CEL timestamp may take (0001-01-01T00:00:00Z to
-/// 9999-12-31T23:59:59Z): cel-go's `minUnixTime` and `maxUnixTime`.
-pub const TIMESTAMP_SECONDS: std::ops::RangeInclusive<i64> = -62_135_596_800..=253_402_300_799;
 
 /// Whether cel-go's `timestamp(s)` accepts `s`: Go's `time.Parse(time.RFC3339, s)` reads it and
 /// the instant is in CEL's range ([`TIMESTAMP_SECONDS`], after the offset is applied).

@@ -1,4 +1,6 @@
-//! Go's `time.Parse(time.RFC3339, s)`, step for step, with its error texts. Three places read
+//! Go's `time.Parse(time.RFC3339, s)`, step for step, with its error texts; its
+//! `time.ParseDuration`, RFC 3339 and duration formatting as CEL prints them, and CEL's
+//! timestamp range. Three places read
 //! RFC 3339 text the way Go does: `metav1.Time` fields of `metadata` (the apiserver refuses the
 //! request with this error), cel-go's `timestamp(string)` at runtime and its constant literals at
 //! check time. Go's general parser accepts more than RFC 3339 (a one-digit hour, a comma before
@@ -302,6 +304,75 @@ fn quote(s: &[u8]) -> String {
     out.push('"');
     out
 }
+
+/// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or `0`; nanoseconds.
+pub fn parse_go_duration(s: &str) -> Option<i128> {
+    let mut rest = s;
+    let mut neg = false;
+    if let Some(r) = rest.strip_prefix('-') {
+        neg = true;
+        rest = r;
+    } else if let Some(r) = rest.strip_prefix('+') {
+        rest = r;
+    }
+    if rest == "0" {
+        return Some(0);
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    let mut total: i128 = 0;
+    while !rest.is_empty() {
+        let int_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let (int_part, r) = rest.split_at(int_len);
+        let (frac_part, r) = match r.strip_prefix('.') {
+            Some(r) => {
+                let n = r.bytes().take_while(u8::is_ascii_digit).count();
+                r.split_at(n)
+            }
+            None => ("", r),
+        };
+        if int_part.is_empty() && frac_part.is_empty() {
+            return None;
+        }
+        let unit_len = r
+            .char_indices()
+            .find(|(_, c)| *c == '.' || c.is_ascii_digit())
+            .map(|(i, _)| i)
+            .unwrap_or(r.len());
+        let (unit, r) = r.split_at(unit_len);
+        let scale: i128 = match unit {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return None,
+        };
+        let int: i128 = if int_part.is_empty() {
+            0
+        } else {
+            int_part.parse().ok()?
+        };
+        let mut value = int.checked_mul(scale)?;
+        let mut frac_scale = scale;
+        for d in frac_part.bytes() {
+            frac_scale /= 10;
+            value += i128::from(d - b'0') * frac_scale;
+        }
+        total = total.checked_add(value)?;
+        if total > i128::from(i64::MAX) + i128::from(neg) {
+            return None;
+        }
+        rest = r;
+    }
+    Some(if neg { -total } else { total })
+}
+
+/// The first and last seconds a CEL timestamp may take (0001-01-01T00:00:00Z to
+/// 9999-12-31T23:59:59Z): cel-go's `minUnixTime` and `maxUnixTime`.
+pub const TIMESTAMP_SECONDS: std::ops::RangeInclusive<i64> = -62_135_596_800..=253_402_300_799;
 
 #[cfg(test)]
 mod tests {
