@@ -12,7 +12,9 @@ Generates CEL rules from a typed grammar over one schema's fields and the functi
 
 Every divergence is minimized (subtrees replaced by their children or by a literal of the same
 type while the same kind of divergence persists) and written to OUT/findings.json; the summary
-table goes to stdout. Exit 0 when nothing diverged, 1 when something did, 2 on a tool error.
+table goes to stdout. Divergences of a known class (`KNOWN`, listed with their reasons in
+tests/probes/known-differences.txt) are counted apart. Exit 0 when nothing else diverged, 1 when
+something did, 2 on a tool error.
 
     python3 tests/difffuzz/difffuzz.py --rules 2000 --seed 1 [--oracle BIN] [--mirror BIN]
 
@@ -23,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -81,11 +84,15 @@ REQUIRED = {"name", "n", "s", "l", "lo", "k"}
 
 
 def objects(rng):
-    """Objects the accepted rules are evaluated on: a full one, a sparse one, edge values."""
+    """Objects the accepted rules are evaluated on: a full one, a sparse one, edge values.
+
+    Maps have at most one key: the apiserver iterates a map in Go's random order, so a rule
+    whose answer depends on the order (`self.m.map(k, k).join('')`, which error or what cost
+    `exists` over a map ends with) has no one answer to compare with."""
     full = {
         "name": "web", "n": 3, "big": 9007199254740993, "d": 2.5, "s": "a,b,c", "su": "Hello",
         "b": True, "l": ["x", "y", "x"], "lu": ["alpha"], "li": [3, 1, 2], "set": ["a", "b"],
-        "m": {"one": 1, "two": 2}, "o": {"a": "z", "b": -4},
+        "m": {"one": 1}, "o": {"a": "z", "b": -4},
         "lo": [{"k": "a", "v": 1}, {"k": "b", "v": 0}],
         "t": "2024-02-29T23:59:59Z", "dur": "1h30m", "by": "aGVsbG8=", "ios": "50%",
         "q": "1.5Gi", "dash-name": False,
@@ -306,6 +313,57 @@ def generate(rng, n, bad_rate):
 
 
 # ---------------------------------------------------------------------------------------------
+# Known differences: classes of divergence crd-cel does not remove, each listed with its reason
+# (and a probe) in tests/probes/known-differences.txt. They are counted apart, not minimized,
+# and do not make the run fail.
+
+def issue_count(text):
+    return text.count("ERROR: <input>:")
+
+
+KNOWN = [
+    ("syntax error after an incomplete ternary, worded by the cel crate's parser",
+     lambda o, c: "Incomplete `ExprContext` for `_?_:_` expression!" in c),
+    ("more than 8 issues: crd-cel keeps the first 8 it finds",
+     lambda o, c: issue_count(o) > 8),
+    ("type variables numbered differently (cel-go checks a call's arguments before its receiver)",
+     lambda o, c: o != c and re.sub(r"_var\d+", "_var", o) == re.sub(r"_var\d+", "_var", c)),
+]
+
+
+# At runtime, after minimization: `==` of a `dyn` list or map of object data with another
+# type (tests/runtime-known-differences.txt, "a list field compared with a value of another
+# type"): the apiserver's data lists and maps say `no such overload`, cel-go's own lists count
+# an element comparison that errs as equal; crd-cel's values do not tell them apart.
+UNSTRUCTURED_EQUALITY = "== of a dyn list or map of object data with another type"
+
+
+def known_runtime(rule, detail):
+    if not detail or ("==" not in rule and "!=" not in rule):
+        return None
+    if "self.ios" not in rule and "dyn(" not in rule:
+        return None
+    o, c = detail.get("oracle") or {}, detail.get("crd-cel") or {}
+    said = lambda r: " ".join(e.get("detail") or "" for e in r.get("errors") or [])
+    if ("no such overload" in said(o) and "failed rule" in said(c)) or \
+            (o.get("result") == "pass" and "failed rule" in said(c)):
+        return UNSTRUCTURED_EQUALITY
+    return None
+
+
+def known_class(kind, w, g):
+    """The known class of a compile-side divergence (`w`, `g`: the two probe results)."""
+    if kind not in ("compile message", "messageExpression message"):
+        return None
+    key = "error" if kind == "compile message" else "messageExpressionError"
+    o, c = w.get(key) or "", g.get(key) or ""
+    for name, test in KNOWN:
+        if test(o, c):
+            return name
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
 # Running both sides.
 
 def run_json(cmd):
@@ -498,6 +556,7 @@ def main():
     start = time.time()
     counts = {"rules": 0, "accepted by the oracle": 0, "evaluated": 0}
     kinds = {}
+    known = {}
     findings = []
     seen_min = set()
     done = 0
@@ -513,7 +572,10 @@ def main():
         for it, (kind, w, g) in zip(items, comp):
             if not w.get("error"):
                 counts["accepted by the oracle"] += 1
-            if kind:
+            known_as = known_class(kind, w, g) if kind else None
+            if known_as:
+                known[known_as] = known.get(known_as, 0) + 1
+            elif kind:
                 kinds[kind] = kinds.get(kind, 0) + 1
                 if sum(1 for f in findings if f["kind"] == kind) < args.max_findings:
                     m = minimize(tools, work, it, kind, "compile", objs, rng)
@@ -528,23 +590,32 @@ def main():
         for it, (kind, detail) in zip(clean, eval_diffs(tools, work, clean, objs, rng)):
             if not kind:
                 continue
+            # Every runtime divergence is minimized: its known class is told by the minimal rule.
+            m = minimize(tools, work, it, kind, "eval", objs, rng)
+            d = eval_diffs(tools, work, [m], objs, rng)[0][1] or detail
+            known_as = known_runtime(m["rule"], d)
+            if known_as:
+                known[known_as] = known.get(known_as, 0) + 1
+                continue
             kinds[kind] = kinds.get(kind, 0) + 1
             if sum(1 for f in findings if f["kind"] == kind) < args.max_findings:
-                m = minimize(tools, work, it, kind, "eval", objs, rng)
                 if (kind, m["rule"], m.get("me")) not in seen_min:
                     seen_min.add((kind, m["rule"], m.get("me")))
-                    d = eval_diffs(tools, work, [m], objs, rng)[0][1] or detail
                     findings.append({"kind": kind, "rule": m["rule"], "messageExpression": m.get("me"),
                                      "original": it["rule"], **(d or {})})
     path = os.path.join(args.out, "findings.json")
     with open(path, "w") as f:
-        json.dump({"seed": args.seed, "counts": counts, "kinds": kinds, "findings": findings}, f, indent=1)
-    print(f"| seed | rules | accepted by the oracle | evaluated (x{len(objs)} objects) | divergent | seconds |")
-    print("|---|---|---|---|---|---|")
+        json.dump({"seed": args.seed, "counts": counts, "kinds": kinds, "known": known,
+                   "findings": findings}, f, indent=1)
+    print(f"| seed | rules | accepted by the oracle | evaluated (x{len(objs)} objects) | divergent "
+          f"| known | seconds |")
+    print("|---|---|---|---|---|---|---|")
     print(f"| {args.seed} | {counts['rules']} | {counts['accepted by the oracle']} | {counts['evaluated']} "
-          f"| {sum(kinds.values())} | {time.time() - start:.0f} |")
+          f"| {sum(kinds.values())} | {sum(known.values())} | {time.time() - start:.0f} |")
     for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]):
         print(f"  {k}: {v}")
+    for k, v in sorted(known.items(), key=lambda kv: -kv[1]):
+        print(f"  known, {k}: {v}")
     print(f"{len(findings)} minimized findings in {path}")
     for fnd in findings:
         print(f"  [{fnd['kind']}] {fnd['rule']}" + (f"  (messageExpression {fnd['messageExpression']})"
