@@ -14,7 +14,10 @@
 //!   constant when planned, cost 0), `x in [constants]` becomes a set lookup with no call cost, and
 //!   type conversions of constants are folded;
 //! - `or`/`orValue` on optionals short-circuit and cost nothing themselves;
-//! - every other call costs what its [`Function`] says, after its arguments.
+//! - every other call is shaped and costed as cel-go does for the overload the checker resolved
+//!   (`overloads.rs`: a variadic call stops at its first error argument uncharged; the cost is
+//!   the overload's tracker's, the Kubernetes estimator's or cel-go's default), after its
+//!   arguments.
 //!
 //! The per-call limit is checked after every step, as cel-go's tracker does.
 

@@ -3,8 +3,9 @@
 //! and runtime costs (`interpreter/runtimecost.go`).
 //!
 //! cel-go charges by the overload the checker resolved; when the checker could not pick one (an
-//! argument of type `dyn`), cel-go charges 1. crd-cel charges by the overload the values select,
-//! which is the same whenever the types are known when the rule is checked.
+//! argument of type `dyn`), cel-go charges 1. The cost functions here price a call by the values
+//! (what a program planned without the checker uses); a planned rule's calls are priced by their
+//! resolved overload (`interp/overloads.rs`), which replaces the ones of cel-go's default switch.
 
 mod args;
 mod arith;
