@@ -12,6 +12,7 @@
 // object has a status, then PUTs the object (to /status for a status update) to the URL of its
 // name (the stored name when it has none), with the stored resourceVersion when the body has
 // none, as a client that read the object does. Everything the run created is deleted after it.
+// The runs of one CRD name go in order through one client, --parallel names at a time.
 //
 // Compared: the verdict and the whole Status message. Two canonicalisations, the oracle's own
 // (tests/oracle/README.md): an Invalid Status's causes are sorted by field (stable; the server
@@ -37,6 +38,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -105,7 +107,7 @@ type options struct {
 	known                                                 string
 	match                                                 *regexp.Regexp
 	sets                                                  []string
-	limit                                                 int
+	limit, parallel                                       int
 }
 
 func main() {
@@ -120,6 +122,7 @@ func main() {
 	flag.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the server")
 	flag.StringVar(&o.jsonOut, "json", "", "also write every run as JSON to this file")
 	flag.StringVar(&o.k8sVersion, "kubernetes-version", "1.37", "crd-cel's --kubernetes-version")
+	flag.IntVar(&o.parallel, "parallel", 4, "CRDs served at once (each by its own client, its runs in order)")
 	flag.StringVar(&o.known, "known", "", "known-differences file: exit 1 on any difference it does not list (or a listed verdict/text difference that is gone)")
 	flag.Parse()
 	if match != "" {
@@ -164,7 +167,7 @@ func mainErr(o options) error {
 	if err != nil {
 		return err
 	}
-	c := &client{rc: rc, namespaces: map[string]bool{}}
+	nss := &namespaces{made: map[string]bool{}}
 
 	scratch, err := os.MkdirTemp("", "e2e-vectors-")
 	if err != nil {
@@ -208,15 +211,66 @@ func mainErr(o options) error {
 		vectorsPerSet[set] = n
 	}
 
-	// The oracle, once per set (its corpus command runs validate on every vector and CRD path).
+	// crd-cel (one process per run) and the oracle (one per set) answer while the server
+	// works: the server's runs mostly wait for CRDs to be served.
+	t0 := time.Now()
 	oracleAnswers := map[string]answer{}
-	for _, set := range o.sets {
-		if err := oracleCorpus(o, set, oracleAnswers); err != nil {
-			return err
+	var oracleErr error
+	var offline sync.WaitGroup
+	offline.Add(1)
+	go func() {
+		defer offline.Done()
+		for _, set := range o.sets {
+			if oracleErr = oracleCorpus(o, set, oracleAnswers); oracleErr != nil {
+				return
+			}
 		}
+	}()
+	// Creates against one CRD file go to one crd-cel process (the CRD read once); updates,
+	// and a create whose batch answer is not one result, one process each.
+	batches := map[string][]int{}
+	var keys []string
+	for i, r := range runs {
+		if r.isUpdate() {
+			continue
+		}
+		if _, ok := batches[r.CRDPath]; !ok {
+			keys = append(keys, r.CRDPath)
+		}
+		batches[r.CRDPath] = append(batches[r.CRDPath], i)
 	}
+	jobs := make(chan []int)
+	for w := 0; w < max(o.parallel/2, 1); w++ {
+		offline.Add(1)
+		go func() {
+			defer offline.Done()
+			for job := range jobs {
+				if len(job) > 1 && crdCelBatch(o, runs, job, scratch) {
+					continue
+				}
+				for _, i := range job {
+					runs[i].CRDCel = crdCel(o, runs[i], filepath.Join(scratch, fmt.Sprint(i)))
+				}
+			}
+		}()
+	}
+	go func() {
+		for _, k := range keys {
+			jobs <- batches[k]
+		}
+		for i, r := range runs {
+			if r.isUpdate() {
+				jobs <- []int{i}
+			}
+		}
+		close(jobs)
+	}()
+	defer offline.Wait()
 
 	// The server: runs grouped by the CRD they install, so that each CRD is installed once.
+	// Runs of different CRD names touch nothing in common but namespaces, so each name's runs
+	// go to their own client, in order, o.parallel names at a time (installing a CRD and
+	// waiting for it to be served is most of the time).
 	order := make([]*run, len(runs))
 	copy(order, runs)
 	sort.SliceStable(order, func(i, j int) bool {
@@ -227,20 +281,54 @@ func mainErr(o options) error {
 		// The runs with a CRD change last in their group.
 		return order[i].oldCRD == nil && order[j].oldCRD != nil
 	})
-	ctx := context.Background()
+	var byName [][]*run
+	groupOf := map[string]int{}
 	for _, r := range order {
-		if r.Server.Err != "" {
-			continue
+		name := str(r.crd, "metadata", "name")
+		g, ok := groupOf[name]
+		if !ok {
+			g = len(byName)
+			groupOf[name] = g
+			byName = append(byName, nil)
 		}
-		r.Server, r.RawServer = c.serve(ctx, r)
+		byName[g] = append(byName[g], r)
 	}
-	if err := c.removeCRD(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e-vectors: removing the last CRD:", err)
+	ctx := context.Background()
+	work := make(chan []*run)
+	var wg sync.WaitGroup
+	for w := 0; w < max(o.parallel, 1); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for group := range work {
+				c := &client{rc: rc, namespaces: nss}
+				for _, r := range group {
+					if r.Server.Err != "" {
+						continue
+					}
+					r.Server, r.RawServer = c.serve(ctx, r)
+				}
+				if err := c.removeCRD(ctx); err != nil {
+					fmt.Fprintln(os.Stderr, "e2e-vectors: removing a CRD:", err)
+				}
+			}
+		}()
 	}
+	for _, g := range byName {
+		work <- g
+	}
+	close(work)
+	wg.Wait()
+	fmt.Fprintf(os.Stderr, "e2e-vectors: %d runs of %d CRDs through the server in %.1f s (%d at once)\n",
+		len(runs), len(byName), time.Since(t0).Seconds(), max(o.parallel, 1))
+	offline.Wait()
+	fmt.Fprintf(os.Stderr, "e2e-vectors: crd-cel's and the oracle's answers ready after %.1f s\n", time.Since(t0).Seconds())
 
-	// crd-cel, and the oracle's answers, per run.
+	// The oracle's and crd-cel's answers, per run.
+	if oracleErr != nil {
+		return oracleErr
+	}
 	for _, r := range runs {
-		r.CRDCel = crdCel(o, r, scratch)
 		if a, ok := oracleAnswers[r.Set+"/"+r.File+"|"+r.CRDPath]; ok {
 			r.Oracle = a
 		} else {
@@ -450,7 +538,7 @@ func (r *run) status() bool {
 type client struct {
 	rc         *rest.RESTClient
 	installed  map[string]any // the CRD installed now
-	namespaces map[string]bool
+	namespaces *namespaces
 }
 
 // result is a request's outcome: the body on success, the Status on an API error.
@@ -635,8 +723,16 @@ func (c *client) ensureCRD(ctx context.Context, crd map[string]any, inPlace bool
 	})
 }
 
+// namespaces are the namespaces made so far, shared by the clients.
+type namespaces struct {
+	mu   sync.Mutex
+	made map[string]bool
+}
+
 func (c *client) ensureNamespace(ctx context.Context, ns string) error {
-	if c.namespaces[ns] {
+	c.namespaces.mu.Lock()
+	defer c.namespaces.mu.Unlock()
+	if c.namespaces.made[ns] {
 		return nil
 	}
 	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns)
@@ -647,7 +743,7 @@ func (c *client) ensureNamespace(ctx context.Context, ns string) error {
 	if err := res.failure(); err != nil {
 		return fmt.Errorf("namespace %s: %w", ns, err)
 	}
-	c.namespaces[ns] = true
+	c.namespaces.made[ns] = true
 	return nil
 }
 
@@ -865,11 +961,89 @@ func normalize(text, generateName string) string {
 
 // crdCel is crd-cel's answer through its command line, with the options the conformance
 // command (tests/src/conformance.rs) gives it.
+// validateJSON is `crd-cel validate -o json`'s document, as far as read here.
+type validateJSON struct {
+	Results []validateResult `json:"results"`
+}
+
+type validateResult struct {
+	File      string         `json:"file"`
+	Status    string         `json:"status"`
+	Text      string         `json:"text"`
+	APIStatus *metav1.Status `json:"apiStatus"`
+}
+
+// parseValidateJSON reads crd-cel's output when it exited 0 (all valid) or 1 (some invalid).
+func parseValidateJSON(code int, stdout []byte) (validateJSON, bool) {
+	var doc validateJSON
+	ok := (code == 0 || code == 1) && json.Unmarshal(stdout, &doc) == nil
+	return doc, ok
+}
+
+// answer is one result as compared: its text is crd-cel's as it prints it (the apiserver's
+// order), and its apiStatus is canonicalised exactly as the server's Status is.
+func (res validateResult) answer() (answer, bool) {
+	switch {
+	case res.Status == "valid":
+		return answer{Valid: true}, true
+	case res.Status == "invalid" && res.APIStatus != nil:
+		return answer{Text: canonical(*res.APIStatus), Sent: res.Text}, true
+	}
+	return answer{}, false
+}
+
+// crdCelBatch answers the creates runs[i] (i in idx, one CRD file) with one crd-cel process:
+// false, answering none, unless each object's file gives exactly one answer.
+func crdCelBatch(o options, runs []*run, idx []int, scratch string) bool {
+	args := []string{"validate", "--crd", filepath.Join(o.root, runs[idx[0]].CRDPath),
+		"--field-validation", "warn", "--kubernetes-version", o.k8sVersion, "-o", "json"}
+	files := map[string]int{}
+	for _, i := range idx {
+		f := filepath.Join(scratch, fmt.Sprintf("%d.json", i))
+		if os.WriteFile(f, runs[i].v.Object, 0o644) != nil {
+			return false
+		}
+		files[f] = i
+		args = append(args, f)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var stdout bytes.Buffer
+	cmd := exec.CommandContext(ctx, o.crdCel, args...)
+	cmd.Stdout = &stdout
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return false
+		}
+		code = ee.ExitCode()
+	}
+	doc, ok := parseValidateJSON(code, stdout.Bytes())
+	if !ok || len(doc.Results) != len(idx) {
+		return false
+	}
+	answers := map[int]answer{}
+	for _, res := range doc.Results {
+		i, known := files[res.File]
+		a, ok := res.answer()
+		if _, twice := answers[i]; !known || !ok || twice {
+			return false
+		}
+		answers[i] = a
+	}
+	for i, a := range answers {
+		runs[i].CRDCel = a
+	}
+	return true
+}
+
+// crdCel is crd-cel's answer to r; its files go to paths starting with scratch.
 func crdCel(o options, r *run, scratch string) answer {
 	args := []string{"validate", "--crd", filepath.Join(o.root, r.CRDPath),
 		"--field-validation", "warn", "--kubernetes-version", o.k8sVersion, "-o", "json"}
 	if r.isUpdate() {
-		oldFile := filepath.Join(scratch, "old.json")
+		oldFile := scratch + "-old.json"
 		if err := os.WriteFile(oldFile, r.v.OldObject, 0o644); err != nil {
 			return answer{Err: err.Error()}
 		}
@@ -883,7 +1057,7 @@ func crdCel(o options, r *run, scratch string) answer {
 				var p jsonpatch.Patch
 				if p, err = jsonpatch.DecodePatch(r.v.InitialCRDPatches); err == nil {
 					if b, err = p.Apply(b); err == nil {
-						oldCRD := filepath.Join(scratch, "old-crd.json")
+						oldCRD := scratch + "-old-crd.json"
 						err = os.WriteFile(oldCRD, b, 0o644)
 						args = append(args, "--old-crd", oldCRD)
 					}
@@ -913,22 +1087,9 @@ func crdCel(o options, r *run, scratch string) answer {
 		}
 		code = ee.ExitCode()
 	}
-	// One `-o json` document: its text is crd-cel's as it prints it (the apiserver's order),
-	// and its apiStatus is canonicalised exactly as the server's Status is.
-	var doc struct {
-		Results []struct {
-			Status    string         `json:"status"`
-			Text      string         `json:"text"`
-			APIStatus *metav1.Status `json:"apiStatus"`
-		} `json:"results"`
-	}
-	if (code == 0 || code == 1) && json.Unmarshal(stdout.Bytes(), &doc) == nil && len(doc.Results) == 1 {
-		res := doc.Results[0]
-		switch {
-		case res.Status == "valid":
-			return answer{Valid: true}
-		case res.Status == "invalid" && res.APIStatus != nil:
-			return answer{Text: canonical(*res.APIStatus), Sent: res.Text}
+	if doc, ok := parseValidateJSON(code, stdout.Bytes()); ok && len(doc.Results) == 1 {
+		if a, ok := doc.Results[0].answer(); ok {
+			return a
 		}
 	}
 	return answer{Err: fmt.Sprintf("exit %d: %s%s", code, strings.TrimSpace(stdout.String()), strings.TrimSpace(stderr.String()))}
