@@ -5,6 +5,7 @@ mod derived_schema;
 pub mod eval;
 mod generated_test;
 pub mod gojson;
+pub mod guide;
 pub mod schema;
 #[cfg(feature = "testing")]
 pub mod testing;
