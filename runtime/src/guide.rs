@@ -31,8 +31,9 @@
 
 macro_rules! chapter {
     ($name:ident, $file:literal) => {
-        #[doc = include_str!($file)]
-        pub mod $name {}
+        pub mod $name {
+            #![doc = include_str!($file)]
+        }
     };
 }
 
