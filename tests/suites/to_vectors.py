@@ -2,10 +2,10 @@
 """Test suites (`*.testsuite.yaml`) as corpus vectors, so that the oracle (`oracle corpus`) and a
 real kube-apiserver (`tests/e2e/run.sh`) answer the same cases `crd-cel test` answers.
 
-    python3 tests/suites/to_vectors.py --crd CRD.yaml [--crd ...] --out DIR SUITE.yaml...
+    python3 tests/suites/to_vectors.py --crd CRD.yaml|DIR [--crd ...] --out DIR SUITE.yaml...
     python3 tests/suites/to_vectors.py ... --oracle tests/oracle/oracle   # and compare
 
-Writes DIR/crd/<n>.yaml (the CRDs given) and DIR/vectors/suites/<suite>--<case>.json: an
+Writes DIR/crd/<n>.yaml (the CRDs given that the suites name; --crd DIR: its YAML and JSON files) and DIR/vectors/suites/<suite>--<case>.json: an
 onCreate case is a CREATE of `initial`; an onUpdate case an UPDATE from `initial` to `updated`
 (`initialCRDPatches` kept), and, when `updated` has a status and the update is expected to
 succeed, an UPDATE of `/status`. Each vector expects what the case expects (`expectedError` or
@@ -26,9 +26,24 @@ import sys
 import yaml  # PyYAML
 
 
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_yaml(path):
     with open(path) as f:
-        return list(d for d in yaml.safe_load_all(f) if d is not None)
+        return list(d for d in yaml.load_all(f, Loader=LOADER) if d is not None)
+
+
+def crd_files(paths):
+    """The files named, and the *.yaml / *.yml / *.json files under the directories named."""
+    for path in paths:
+        if os.path.isdir(path):
+            for root, _, names in sorted(os.walk(path)):
+                for name in sorted(names):
+                    if name.endswith((".yaml", ".yml", ".json")):
+                        yield os.path.join(root, name)
+        else:
+            yield path
 
 
 def prepare(obj, case, name):
@@ -57,10 +72,13 @@ def main():
     os.makedirs(os.path.join(a.out, "crd"), exist_ok=True)
     vec_dir = os.path.join(a.out, "vectors", "suites")
     os.makedirs(vec_dir, exist_ok=True)
+    wanted = {(load_yaml(p)[0] or {}).get("crdName") for p in a.suites}
     crds = {}
-    for i, path in enumerate(a.crd):
+    for i, path in enumerate(crd_files(a.crd)):
         for j, doc in enumerate(load_yaml(path)):
-            if doc.get("kind") != "CustomResourceDefinition":
+            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+                continue
+            if doc["metadata"]["name"] not in wanted:
                 continue
             rel = f"crd/{i}-{j}.yaml"
             with open(os.path.join(a.out, rel), "w") as f:
@@ -100,8 +118,12 @@ def main():
                     vecs = [main]
                     if not err and "status" in (updated or {}):
                         serr = case.get("expectedStatusError") or ""
+                        # The object the status update replaces: the update's result, whose
+                        # status is still `initial`'s (set through /status when it has one).
                         old_status = dict(new)
                         old_status.pop("status", None)
+                        if "status" in (initial or {}):
+                            old_status["status"] = initial["status"]
                         vecs.append(dict(common, name=case.get("name", "") + " (status)", operation="UPDATE",
                                          subresource="status", object=new, oldObject=old_status,
                                          expect="invalid" if serr else "valid", errorsContain=[serr] if serr else []))
