@@ -21,7 +21,8 @@ const usage = `usage:
   oracle corpus [--json] [--details] CORPUS_DIR SET...
   oracle probe PROBES.json
   oracle yaml-to-json FILE
-  oracle version`
+  oracle version
+  oracle bench -crd CRD [-old OLD] [-subresource status] [-n N] OBJECT | oracle bench -list FILE`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -48,6 +49,8 @@ func main() {
 		os.Exit(cmdYAMLToJSON(args))
 	case "version":
 		cmdVersion()
+	case "bench":
+		os.Exit(cmdBench(args))
 	case "-h", "--help", "help":
 		fmt.Println(usage)
 	default:
