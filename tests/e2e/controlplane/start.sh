@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A throwaway Kubernetes control plane (etcd + kube-apiserver v1.37.2) on 127.0.0.1.
+# A throwaway Kubernetes control plane (etcd + kube-apiserver v1.37.2, or v1.34.2 with
+# E2E_KUBERNETES=1.34) on 127.0.0.1.
 #
 #   start.sh build            build the binaries into the cache if missing, then exit
 #   start.sh [-- CMD ARGS...] start, print the kubeconfig path, and either run CMD with
@@ -11,30 +12,46 @@
 # ports; state lives in a fresh temporary directory, removed on exit.
 #
 # Environment: E2E_WORKDIR (default: a new mktemp dir) where the state, certificates, logs
-# and kubeconfig go; E2E_READY_TIMEOUT (default 120 s) for etcd and /readyz.
+# and kubeconfig go; E2E_READY_TIMEOUT (default 120 s) for etcd and /readyz; E2E_KUBERNETES
+# (1.37, the default, or 1.34) the apiserver's release. A 1.34 server is built from k134/go.mod
+# (k8s.io/kubernetes v1.34.2 and its 31 staging modules at v0.34.2) and runs on the same etcd
+# 3.7 (the etcd v3 API 1.34's client speaks is unchanged).
 set -euo pipefail
 
-VERSION=v1.37.2
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/crd-cel-e2e/$VERSION
+ROOT_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/crd-cel-e2e
+case ${E2E_KUBERNETES:-1.37} in
+  1.37) VERSION=v1.37.2 MODDIR=$HERE ;;
+  1.34) VERSION=v1.34.2 MODDIR=$HERE/k134 ;;
+  *) echo "controlplane: E2E_KUBERNETES=${E2E_KUBERNETES} is not a release this harness builds (1.37, 1.34)" >&2; exit 2 ;;
+esac
+MINOR=${VERSION#v1.}
+MINOR=${MINOR%%.*}
+CACHE=$ROOT_CACHE/$VERSION
+ETCD_CACHE=$ROOT_CACHE/v1.37.2
 READY_TIMEOUT=${E2E_READY_TIMEOUT:-120}
 
 log() { echo "controlplane: $*" >&2; }
 
 build() {
-  if [[ -x $CACHE/kube-apiserver && -x $CACHE/etcd ]]; then
+  if [[ -x $CACHE/kube-apiserver && -x $ETCD_CACHE/etcd ]]; then
     return 0
   fi
   command -v go >/dev/null || { log "go is not installed"; return 2; }
-  mkdir -p "$CACHE"
+  mkdir -p "$CACHE" "$ETCD_CACHE"
   local pkg=k8s.io/component-base/version
-  local ldflags="-s -w -X $pkg.gitVersion=$VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=37 -X $pkg.gitTreeState=clean"
+  local ldflags="-s -w -X $pkg.gitVersion=$VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$MINOR -X $pkg.gitTreeState=clean"
   local t0=$SECONDS
-  log "building etcd and kube-apiserver $VERSION into $CACHE (cold: about 8-10 minutes)"
-  (cd "$HERE" && go build -mod=readonly -ldflags "-s -w" -o "$CACHE/etcd.tmp" ./cmd/etcd)
-  (cd "$HERE" && go build -mod=readonly -ldflags "$ldflags" -o "$CACHE/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver)
-  mv "$CACHE/etcd.tmp" "$CACHE/etcd"
-  mv "$CACHE/kube-apiserver.tmp" "$CACHE/kube-apiserver"
+  if [[ ! -x $ETCD_CACHE/etcd ]]; then
+    log "building etcd into $ETCD_CACHE"
+    (cd "$HERE" && go build -mod=readonly -ldflags "-s -w" -o "$ETCD_CACHE/etcd.tmp" ./cmd/etcd)
+    mv "$ETCD_CACHE/etcd.tmp" "$ETCD_CACHE/etcd"
+  fi
+  if [[ ! -x $CACHE/kube-apiserver ]]; then
+    log "building kube-apiserver $VERSION into $CACHE (cold: about 8-10 minutes)"
+    (cd "$MODDIR" && go build -mod=readonly -ldflags "$ldflags" -o "$CACHE/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver)
+    mv "$CACHE/kube-apiserver.tmp" "$CACHE/kube-apiserver"
+  fi
   log "built in $((SECONDS - t0)) s"
 }
 
@@ -117,7 +134,7 @@ mkdir -p "$PKI"
 TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 echo "$TOKEN,admin,admin,system:masters" > "$PKI/tokens.csv"
 
-"$CACHE/etcd" \
+"$ETCD_CACHE/etcd" \
   --name e2e --data-dir "$WORK/etcd" \
   --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
@@ -179,7 +196,7 @@ contexts:
 current-context: e2e
 EOF
 echo $$ > "$WORK/pid"
-log "ready in $((SECONDS - START)) s (https://127.0.0.1:$API_PORT)"
+log "kube-apiserver $VERSION ready in $((SECONDS - START)) s (https://127.0.0.1:$API_PORT)"
 echo "$KUBECONFIG_FILE"
 
 if (($# > 0)); then
