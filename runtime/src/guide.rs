@@ -14,7 +14,7 @@
 //! 6. [Runtime validation](runtime_validation): typed `validate()`, manifests with
 //!    [`Validator::from_crd`](crate::Validator::from_crd), dry runs.
 //! 7. [Targeted Kubernetes versions](kubernetes_versions).
-//! 8. [Validation test suites](test_suites): `crd-cel test` and [`crate::testing`].
+//! 8. [Validation test suites](test_suites): `crd-cel test` and `crd_cel::testing`.
 //! 9. [The command line](cli): every command, option, output and exit code.
 //! 10. [The CLI in CI](ci): GitHub Actions, GitLab CI, a pre-commit hook.
 //! 11. [CRD upgrades](crd_upgrades).
