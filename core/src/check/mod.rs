@@ -194,7 +194,18 @@ pub fn check_source(source: &str, target: Target, node: &Node<'_>) -> Result<Che
         target,
         issues: e.to_string(),
     })?;
-    let ast = ast.as_ast();
+    check_parsed(&ast.as_ast(), target, node)
+}
+
+/// [`check_source`] of an expression already parsed (`ast`, from [`crate::syntax::parse_ast`]
+/// of `ast.source`): what a caller that parses a repeated rule text once checks each use with.
+pub fn check_parsed(
+    ast: &crate::ast::Ast<'_>,
+    target: Target,
+    node: &Node<'_>,
+) -> Result<Checked, CheckError> {
+    let source = ast.source;
+    let ast = *ast;
     let report = check(&ast, target, node);
     if report.type_checked && report.total > 0 && report.unsupported.is_none() && !report.deferred {
         // Issues of the validators the checker runs (homogeneous literals, format strings):

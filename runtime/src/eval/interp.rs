@@ -105,9 +105,14 @@ impl Program {
         let ast = crd_cel_core::syntax::parse_ast(source).map_err(|e| PlanError {
             message: e.to_string(),
         })?;
-        let ast = ast.as_ast();
-        let resolved = resolve_overloads(&ast, node).unwrap_or_default();
-        Program::plan_resolved(&ast, &resolved)
+        Program::plan_on(&ast.as_ast(), node)
+    }
+
+    /// Plans an expression already parsed, with its calls resolved as the checker resolves
+    /// them against `node` ([`Program::compile_on`] without the parse).
+    pub fn plan_on(ast: &Ast<'_>, node: &Node<'_>) -> Result<Program, PlanError> {
+        let resolved = resolve_overloads(ast, node).unwrap_or_default();
+        Program::plan_resolved(ast, &resolved)
     }
 
     /// Whether the expression references `oldSelf`.

@@ -2,14 +2,17 @@
 //! and planned once, kept in a side table indexed by [`SchemaNode::id`] with the node's OpenAPI
 //! bounds for the typed fast path.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use super::bounds::Bounds;
 use super::openapi::Check;
-use crate::check::{Node, Target, check_source};
+use crate::check::{CheckError, Node, Target, check_parsed};
 use crate::eval::interp::{Need, Program};
 use crate::model::{Reason, Schema};
+use crate::syntax::{SyntaxError, parse_ast};
 use crate::tree::SchemaNode;
+use crd_cel_core::ast::AstBuf;
 
 /// The compatibility version of the apiserver's stored-expressions environment, which runtime
 /// validation uses (`k8s.io/apiserver/pkg/cel/environment/environment.go`): every library at its newest version.
@@ -146,6 +149,34 @@ impl Nodes {
     }
 }
 
+/// The most expressions [`parsed`] keeps; past that it starts again empty.
+const MAX_PARSED: usize = 4096;
+
+/// `source` parsed, once per text in the process: schemas repeat rule texts (Gateway API's
+/// HTTPRoute has 109 rules and messageExpressions in 60 texts, each shared filter or
+/// reference type carrying its rules wherever it is used, and its versions and its sibling
+/// routes share most of them), and parsing is most of what compiling a rule costs. The checker
+/// and planner, which depend on the node, still run per use.
+fn parsed(source: &str) -> Arc<Result<AstBuf, SyntaxError>> {
+    type Memo = HashMap<Box<str>, Arc<Result<AstBuf, SyntaxError>>>;
+    static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+    let lock = || {
+        MEMO.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    if let Some(hit) = lock().as_ref().and_then(|m| m.get(source)) {
+        return hit.clone();
+    }
+    let ast = Arc::new(parse_ast(source));
+    let mut memo = lock();
+    let memo = memo.get_or_insert_with(HashMap::new);
+    if memo.len() >= MAX_PARSED {
+        memo.clear();
+    }
+    memo.insert(source.into(), ast.clone());
+    ast
+}
+
 fn compile_expression(
     source: &str,
     target: Target,
@@ -161,11 +192,24 @@ fn compile_expression(
         compat: STORED_COMPAT,
         type_name: "selfType<N>",
     };
+    // The texts of `check_source` and of `Program::compile_on`, which each parsed the source.
+    let parsed = parsed(source);
+    let ast = match parsed.as_ref() {
+        Ok(ast) => ast.as_ast(),
+        Err(e) if check => {
+            return Err(CheckError::Compilation {
+                target,
+                issues: e.to_string(),
+            }
+            .to_string());
+        }
+        Err(e) => return Err(e.to_string()),
+    };
     if check {
-        check_source(source, target, &node).map_err(|e| e.to_string())?;
+        check_parsed(&ast, target, &node).map_err(|e| e.to_string())?;
     }
     // Planned with the overloads the checker resolves, as cel-go plans and costs calls.
-    Program::compile_on(source, &node).map_err(|e| e.to_string())
+    Program::plan_on(&ast, &node).map_err(|e| e.to_string())
 }
 
 fn compile_rule(
