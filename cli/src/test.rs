@@ -11,7 +11,7 @@ use crate::input::InputError;
 use crate::report::{Cause, Entry, Status};
 use crate::{
     EXIT_ACCEPTED, EXIT_BAD_INPUT, EXIT_REJECTED, Finish, Io, OutputFormat, TestArgs,
-    expand_inputs, jobs, read_crd_documents, report_input_error,
+    expand_inputs, jobs, read_documents, report_input_error,
 };
 
 /// Runs `crd-cel test`; returns the exit code.
@@ -36,7 +36,7 @@ pub(crate) fn test(args: TestArgs, io: &mut Io<'_>) -> u8 {
     let mut finish = Finish::new("test", args.output, args.kubernetes_version, &args.run, io);
     let mut bad = Vec::<InputError>::new();
     let crd_files = expand_inputs(&args.crd, &args.inputs, io, &mut bad);
-    let crds = read_crd_documents(&crd_files, io, &mut bad);
+    let crds = crd_documents(&crd_files, io, &mut bad);
     let mut runner = Runner::new().with_kubernetes_version(args.kubernetes_version);
     for doc in crds {
         runner = runner.with_crd(doc.location(), doc.value);
@@ -91,6 +91,30 @@ pub(crate) fn test(args: TestArgs, io: &mut Io<'_>) -> u8 {
     } else {
         EXIT_ACCEPTED
     }
+}
+
+/// The CRDs among the `--crd` documents. Documents of other kinds are left out, as the suite
+/// runner's loader leaves out files that are not CRDs: a project's CRD folder often holds a
+/// `kustomization.yaml` or policies beside its CRDs (Gateway API's does). A CRD of another
+/// apiVersion is still an input error.
+fn crd_documents(
+    files: &[String],
+    io: &mut Io<'_>,
+    bad: &mut Vec<InputError>,
+) -> Vec<crate::input::Document> {
+    let mut out = Vec::new();
+    for d in read_documents(files, io, bad) {
+        if d.value.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
+            continue;
+        }
+        match crd_cel::crd::crd_kind_problem(&d.value) {
+            None => out.push(d),
+            Some(message) => {
+                report_input_error(crate::validate::input_error(&d, message), io, bad);
+            }
+        }
+    }
+    out
 }
 
 /// `--init FILE`: a starting suite for the CRD in FILE (the one named `--crd-name` when FILE

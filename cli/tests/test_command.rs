@@ -224,3 +224,212 @@ fn init_writes_a_suite_whose_minimal_case_passes_and_a_template_per_rule() {
         text(&out.stderr)
     );
 }
+
+// A CRD folder often holds other manifests beside the CRDs (kustomization.yaml, policies):
+// `--crd DIR` leaves them out, as the suite runner's loader does, instead of failing the run.
+#[test]
+fn documents_that_are_not_crds_in_a_crd_folder_are_left_out() {
+    let file = suite(
+        "crd-folder",
+        &format!(
+            "{HEAD}tests:\n  onCreate:\n  - name: ok\n    initial: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {{max: 1}}\n    expected: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {{min: 0, max: 1}}\n"
+        ),
+    );
+    let crds = file.parent().unwrap().join("crds");
+    std::fs::create_dir_all(&crds).unwrap();
+    std::fs::copy(counters(), crds.join("counters.yaml")).unwrap();
+    std::fs::write(
+        crds.join("kustomization.yaml"),
+        "resources:\n- counters.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        crds.join("policy.yaml"),
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\n",
+    )
+    .unwrap();
+    let out = crd_cel(&[
+        "test",
+        "--crd",
+        crds.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains("Summary: 1 cases - passed: 1, failed: 0"));
+    // A CRD of an apiVersion no longer served is still an input error.
+    std::fs::write(
+        crds.join("old.yaml"),
+        "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata: {name: olds.example.com}\n",
+    )
+    .unwrap();
+    let out = crd_cel(&[
+        "test",
+        "--crd",
+        crds.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("v1beta1 CustomResourceDefinitions are not served"));
+}
+
+// featureGates pick the CRD files as OpenShift API's runner does: in an OpenShift API checkout
+// the payload's FeatureGate manifests say which gates each file's feature set enables; without
+// them the gates are taken as on in the preview feature sets only; a suite that selects no file,
+// or names a gate the manifests lack, is an input error.
+#[test]
+fn feature_gates_select_crd_files_from_the_payload_manifests() {
+    let root = std::env::temp_dir().join(format!("crd-cel-test-{}-gates", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let fg = root.join("payload-manifests/featuregates");
+    let crds = root.join("example/v1/zz_generated.crd-manifests");
+    let tests = root.join("example/v1/tests/counters.example.com");
+    for d in [&fg, &crds, &tests] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let manifest = |set: &str, enabled: &str, disabled: &str| {
+        format!(
+            "apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata:\n  name: cluster\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: \"true\"\n    release.openshift.io/feature-set: {set}\nstatus:\n  featureGates:\n  - enabled: [{enabled}]\n    disabled: [{disabled}]\n"
+        )
+    };
+    std::fs::write(
+        fg.join("featureGate-SelfManagedHA-Default.yaml"),
+        manifest("Default", "{name: Promoted}", "{name: Example}"),
+    )
+    .unwrap();
+    std::fs::write(
+        fg.join("featureGate-SelfManagedHA-TechPreviewNoUpgrade.yaml"),
+        manifest(
+            "TechPreviewNoUpgrade",
+            "{name: Example}, {name: Promoted}",
+            "",
+        ),
+    )
+    .unwrap();
+    let base = std::fs::read_to_string(counters()).unwrap();
+    for set in ["Default", "TechPreviewNoUpgrade"] {
+        let annotated = base.replace(
+            "  name: counters.example.com\n",
+            &format!("  name: counters.example.com\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: \"true\"\n    release.openshift.io/feature-set: {set}\n"),
+        );
+        std::fs::write(crds.join(format!("counters-{set}.crd.yaml")), annotated).unwrap();
+    }
+    let case = "tests:\n  onCreate:\n  - name: ok\n    initial: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {max: 1}\n    expected: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {min: 0, max: 1}\n";
+    let run = |gates: &str, dir: &std::path::Path| {
+        let file = dir.join("gated.testsuite.yaml");
+        std::fs::write(&file, format!("{HEAD}featureGates: {gates}\n{case}")).unwrap();
+        let out = crd_cel(&[
+            "test",
+            "--crd",
+            crds.to_str().unwrap(),
+            "-o",
+            "json",
+            file.to_str().unwrap(),
+        ]);
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let files_run = |stdout: &str| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(stdout).unwrap();
+        let mut crds: Vec<String> = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let crd = r["crd"].as_str().unwrap();
+                crd.rsplit('-')
+                    .next()
+                    .unwrap()
+                    .split('.')
+                    .next()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        crds.sort();
+        crds
+    };
+    // Read from the manifests: Example is on in TechPreview only, Promoted in both.
+    let (code, stdout, stderr) = run("[Example]", &tests);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert_eq!(files_run(&stdout), ["TechPreviewNoUpgrade"]);
+    let (code, stdout, stderr) = run("[-Example]", &tests);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert_eq!(files_run(&stdout), ["Default"]);
+    let (code, stdout, stderr) = run("[Promoted]", &tests);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert_eq!(files_run(&stdout), ["Default", "TechPreviewNoUpgrade"]);
+    let (code, _, stderr) = run("[Unknown]", &tests);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("feature gate \"Unknown\" is not in the FeatureGate manifest"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run("[Example, -Promoted]", &tests);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("select none of the CRDs named"), "{stderr}");
+    // Outside the checkout, no manifests: a gate counts as on in the preview sets only.
+    let outside = root.with_file_name(format!("crd-cel-test-{}-gates-outside", std::process::id()));
+    std::fs::create_dir_all(&outside).unwrap();
+    let (code, stdout, stderr) = run("[Promoted]", &outside);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert_eq!(files_run(&stdout), ["TechPreviewNoUpgrade"]);
+}
+
+// The stored object is compared as a GET returns it: read back from storage, where defaults
+// apply again (KEP 1002), so a status the status subresource drops on create comes back as
+// its default (Gateway API's GatewayClass: checked against kube-apiserver 1.37 with
+// tests/suites/envtest). crd-cel compared the object as the create stored it.
+#[test]
+fn the_stored_object_is_read_back_with_its_defaults() {
+    let dir = std::env::temp_dir().join(format!("crd-cel-test-{}-read-back", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let crd = dir.join("classes.yaml");
+    std::fs::write(
+        &crd,
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: classes.example.com}
+spec:
+  group: example.com
+  names: {kind: Class, plural: classes, singular: class, listKind: ClassList}
+  scope: Cluster
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {controller: {type: string}}}
+          status:
+            type: object
+            default: {phase: Pending}
+            properties: {phase: {type: string}}
+",
+    )
+    .unwrap();
+    let file = suite(
+        "read-back",
+        "name: classes\ncrdName: classes.example.com\ntests:\n  onCreate:\n  - name: the status is dropped, then defaulted when read\n    initial: |\n      apiVersion: example.com/v1\n      kind: Class\n      spec: {controller: a}\n      status: {phase: Ready}\n    expected: |\n      apiVersion: example.com/v1\n      kind: Class\n      spec: {controller: a}\n      status: {phase: Pending}\n",
+    );
+    let out = crd_cel(&[
+        "test",
+        "--crd",
+        crd.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}

@@ -40,6 +40,7 @@
 //! client sends them.
 
 mod compare;
+mod gates;
 mod patch;
 mod run;
 mod scaffold;
@@ -143,6 +144,7 @@ impl CaseResult {
 pub struct Runner {
     crds: Vec<run::Crd>,
     kubernetes_minor: u8,
+    feature_gates: Option<Vec<Json>>,
 }
 
 impl Default for Runner {
@@ -157,7 +159,19 @@ impl Runner {
         Runner {
             crds: Vec::new(),
             kubernetes_minor: crate::crd::DEFAULT_KUBERNETES_MINOR,
+            feature_gates: None,
         }
+    }
+
+    /// OpenShift's FeatureGate manifests (`payload-manifests/featuregates/*`, in file-name
+    /// order), which tell which CRD files a suite with `featureGates` runs against. Without
+    /// them, the manifests of the OpenShift API checkout a suite file lies in are read when
+    /// there is one; else the gates' states are guessed from the files' feature sets (the
+    /// rules are in the module documentation of `gates.rs`, and in tests/suites/README.md).
+    #[must_use]
+    pub fn with_feature_gates(mut self, manifests: Vec<Json>) -> Runner {
+        self.feature_gates = Some(manifests);
+        self
     }
 
     /// Adds a CRD document (`file` names it in results).
@@ -200,12 +214,8 @@ impl Runner {
     /// suite cannot run (no such CRD, no such version).
     pub fn run(&self, suite: &Suite) -> Result<Vec<CaseResult>, SuiteError> {
         let mut out = Vec::new();
-        for (crd, version) in run::targets(suite, &self.crds)? {
-            let target = run::Target {
-                crd: &crd,
-                version: &version,
-                kubernetes_minor: self.kubernetes_minor,
-            };
+        for (crd, version) in run::targets(suite, &self.crds, self.feature_gates.as_deref())? {
+            let target = run::Target::new(&crd, &version, self.kubernetes_minor);
             out.extend(suite.cases.iter().map(|case| target.run(case)));
         }
         Ok(out)
@@ -320,6 +330,9 @@ pub fn run_file(path: &Path, mut runner: Runner) -> Result<Vec<CaseResult>, Suit
         message: format!("cannot read the suite: {e}"),
     })?;
     let mut suite = Suite::from_yaml(&text, &file)?;
+    if !suite.feature_gates.is_empty() && runner.feature_gates.is_none() {
+        runner.feature_gates = gates::find_manifests(path);
+    }
     if let Some(crd_file) = suite.crd_file.clone() {
         let crd_path = path.parent().unwrap_or(Path::new(".")).join(&crd_file);
         let crd = read_crd(&crd_path)?;
@@ -353,6 +366,11 @@ pub fn read_crd(path: &Path) -> Result<Json, SuiteError> {
 /// Every CRD document in `path` (a YAML stream or JSON, as kubectl reads it; documents of
 /// other kinds are left out).
 pub fn read_crds(path: &Path) -> Result<Vec<Json>, SuiteError> {
+    read_documents_of_kind(path, "CustomResourceDefinition")
+}
+
+/// Every document of `kind` in `path` (a YAML stream or JSON).
+fn read_documents_of_kind(path: &Path, kind: &str) -> Result<Vec<Json>, SuiteError> {
     let file = path.display().to_string();
     let err = |line: Option<usize>, message: String| SuiteError {
         file: file.clone(),
@@ -365,7 +383,7 @@ pub fn read_crds(path: &Path) -> Result<Vec<Json>, SuiteError> {
     for doc in serde_yaml::Deserializer::from_str(&text) {
         let body = crate::validate::Body::from_yaml(doc, &text)
             .map_err(|e| err(e.location().map(|l| l.line()), format!("YAML: {e}")))?;
-        if body.object["kind"] == "CustomResourceDefinition" {
+        if body.object["kind"] == kind {
             out.push(body.object);
         }
     }

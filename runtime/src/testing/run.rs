@@ -18,8 +18,13 @@ pub(super) struct Crd {
 }
 
 /// The CRDs of `crds` a suite runs against: those named `crdName` that its feature gates
-/// select, each reduced to the version under test.
-pub(super) fn targets(suite: &Suite, crds: &[Crd]) -> Result<Vec<(Crd, String)>, SuiteError> {
+/// select (`gates.rs`; `manifests`: OpenShift's FeatureGate manifests, when known), each
+/// reduced to the version under test.
+pub(super) fn targets(
+    suite: &Suite,
+    crds: &[Crd],
+    manifests: Option<&[Json]>,
+) -> Result<Vec<(Crd, String)>, SuiteError> {
     let named: Vec<&Crd> = crds
         .iter()
         .filter(|c| suite.crd_name.is_empty() || name_of(&c.value) == suite.crd_name)
@@ -40,10 +45,44 @@ pub(super) fn targets(suite: &Suite, crds: &[Crd]) -> Result<Vec<(Crd, String)>,
             ),
         });
     }
-    let selected: Vec<&Crd> = named
-        .into_iter()
-        .filter(|c| gates_select(&c.value, &suite.feature_gates))
-        .collect();
+    let mut selected = Vec::new();
+    for crd in &named {
+        match super::gates::selects(&crd.value, &suite.feature_gates, manifests) {
+            Ok(true) => selected.push(*crd),
+            Ok(false) => {}
+            Err(why) => {
+                return Err(SuiteError {
+                    file: suite.file.clone(),
+                    line: Some(1),
+                    message: format!(
+                        "featureGates {:?}, the CRD in {}: {why}",
+                        suite.feature_gates, crd.file
+                    ),
+                });
+            }
+        }
+    }
+    if selected.is_empty() {
+        return Err(SuiteError {
+            file: suite.file.clone(),
+            line: Some(1),
+            message: format!(
+                "featureGates {:?} select none of the CRDs named {:?} ({}), as the suite runner would not run it{}",
+                suite.feature_gates,
+                suite.crd_name,
+                named
+                    .iter()
+                    .map(|c| c.file.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if manifests.is_none() {
+                    " (the gates' states guessed from the files' feature sets: no FeatureGate manifests)"
+                } else {
+                    ""
+                }
+            ),
+        });
+    }
     let mut out = Vec::new();
     for crd in selected {
         let versions: Vec<&str> = crd.value["spec"]["versions"]
@@ -85,34 +124,6 @@ fn name_of(crd: &Json) -> &str {
     crd["metadata"]["name"].as_str().unwrap_or_default()
 }
 
-/// Whether a CRD file is one a gated suite runs against. OpenShift's runner looks the gates up
-/// in its payload's FeatureGate manifests; without them the feature-set annotation decides:
-/// an ungated suite runs against every file, a suite that needs gates on against the files of
-/// `CustomNoUpgrade`/`TechPreviewNoUpgrade`/`DevPreviewNoUpgrade` (or unannotated ones), one that
-/// needs a gate off against the others.
-fn gates_select(crd: &Json, gates: &[String]) -> bool {
-    if gates.is_empty() {
-        return true;
-    }
-    let sets = crd["metadata"]["annotations"]["release.openshift.io/feature-set"]
-        .as_str()
-        .unwrap_or_default();
-    if sets.is_empty() {
-        return true;
-    }
-    let preview = sets.split(',').any(|s| {
-        matches!(
-            s.trim(),
-            "CustomNoUpgrade" | "TechPreviewNoUpgrade" | "DevPreviewNoUpgrade"
-        )
-    });
-    if gates.iter().any(|g| g.starts_with('-')) {
-        !preview
-    } else {
-        preview
-    }
-}
-
 /// The CRD as the runner installs it: `version` alone, served and stored.
 fn installed(crd: &Json, version: &str) -> Json {
     let mut crd = crd.clone();
@@ -128,12 +139,31 @@ fn installed(crd: &Json, version: &str) -> Json {
 
 /// What one CRD of a suite needs for its cases.
 pub(super) struct Target<'a> {
-    pub(super) crd: &'a Crd,
-    pub(super) version: &'a str,
-    pub(super) kubernetes_minor: u8,
+    crd: &'a Crd,
+    version: &'a str,
+    kubernetes_minor: u8,
+    /// The CRD's validator, built once for every case of the suite (building one compiles
+    /// every rule of the CRD: most of a case's time for a large CRD).
+    base: std::cell::OnceCell<Result<Validator, String>>,
 }
 
-impl Target<'_> {
+impl<'a> Target<'a> {
+    pub(super) fn new(crd: &'a Crd, version: &'a str, kubernetes_minor: u8) -> Target<'a> {
+        Target {
+            crd,
+            version,
+            kubernetes_minor,
+            base: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn base_validator(&self) -> Result<&Validator, String> {
+        self.base
+            .get_or_init(|| self.validator(&self.crd.value))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
     fn validator(&self, crd: &Json) -> Result<Validator, String> {
         let crd = installed(crd, self.version);
         Validator::from_crd(&crd, Some(self.version))
@@ -170,12 +200,12 @@ impl Target<'_> {
 
     fn steps(&self, case: &Case) -> Result<(), String> {
         let base = &self.crd.value;
-        let validator = self.validator(base)?;
+        let validator = self.base_validator()?;
         match case.kind {
             CaseKind::OnCreate => {
                 let object = self.prepare(&case.initial, case);
                 match (
-                    send(&validator, base, &object, None, Endpoint::Resource),
+                    send(validator, base, &object, None, Endpoint::Resource),
                     &case.expected_error,
                 ) {
                     (Err(got), Some(want)) => expect_error(want, &got),
@@ -189,7 +219,7 @@ impl Target<'_> {
                     }
                 }
             }
-            CaseKind::OnUpdate => self.update(case, &validator),
+            CaseKind::OnUpdate => self.update(case, validator),
         }
     }
 
@@ -307,7 +337,10 @@ impl Target<'_> {
     }
 }
 
-/// One request: the stored object, or the error the client would see (the Status message).
+/// One request: the object the server answers with, or the error the client would see (the
+/// Status message). The answer is the stored object as read back from storage, which the
+/// storage's codec prunes and defaults again (KEP 1002: defaults apply when reading from etcd
+/// too): a status dropped on create (the status subresource) comes back as its default.
 fn send(
     validator: &Validator,
     crd: &Json,
@@ -325,7 +358,9 @@ fn send(
         let name = out.name.clone().unwrap_or_default();
         return Err(out.errors.status_message(kind, group, &name));
     }
-    stored.ok_or_else(|| "the request was refused".to_owned())
+    stored
+        .map(|stored| validator.decode(&stored).0)
+        .ok_or_else(|| "the request was refused".to_owned())
 }
 
 fn expect_error(want: &str, got: &str) -> Result<(), String> {
