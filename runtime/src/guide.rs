@@ -1,8 +1,9 @@
 //! The crd-cel guide: from a first rule to CI, one chapter per page.
 //!
-//! Every code block of these pages is compiled by `cargo test --doc -p crd-cel` (and run,
-//! unless marked `no_run`); the ones that must not compile are `compile_fail` with the error
-//! code of the failure they show. The command lines were run against this version.
+//! Every Rust code block of these pages is compiled by `cargo test --doc -p crd-cel --features
+//! testing` (and run, unless marked `no_run`); the ones that must not compile are
+//! `compile_fail` with the error code of the failure they show, and their message beside them.
+//! The command lines were run against this version.
 //!
 //! **Using crd-cel**
 //!
