@@ -22,13 +22,15 @@
 //!
 //! - the suite's CRD is the one named `crdName` (`crd`, a file beside the suite, in the older
 //!   format), with the `version` under test alone, served and stored (a CRD of one version
-//!   needs no `version`); several CRD files of that name (feature sets) each run the suite;
+//!   needs no `version`); several CRD files of that name (feature sets) each run the suite,
+//!   those its `featureGates` select as OpenShift's runner selects them (`testing/gates.rs`);
 //! - every object is created as `test-<suffix>` (`metadata.generateName: test-`) in the
 //!   `default` namespace, unless the case gives `resourceName`;
 //! - `onCreate`: `initial` is created; with `expectedError` the create must fail with an error
 //!   containing it (a substring of the whole Status message), else it must succeed and the
-//!   stored object equal `expected` (default: `initial`), name and namespace aside and the
-//!   metadata the server sets ignored (uid, generation, resourceVersion, ...);
+//!   stored object, as a GET reads it back (pruned and defaulted again, as the storage codec
+//!   does), equal `expected` (default: `initial`), name and namespace aside and the metadata
+//!   the server sets ignored (uid, generation, resourceVersion, ...);
 //! - `onUpdate`: `initial` is created (under the CRD with `initialCRDPatches` applied, when
 //!   given; then the CRD is restored) and must succeed, its `status`, if any, set through
 //!   `/status`; then `updated` is sent with the stored name, namespace and resourceVersion:
