@@ -2,6 +2,9 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// The stack of a worker thread: twice the main thread's usual 8 MiB.
+const WORKER_STACK: usize = 16 << 20;
+
 /// The number of threads `-j` asks for: `0` is one per available CPU.
 pub fn threads(jobs: usize) -> usize {
     if jobs == 0 {
@@ -27,15 +30,21 @@ where
     let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        mine.push((i, f(item)));
-                    }
-                    mine
-                })
+                // The CEL parser recurses deeply: on a worker's default 2 MiB it would map
+                // itself a fresh stack for each rule of a validator built here (only the pages
+                // touched are committed).
+                std::thread::Builder::new()
+                    .stack_size(WORKER_STACK)
+                    .spawn_scoped(scope, || {
+                        let mut mine = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(item) = items.get(i) else { break };
+                            mine.push((i, f(item)));
+                        }
+                        mine
+                    })
+                    .expect("a worker thread starts")
             })
             .collect();
         workers

@@ -539,9 +539,32 @@ fn named_or_stdin(
 
 /// Reads every document of `files`, reporting unreadable ones.
 fn read_documents(files: &[String], io: &mut Io<'_>, bad: &mut Vec<InputError>) -> Vec<Document> {
+    read_documents_with(files, 1, io, bad)
+}
+
+/// [`read_documents`], reading and parsing `jobs` files at a time (`-j`; stdin is read first,
+/// here); what is reported and returned is in the order of `files` whatever the threads.
+fn read_documents_with(
+    files: &[String],
+    jobs: usize,
+    io: &mut Io<'_>,
+    bad: &mut Vec<InputError>,
+) -> Vec<Document> {
+    // `-` may be named once (`named_or_stdin`); a repeated one reads the same text.
+    let stdin_text = files
+        .iter()
+        .any(|f| f == "-")
+        .then(|| input::read_source("-", io.stdin));
+    let read = jobs::map_in_order(files, jobs, |file| {
+        match (file.as_str(), &stdin_text) {
+            ("-", Some(text)) => text.clone(),
+            _ => input::read_source(file, &mut std::io::empty()),
+        }
+        .and_then(|t| input::split_documents(file, &t))
+    });
     let mut out = Vec::new();
-    for file in files {
-        match input::read_source(file, io.stdin).and_then(|t| input::split_documents(file, &t)) {
+    for result in read {
+        match result {
             Ok(docs) => {
                 for doc in &docs {
                     for note in &doc.yaml11_booleans {
@@ -593,8 +616,18 @@ fn read_crd_documents(
     io: &mut Io<'_>,
     bad: &mut Vec<InputError>,
 ) -> Vec<Document> {
+    read_crd_documents_with(files, 1, io, bad)
+}
+
+/// [`read_crd_documents`], `jobs` files at a time.
+fn read_crd_documents_with(
+    files: &[String],
+    jobs: usize,
+    io: &mut Io<'_>,
+    bad: &mut Vec<InputError>,
+) -> Vec<Document> {
     let mut out = Vec::new();
-    for d in read_documents(files, io, bad) {
+    for d in read_documents_with(files, jobs, io, bad) {
         match crd::crd_kind_problem(&d.value) {
             None => out.push(d),
             Some(message) => report_input_error(validate::input_error(&d, message), io, bad),
@@ -672,7 +705,7 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     );
     let mut bad = Vec::<InputError>::new();
     let crd_files = expand_inputs(&args.crd, &args.inputs, io, &mut bad);
-    let mut crd_docs = read_crd_documents(&crd_files, io, &mut bad);
+    let mut crd_docs = read_crd_documents_with(&crd_files, args.run.jobs, io, &mut bad);
     let old = match &args.old {
         None => None,
         Some(f) => {
@@ -707,7 +740,7 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
     finish.files = object_files.len();
     // CRDs among the objects are registered too (what `helm template` writes first).
     let (registered, object_docs): (Vec<Document>, Vec<Document>) =
-        read_documents(&object_files, io, &mut bad)
+        read_documents_with(&object_files, args.run.jobs, io, &mut bad)
             .into_iter()
             .partition(|d| crd::crd_kind_problem(&d.value).is_none());
     let registered_count = registered.len();
@@ -721,6 +754,16 @@ fn validate_objects(args: ValidateArgs, io: &mut Io<'_>) -> u8 {
             UpdateMethodArg::Patch => crd_cel::validate::UpdateMethod::Patch,
             UpdateMethodArg::Put => crd_cel::validate::UpdateMethod::Put,
         });
+    // With -j, the validators the objects need are built side by side first (one per CRD
+    // version, as below).
+    crds.prepare(
+        object_docs
+            .iter()
+            .filter(|d| validate::skip_reason(&d.value, &args.skip).is_none())
+            .map(|d| &d.value),
+        args.version.as_deref(),
+        args.run.jobs,
+    );
     let mut document_errors = 0usize;
     // Per object in input order its result, or `None`: the next of `pending`.
     let mut slots: Vec<Option<Entry>> = Vec::with_capacity(object_docs.len());

@@ -195,6 +195,56 @@ impl Crds {
 
     /// The CRD and version for an object (by its `apiVersion` and `kind`, or `--version`).
     pub fn target(&mut self, object: &Value, version: Option<&str>) -> Result<Target, NoTarget> {
+        let found = self.locate(object, version)?;
+        let key = (found.crd, found.version);
+        let validator = match self.validators.get(&key) {
+            Some(v) => v.clone(),
+            None => {
+                let v = Arc::new(self.build(key.0, &key.1)?);
+                self.validators.insert(key, v.clone());
+                v
+            }
+        };
+        Ok(Target {
+            validator,
+            qualified_kind: found.qualified_kind,
+        })
+    }
+
+    /// Builds, `jobs` at a time (`-j`), the validators that [`Crds::target`] will want for
+    /// `objects` and has not built yet, each once. Nothing is reported here: an object whose
+    /// validator does not build gets its error from [`Crds::target`].
+    pub fn prepare<'a>(
+        &mut self,
+        objects: impl Iterator<Item = &'a Value>,
+        version: Option<&str>,
+        jobs: usize,
+    ) {
+        if crate::jobs::threads(jobs) <= 1 {
+            return;
+        }
+        let mut wanted: Vec<(usize, String)> = Vec::new();
+        for object in objects {
+            if let Ok(found) = self.locate(object, version) {
+                let key = (found.crd, found.version);
+                if !self.validators.contains_key(&key) && !wanted.contains(&key) {
+                    wanted.push(key);
+                }
+            }
+        }
+        let this = &*self;
+        let built = crate::jobs::map_in_order(&wanted, jobs, |(crd, version)| {
+            this.build(*crd, version).ok().map(Arc::new)
+        });
+        for (key, validator) in wanted.into_iter().zip(built) {
+            if let Some(v) = validator {
+                self.validators.insert(key, v);
+            }
+        }
+    }
+
+    /// The CRD document (its index), the version and the `Kind.group` for an object.
+    fn locate(&self, object: &Value, version: Option<&str>) -> Result<Located, NoTarget> {
         let kind = object
             .get("kind")
             .and_then(Value::as_str)
@@ -238,34 +288,9 @@ impl Crds {
                 }
             )));
         };
-        let crd = &self.docs[i].value;
-        let validator = match self.validators.get(&(i, version.to_owned())) {
-            Some(v) => v.clone(),
-            None => {
-                let v = Arc::new(
-                    Validator::from_crd(crd, Some(version))
-                        .map_err(|e| {
-                            NoTarget::Invalid(match e {
-                                ManifestError::UnknownVersion { version, available } => format!(
-                                    "the CRD {} has no version {version:?} (it has: {available})",
-                                    crd.pointer("/metadata/name")
-                                        .and_then(Value::as_str)
-                                        .unwrap_or("?")
-                                ),
-                                other => other.to_string(),
-                            })
-                        })?
-                        .with_kubernetes_version(self.kubernetes_minor)
-                        .with_default_namespace(self.namespace.clone())
-                        .with_field_validation(self.field_validation)
-                        .with_update_method(self.update_method),
-                );
-                self.validators.insert((i, version.to_owned()), v.clone());
-                v
-            }
-        };
-        Ok(Target {
-            validator,
+        Ok(Located {
+            crd: i,
+            version: version.to_owned(),
             qualified_kind: if group.is_empty() {
                 kind.to_owned()
             } else {
@@ -273,6 +298,37 @@ impl Crds {
             },
         })
     }
+
+    /// The validator of version `version` of the CRD `self.docs[crd]`.
+    fn build(&self, crd: usize, version: &str) -> Result<Validator, NoTarget> {
+        let crd = &self.docs[crd].value;
+        Ok(Validator::from_crd(crd, Some(version))
+            .map_err(|e| {
+                NoTarget::Invalid(match e {
+                    ManifestError::UnknownVersion { version, available } => format!(
+                        "the CRD {} has no version {version:?} (it has: {available})",
+                        crd.pointer("/metadata/name")
+                            .and_then(Value::as_str)
+                            .unwrap_or("?")
+                    ),
+                    other => other.to_string(),
+                })
+            })?
+            .with_kubernetes_version(self.kubernetes_minor)
+            .with_default_namespace(self.namespace.clone())
+            .with_field_validation(self.field_validation)
+            .with_update_method(self.update_method))
+    }
+}
+
+/// Where an object's validator comes from ([`Crds::locate`]).
+struct Located {
+    /// The index of its CRD document.
+    crd: usize,
+    /// The CRD version.
+    version: String,
+    /// `Kind.group`.
+    qualified_kind: String,
 }
 
 /// One error of `--output jsonl`, as the oracle's `validate` prints it.
