@@ -231,7 +231,7 @@ pub use crd_cel_core::crd::field_path::check_field_path;
 pub use crd_cel_core::crd::old_self::{check_correlatable, check_optional_old_self};
 pub use crd_cel_core::fingerprint;
 
-/// [`crate::TARGET_COMPAT`], for the const items the derive generates.
+/// `crate::TARGET_COMPAT`, for the const items the derive generates.
 pub const TARGET_COMPAT: u8 = crate::TARGET_COMPAT;
 
 /// [`crd_cel_core::crd::expression::check_expression`] at [`TARGET_COMPAT`].
