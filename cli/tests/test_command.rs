@@ -432,4 +432,17 @@ spec:
         text(&out.stdout),
         text(&out.stderr)
     );
+    // --init writes that `expected` too, and its suite passes as written.
+    let out = crd_cel(&["test", "--init", crd.to_str().unwrap()]);
+    let scaffold = text(&out.stdout);
+    assert!(scaffold.contains("phase: Pending"), "{scaffold}");
+    let init = dir.join("init.testsuite.yaml");
+    std::fs::write(&init, scaffold).unwrap();
+    let out = crd_cel(&[
+        "test",
+        "--crd",
+        crd.to_str().unwrap(),
+        init.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }

@@ -133,6 +133,9 @@ pub fn scaffold(
         }
     }
     block(&mut text, "initial", &initial);
+    // `expected` is the object as a GET reads it back: defaults apply again when it is read
+    // from storage (a status dropped on create comes back as its default).
+    let stored = stored.map(|s| validator.decode(&s).0);
     if let (true, Some(mut stored)) = (passes, stored) {
         if let Some(m) = stored["metadata"].as_object_mut() {
             m.remove("generation");
