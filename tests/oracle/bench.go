@@ -71,7 +71,7 @@ func (c *benchCase) request() (bool, string) {
 		if o.Subresource == "status" {
 			strategy = srv.status
 		}
-		if err := srv.prepareUpdate(u, old, reqNS); err != nil {
+		if err := srv.prepareUpdate(u, old, reqNS, o.Put); err != nil {
 			return false, err.Error()
 		}
 		verr = rest.BeforeUpdate(strategy, ctx, u, old)

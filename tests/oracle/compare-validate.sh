@@ -5,6 +5,7 @@
 # (tests/oracle/ci.sh builds it) and the crd-cel binary; run from the repository root.
 # SUBRESOURCE=status sends every object as an update of STORED to the status subresource.
 # OLD_CRD=FILE: STORED was created under that CRD (a CRD change since; updates only).
+# UPDATE_METHOD=put: the updates are sent as PUTs (default: patches; both sides' --update-method).
 # ORACLE=PATH and KUBERNETES_VERSION=1.N compare at another release (the oracle built for it).
 oracle=${ORACLE:-tests/oracle/oracle}
 set -euo pipefail
@@ -28,6 +29,7 @@ for f in $(ls "$objects"/*.yaml | grep -v -e "/crd.yaml$" -e "/old-crd.yaml$"); 
     [ -n "$old" ] && args+=(--old "$old")
     [ -n "${SUBRESOURCE:-}" ] && args+=(--subresource "$SUBRESOURCE")
     [ -n "${OLD_CRD:-}" ] && args+=(--old-crd "$OLD_CRD")
+    [ -n "$old" ] && [ -n "${UPDATE_METHOD:-}" ] && args+=(--update-method "$UPDATE_METHOD")
     ours=$("$crd_cel" validate "${ours_args[@]}" "${args[@]}" -o jsonl "$f" | python3 -c 'import json,sys; d=json.load(sys.stdin); [d.pop(k) for k in ("file","doc","line")]; print(json.dumps(d, sort_keys=True))') || true
     theirs=$("$oracle" validate "${args[@]}" "$f" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))') || true
     if [ "$ours" = "$theirs" ]; then

@@ -150,8 +150,11 @@ func (srv *crServer) asStored(old, u *unstructured.Unstructured, reqNS string) {
 // Store.Update finds no stored object under another name or namespace (NotFound), checks the
 // storage preconditions (a uid in the body must be the stored one: storage.Preconditions.Check,
 // a Conflict through storeerr.InterpretUpdateError) and the resourceVersion (a client echoes the
-// one it read; a different one is the optimistic-lock Conflict).
-func (srv *crServer) prepareUpdate(u, old *unstructured.Unstructured, reqNS string) error {
+// one it read; a different one is the optimistic-lock Conflict). A PUT (put) without one is
+// refused as Store.Update refuses it for a strategy that allows no unconditional update (the
+// custom resource strategy's); a patch applies to the stored object, so its body has the
+// stored resourceVersion.
+func (srv *crServer) prepareUpdate(u, old *unstructured.Unstructured, reqNS string, put bool) error {
 	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForScope(reqNS, srv.namespaced), u); err != nil {
 		return err
 	}
@@ -171,6 +174,12 @@ func (srv *crServer) prepareUpdate(u, old *unstructured.Unstructured, reqNS stri
 		}
 	}
 	if u.GetResourceVersion() == "" {
+		if put { // customresource.strategy.AllowUnconditionalUpdate is false
+			r := srv.resource()
+			return apierrors.NewInvalid(schema.GroupKind{Group: r.Group, Kind: r.Resource}, name, field.ErrorList{
+				field.Invalid(field.NewPath("metadata", "resourceVersion"), uint64(0), "must be specified for an update"),
+			})
+		}
 		u.SetResourceVersion(old.GetResourceVersion())
 	}
 	if u.GetResourceVersion() != old.GetResourceVersion() {

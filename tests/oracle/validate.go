@@ -225,6 +225,7 @@ type validateOptions struct {
 	Subresource     string    // "" or "status"
 	Namespace       string    // used when a namespaced object has none
 	FieldValidation string    // Strict, Warn (the server default), Ignore
+	Put             bool      // an update sent as a PUT (else a patch: the body has the stored resourceVersion)
 }
 
 func (srv *crServer) validate(obj []byte, o validateOptions) validateResult {
@@ -305,7 +306,7 @@ func (srv *crServer) validate(obj []byte, o validateOptions) validateResult {
 		} else if o.Subresource != "" {
 			return fail(fmt.Errorf("unsupported subresource %q", o.Subresource))
 		}
-		if err := srv.prepareUpdate(u, old, reqNS); err != nil {
+		if err := srv.prepareUpdate(u, old, reqNS, o.Put); err != nil {
 			return fail(err)
 		}
 		s := &recordingStrategy{RESTCreateUpdateStrategy: strategy}
@@ -414,7 +415,12 @@ func cmdValidate(args []string) int {
 	subresource := fs.String("subresource", "", "\"status\" for an update of the status subresource")
 	namespace := fs.String("namespace", "default", "namespace of the request for namespaced objects without one")
 	fieldValidation := fs.String("field-validation", "Warn", "Strict, Warn or Ignore (unknown fields)")
+	updateMethod := fs.String("update-method", "patch", "how an update is sent: patch (the body has the stored resourceVersion) or put")
 	if err := fs.Parse(reorderFlags(args)); err != nil {
+		return 2
+	}
+	if *updateMethod != "patch" && *updateMethod != "put" {
+		fmt.Fprintln(os.Stderr, "oracle: --update-method: patch or put")
 		return 2
 	}
 	if *crdPath == "" || fs.NArg() != 1 {
@@ -437,7 +443,7 @@ func cmdValidate(args []string) int {
 		fmt.Fprintln(os.Stderr, "oracle:", err)
 		return 2
 	}
-	o := validateOptions{Subresource: *subresource, Namespace: *namespace, FieldValidation: *fieldValidation}
+	o := validateOptions{Subresource: *subresource, Namespace: *namespace, FieldValidation: *fieldValidation, Put: *updateMethod == "put"}
 	if *oldPath != "" {
 		if o.Old, err = readSingleDocument(*oldPath); err != nil {
 			fmt.Fprintln(os.Stderr, "oracle:", err)
