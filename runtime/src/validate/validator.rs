@@ -163,6 +163,39 @@ pub enum FieldValidation {
     Ignore,
 }
 
+/// The copy of a schema a validator keeps for [`Validator::decode`]: the schema without the
+/// `description`s of the nodes decoding walks (properties, additionalProperties, items), which
+/// nothing reads after the validator is built and which are most of a CRD's schema (jobsets, the
+/// largest corpus CRD: 256 of its schema's 365 KB; the copy held 1.5 of the validator's 2.8 MiB).
+/// Everything else is kept as it is, defaults and enums included.
+fn for_decoding(schema: &Json) -> Json {
+    let Json::Object(node) = schema else {
+        return schema.clone();
+    };
+    let schemas = |v: &Json| match v {
+        Json::Object(by_name) => Json::Object(
+            by_name
+                .iter()
+                .map(|(name, s)| (name.clone(), for_decoding(s)))
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    Json::Object(
+        node.iter()
+            .filter(|(k, _)| *k != "description")
+            .map(|(k, v)| {
+                let v = match k.as_str() {
+                    "properties" => schemas(v),
+                    "additionalProperties" | "items" => for_decoding(v),
+                    _ => v.clone(),
+                };
+                (k.clone(), v)
+            })
+            .collect(),
+    )
+}
+
 impl Validator {
     /// A validator for a model whose rules were checked at `cargo build` (the derive's path).
     /// Its OpenAPI checks ([`Validator::validate_request`]) use the model's bounds, formats,
@@ -185,7 +218,7 @@ impl Validator {
         let arena = SchemaArena::new();
         let model = owned.with_model(&arena);
         let mut v = Validator::build(model, resource_root, true);
-        v.json_schema = Some(Arc::new(schema.clone()));
+        v.json_schema = Some(Arc::new(for_decoding(schema)));
         v.checks = Some(super::openapi::Check::compile(schema));
         v.decodes = true;
         Ok(v)
