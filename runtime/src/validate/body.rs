@@ -128,6 +128,24 @@ impl Body {
     }
 }
 
+/// Appends `[i]` without the formatting machinery (this runs for every item of every list).
+fn push_index(path: &mut String, i: usize) {
+    let mut digits = [0u8; 20];
+    let mut n = i;
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    path.push('[');
+    path.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    path.push(']');
+}
+
 /// One value being decoded: where it is (the strict field stack, as one string), where
 /// duplicates go, and the YAML source when it is YAML.
 struct Node<'a, 's> {
@@ -258,7 +276,7 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
         let len = self.path.len();
         loop {
             self.path.truncate(len);
-            self.path.push_str(&format!("[{}]", out.len()));
+            push_index(self.path, out.len());
             match seq.next_element_seed(self.child())? {
                 Some(v) => out.push(v),
                 None => break,
@@ -502,6 +520,21 @@ mod tests {
 
     fn body(json: &str) -> Body {
         serde_json::from_str(json).expect("valid JSON")
+    }
+
+    #[test]
+    fn list_indexes_are_written_as_go_prints_them() {
+        for i in [0, 7, 10, 99, 100, 12345, usize::MAX] {
+            let mut path = String::from("spec.ports");
+            push_index(&mut path, i);
+            assert_eq!(path, format!("spec.ports[{i}]"));
+        }
+        let items: String = (0..12)
+            .map(|i| format!(r#"{{"a": {i}, "a": 0}},"#))
+            .collect();
+        let b = body(&format!(r#"{{"l": [{}]}}"#, items.trim_end_matches(',')));
+        assert_eq!(b.duplicate_fields.len(), 12);
+        assert_eq!(b.duplicate_fields[11], "l[11].a");
     }
 
     #[test]

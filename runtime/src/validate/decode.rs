@@ -4,6 +4,8 @@
 
 use serde_json::{Map, Value as Json};
 
+use super::path::Path;
+
 fn props(schema: &Json) -> Option<&Map<String, Json>> {
     schema.get("properties").and_then(Json::as_object)
 }
@@ -12,22 +14,31 @@ fn flag(schema: &Json, key: &str) -> bool {
     schema.get(key).and_then(Json::as_bool) == Some(true)
 }
 
-fn child(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{path}.{name}")
-    }
+/// The warning for a pruned field.
+fn unknown(at: &Path<'_>, name: &str) -> String {
+    format!("unknown field \"{}\"", Path::Child(at, name).field())
 }
 
 /// Prunes, drops non-nullable nulls and defaults `value` in place, for the schema `schema`
 /// (`resource`: a resource root, whose `apiVersion`, `kind` and `metadata` are kept). Each pruned
-/// field is reported as the apiserver's warning (`unknown field "spec.x"`).
+/// field is reported as the apiserver's warning (`unknown field "spec.x"`), named from `path`.
 pub(crate) fn decode(
     value: &mut Json,
     schema: &Json,
     resource: bool,
     path: &str,
+    warnings: &mut Vec<String>,
+) {
+    decode_at(value, schema, resource, &Path::Root(Some(path)), warnings);
+}
+
+/// [`decode`] at `at`: the path is rendered only for a pruned field's warning (building it for
+/// every node cost a large part of decoding a valid object).
+fn decode_at(
+    value: &mut Json,
+    schema: &Json,
+    resource: bool,
+    at: &Path<'_>,
     warnings: &mut Vec<String>,
 ) {
     match value {
@@ -40,7 +51,7 @@ pub(crate) fn decode(
             let any_values = additional_properties == Some(&Json::Bool(true));
             if properties.is_none() && any_values {
                 for (k, v) in obj.iter_mut() {
-                    prune_schemaless(v, &child(path, k), warnings);
+                    prune_schemaless(v, &Path::Child(at, k), warnings);
                 }
             } else if properties.is_some() || additional.is_none() {
                 if !flag(schema, "x-kubernetes-preserve-unknown-fields") {
@@ -48,7 +59,7 @@ pub(crate) fn decode(
                         let keep = properties.is_some_and(|p| p.contains_key(k))
                             || (resource && crate::tree::is_type_or_object_meta(k));
                         if !keep {
-                            warnings.push(format!("unknown field \"{}\"", child(path, k)));
+                            warnings.push(unknown(at, k));
                         }
                         keep
                     });
@@ -80,7 +91,7 @@ pub(crate) fn decode(
                             continue;
                         }
                         if let Some(value) = obj.get_mut(name) {
-                            decode(value, prop, false, &child(path, name), warnings);
+                            decode_at(value, prop, false, &Path::Child(at, name), warnings);
                         }
                     }
                 }
@@ -96,14 +107,14 @@ pub(crate) fn decode(
                         *v = d.clone();
                     }
                     // The apiserver names a map's keys as fields (`spec.m.key.x`).
-                    decode(v, values, false, &child(path, k), warnings);
+                    decode_at(v, values, false, &Path::Child(at, k), warnings);
                 }
             }
         }
         Json::Array(items) => {
             if let Some(item_schema) = schema.get("items") {
                 for (i, item) in items.iter_mut().enumerate() {
-                    decode(item, item_schema, false, &format!("{path}[{i}]"), warnings);
+                    decode_at(item, item_schema, false, &Path::Index(at, i), warnings);
                 }
             }
         }
@@ -113,17 +124,17 @@ pub(crate) fn decode(
 
 /// The apiserver's `prune(x, nil)`: every field of an object is unknown, items of a list are
 /// pruned the same way, scalars stay.
-fn prune_schemaless(value: &mut Json, path: &str, warnings: &mut Vec<String>) {
+fn prune_schemaless(value: &mut Json, at: &Path<'_>, warnings: &mut Vec<String>) {
     match value {
         Json::Object(obj) => {
             for k in obj.keys() {
-                warnings.push(format!("unknown field \"{}\"", child(path, k)));
+                warnings.push(unknown(at, k));
             }
             obj.clear();
         }
         Json::Array(items) => {
             for (i, item) in items.iter_mut().enumerate() {
-                prune_schemaless(item, &format!("{path}[{i}]"), warnings);
+                prune_schemaless(item, &Path::Index(at, i), warnings);
             }
         }
         _ => {}

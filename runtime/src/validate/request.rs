@@ -190,11 +190,9 @@ impl Validator {
             }
         }
         let old = old.as_deref();
-        let mut new = if self.status_subresource {
-            Cow::Owned(registry_status(&new, old, endpoint))
-        } else {
-            new
-        };
+        if self.status_subresource {
+            registry_status(new.to_mut(), old, endpoint);
+        }
         if let (Some(_), Some(old)) = (&self.resource, old) {
             metadata::before_update(new.to_mut(), old);
         }
@@ -365,11 +363,11 @@ impl Validator {
 /// The registry's handling of `status` before validation (`PrepareForCreate`,
 /// `PrepareForUpdate` of the CR strategies) of a version with the status subresource: a
 /// create drops `status`, a main-resource update keeps the old `status`, and a status update
-/// keeps everything but `status` from the old object.
-fn registry_status(object: &Json, old: Option<&Json>, endpoint: Endpoint) -> Json {
-    let mut out = object.clone();
-    let Some(obj) = out.as_object_mut() else {
-        return out;
+/// keeps everything but `status` from the old object. In place: the decoded object is the
+/// request's own copy (cloning it cost as much as pruning it).
+fn registry_status(object: &mut Json, old: Option<&Json>, endpoint: Endpoint) {
+    let Some(obj) = object.as_object_mut() else {
+        return;
     };
     match old {
         None => {
@@ -378,16 +376,16 @@ fn registry_status(object: &Json, old: Option<&Json>, endpoint: Endpoint) -> Jso
         Some(old) if endpoint == Endpoint::Status => {
             let mut merged = old.clone();
             if let Some(m) = merged.as_object_mut() {
-                match obj.get("status") {
+                match obj.remove("status") {
                     Some(s) => {
-                        m.insert("status".into(), s.clone());
+                        m.insert("status".into(), s);
                     }
                     None => {
                         m.remove("status");
                     }
                 }
             }
-            return merged;
+            *object = merged;
         }
         Some(old) => match old.get("status") {
             Some(s) => {
@@ -398,7 +396,6 @@ fn registry_status(object: &Json, old: Option<&Json>, endpoint: Endpoint) -> Jso
             }
         },
     }
-    out
 }
 
 /// Whether these schema errors make the apiserver skip every CEL rule (an error of type
