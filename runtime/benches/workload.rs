@@ -17,13 +17,183 @@
 //! create and 49 on update from each implementation.
 //!
 //! Run: `cargo bench -p crd-cel --bench workload` (ratios are printed at the end, from criterion's
-//! `estimates.json`).
+//! `estimates.json`, with the allocations of each call beside them, counted by `crd_cel_alloc_count`, and
+//! the memory a [`crd_cel::Validator`] holds for the largest CRD of `../shared/corpus`).
 
 use std::hint::black_box;
 use std::path::PathBuf;
 
+use crd_cel_alloc_count::measure;
+
 use criterion::Criterion;
 use serde_json::{Value, json};
+
+/// The system allocator, counting allocations only while [`measure`] runs (the timings are of
+/// the plain system allocator).
+#[global_allocator]
+static ALLOCATOR: crd_cel_alloc_count::Counting = crd_cel_alloc_count::Counting;
+
+/// The allocations of one call of `f`, as the mean over `n` calls after a first one (which may
+/// fill caches: thread-local buffers, compiled regular expressions).
+fn per_call<R>(n: u64, mut f: impl FnMut() -> R) -> (f64, f64) {
+    black_box(f());
+    let ((), c) = measure(|| {
+        for _ in 0..n {
+            black_box(f());
+        }
+    });
+    #[allow(clippy::cast_precision_loss)]
+    (c.allocations as f64 / n as f64, c.bytes as f64 / n as f64)
+}
+
+/// The allocations per call of each path (typed `validate()` and `validate_update()`, the
+/// manifest path's `Validator::validate`, kube-rs' two), as `(group, id, allocations, bytes)`.
+fn allocations_per_call() -> Vec<(&'static str, &'static str, f64, f64)> {
+    use crd_cel::CelValidate;
+    let o = objects();
+    let manifest = crd_cel::Validator::from_crd(&crd_manifest(), None).expect("manifest");
+    let options = crd_cel::Options::default();
+    let compiled = kube::core::cel::compile_schema(&kube_schema());
+    let kube_validator = kube::core::cel::Validator::new();
+    let n = 200;
+    let mut out = Vec::new();
+    let mut add = |group, id, (count, bytes)| out.push((group, id, count, bytes));
+    add(
+        "create",
+        "crd-cel",
+        per_call(n, || o.crd.validate().is_ok()),
+    );
+    add(
+        "create",
+        "crd-cel-manifest",
+        per_call(n, || manifest.validate(&o.json, None, &options).is_valid()),
+    );
+    add(
+        "create",
+        "kube-validate_cel",
+        per_call(n, || o.kube.validate_cel().is_ok()),
+    );
+    add(
+        "create",
+        "kube-cel-compiled",
+        per_call(n, || {
+            kube_validator
+                .validate_compiled(&compiled, &o.json, None)
+                .is_ok()
+        }),
+    );
+    add(
+        "update",
+        "crd-cel",
+        per_call(n, || o.crd.validate_update(&o.crd_old).is_ok()),
+    );
+    add(
+        "update",
+        "crd-cel-manifest",
+        per_call(n, || {
+            manifest
+                .validate(&o.json, Some(&o.old_json), &options)
+                .is_valid()
+        }),
+    );
+    add(
+        "update",
+        "kube-validate_cel",
+        per_call(n, || o.kube.validate_cel_update(&o.kube_old).is_ok()),
+    );
+    add(
+        "update",
+        "kube-cel-compiled",
+        per_call(n, || {
+            kube_validator
+                .validate_compiled(&compiled, &o.json, Some(&o.old_json))
+                .is_ok()
+        }),
+    );
+    out
+}
+
+/// The largest CRD of `../shared/corpus` (by the size of its storage version's schema), as
+/// `(file, name, schema bytes, manifest)`; `None` without the corpus.
+fn largest_corpus_crd() -> Option<(PathBuf, String, usize, Value)> {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let mut files = Vec::new();
+    let mut dirs = vec![corpus];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml")
+                && path.components().any(|c| c.as_os_str() == "crd")
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let mut best: Option<(PathBuf, String, usize, Value)> = None;
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        for doc in serde_yaml::Deserializer::from_str(&text) {
+            let Ok(crd) = <Value as serde::Deserialize>::deserialize(doc) else {
+                continue;
+            };
+            if crd.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
+                continue;
+            }
+            let Some(versions) = crd.pointer("/spec/versions").and_then(Value::as_array) else {
+                continue;
+            };
+            let storage = versions
+                .iter()
+                .find(|v| v.get("storage").and_then(Value::as_bool) == Some(true))
+                .or(versions.first());
+            let size = storage
+                .and_then(|v| v.pointer("/schema/openAPIV3Schema"))
+                .map_or(0, |s| s.to_string().len());
+            if best.as_ref().is_none_or(|b| size > b.2) {
+                let name = crd
+                    .pointer("/metadata/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                best = Some((file.clone(), name, size, crd));
+            }
+        }
+    }
+    best
+}
+
+/// The memory a [`crd_cel::Validator`] holds for the largest corpus CRD: the bytes still
+/// allocated after building it (its tree, compiled rules, OpenAPI checks and schema copy), and
+/// what building it allocated in all. Built twice: the first build also fills the process's
+/// memo of parsed rule texts, the second is the validator alone.
+fn validator_size() {
+    let Some((file, name, schema_bytes, crd)) = largest_corpus_crd() else {
+        println!("\nvalidator size: ../shared/corpus is missing, not measured");
+        return;
+    };
+    println!(
+        "\nvalidator size, largest corpus CRD: {name} ({}; storage version's schema {schema_bytes} bytes as JSON)",
+        file.display()
+    );
+    for build in ["first build", "second build"] {
+        let (validator, c) =
+            measure(|| crd_cel::Validator::from_crd(&crd, None).expect("the corpus CRD builds"));
+        println!(
+            "  {build:<12}: {} bytes held after it ({:.1} MiB), {} allocations of {} bytes while building",
+            c.live,
+            c.live as f64 / (1 << 20) as f64,
+            c.allocations,
+            c.bytes
+        );
+        // Dropped outside the count: what it held is what the next build holds again.
+        drop(validator);
+    }
+}
 
 /// The CR written with crd-cel's derive.
 mod crdcel {
@@ -554,8 +724,10 @@ fn estimate(group: &str, id: &str) -> Option<(f64, f64)> {
     ))
 }
 
-fn print_ratios() {
-    println!("\nper call (median; mean) and kube time / crd-cel time:");
+fn print_ratios(allocations: &[(&str, &str, f64, f64)]) {
+    println!(
+        "\nper call (median; mean), kube time / crd-cel time, and allocations per call (count, bytes):"
+    );
     for group in ["create", "update"] {
         let Some((base_median, base_mean)) = estimate(group, "crd-cel") else {
             println!("  {group}: no estimates for crd-cel from this run (filtered out?)");
@@ -570,8 +742,12 @@ fn print_ratios() {
             let Some((median, mean)) = estimate(group, id) else {
                 continue;
             };
+            let (count, bytes) = allocations
+                .iter()
+                .find(|(g, i, ..)| *g == group && *i == id)
+                .map_or((f64::NAN, f64::NAN), |&(.., c, b)| (c, b));
             println!(
-                "  {group:<6} {id:<18} {:>10.2} us; {:>10.2} us   x{:.1} (median) x{:.1} (mean)",
+                "  {group:<6} {id:<18} {:>10.2} us; {:>10.2} us   x{:.1} (median) x{:.1} (mean)   {count:>8.1} allocations, {bytes:>10.0} bytes",
                 median / 1e3,
                 mean / 1e3,
                 median / base_median,
@@ -598,9 +774,15 @@ fn print_ratios() {
 fn main() {
     STARTED.get_or_init(std::time::SystemTime::now);
     check_verdicts();
+    let allocations = allocations_per_call();
+    println!("\nallocations per call (mean of 200 calls after a first):");
+    for (group, id, count, bytes) in &allocations {
+        println!("  {group:<6} {id:<18} {count:>8.1} allocations, {bytes:>10.0} bytes");
+    }
+    validator_size();
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c);
     bench_stages(&mut c);
     c.final_summary();
-    print_ratios();
+    print_ratios(&allocations);
 }
