@@ -37,7 +37,7 @@ if [[ ! -x $oracle ]]; then
   if command -v go >/dev/null 2>&1 && [[ -z ${ORACLE:-} ]]; then
     (cd tests/oracle && go build -o oracle .)
   else
-    echo "SKIPPED the oracle check of the corpus suites: no oracle at $oracle and no Go to build it"
+    echo "SKIPPED the oracle check of the corpus suites: no oracle at $oracle (ORACLE= names one; without ORACLE, tests/oracle/oracle is built when Go is there)"
   fi
 fi
 out=target/corpus-suite-vectors
