@@ -34,6 +34,15 @@ else
   echo "SKIPPED e2e corpus: ../shared/corpus is missing (the corpus is read from beside the checkout)"
 fi
 
+# The hand-written suites' cases (tests/suites/corpus), as vectors written by
+# tests/suites/corpus-suites.sh earlier in .ci/run: the server gives each case's answer.
+if [[ -d target/corpus-suite-vectors/vectors/suites ]]; then
+  echo "== e2e: the hand-written corpus suites' cases (tests/suites/corpus) through the server"
+  bash tests/e2e/run.sh --root target/corpus-suite-vectors --set suites --known "$known" | tail -2
+else
+  echo "NOT RUN e2e of the corpus suites' cases: target/corpus-suite-vectors is missing (tests/suites/corpus-suites.sh writes it)"
+fi
+
 # The same corpus through a kube-apiserver v1.34.2, crd-cel at --kubernetes-version 1.34: its
 # texts differ from 1.37's on 245 runs, and crd-cel's 1.34 texts are checked against a real
 # server of that release. A second apiserver build (about 6 minutes cold) and a minute and a

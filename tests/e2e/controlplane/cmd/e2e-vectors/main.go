@@ -8,8 +8,8 @@
 // namespace is created when missing), a cluster-scoped one to no namespace. CREATE is a POST of
 // the vector's object as written. UPDATE creates the old object first (under the CRD patched
 // with initialCRDPatches, when the vector has them; the CRD is then updated back), sets its
-// status through the status subresource when the update is one of the status and the old
-// object has a status, then PUTs the object (to /status for a status update) to the URL of its
+// status through the status subresource when the CRD has one and the old object has a status
+// (for any update: a create drops the status), then PUTs the object (to /status for a status update) to the URL of its
 // name (the stored name when it has none), with the stored resourceVersion when the body has
 // none, as a client that read the object does. Everything the run created is deleted after it.
 // The runs of one CRD name go in order through one client, --parallel names at a time.
@@ -644,6 +644,18 @@ func resourcePath(crd map[string]any, ns string) string {
 	return p + "/" + plural
 }
 
+// hasStatusSubresource says whether the installed version of crd has the status subresource.
+func hasStatusSubresource(crd map[string]any) bool {
+	versions, _ := crd["spec"].(map[string]any)["versions"].([]any)
+	if len(versions) == 0 {
+		return false
+	}
+	v, _ := versions[0].(map[string]any)
+	sub, _ := v["subresources"].(map[string]any)
+	_, ok := sub["status"]
+	return ok
+}
+
 func namespaced(crd map[string]any) bool {
 	return str(crd, "spec", "scope") != "Cluster"
 }
@@ -824,7 +836,9 @@ func (c *client) serve(ctx context.Context, r *run) (answer, string) {
 	stored := res.body
 	oldURL := oldColl + "/" + metaOf(stored).Name
 	created = append(created, oldURL)
-	if r.status() {
+	// The old object's status is stored as a client stores it, through /status, whatever the
+	// update: a create drops it when the CRD has the status subresource.
+	if hasStatusSubresource(first) {
 		old, err := decodeJSON(r.v.OldObject)
 		if err != nil {
 			return fail("oldObject: %v", err)
