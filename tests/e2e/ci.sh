@@ -35,12 +35,14 @@ else
 fi
 
 # The hand-written suites' cases (tests/suites/corpus), as vectors written by
-# tests/suites/corpus-suites.sh earlier in .ci/run: the server gives each case's answer.
-if [[ -d target/corpus-suite-vectors/vectors/suites ]]; then
+# tests/suites/corpus-suites.sh earlier in .ci/run: the server gives each case's answer (104/104
+# when last run, tests/suites/README.md). Opt-in (E2E_SUITES=1) for the CI budget: about 50 s,
+# most of it CRD changes; the oracle checks the same cases in every CI run.
+if [[ -d target/corpus-suite-vectors/vectors/suites && ${E2E_SUITES:-} == 1 ]]; then
   echo "== e2e: the hand-written corpus suites' cases (tests/suites/corpus) through the server"
   bash tests/e2e/run.sh --root target/corpus-suite-vectors --set suites --known "$known" | tail -2
 else
-  echo "NOT RUN e2e of the corpus suites' cases: target/corpus-suite-vectors is missing (tests/suites/corpus-suites.sh writes it)"
+  echo "NOT RUN e2e of the corpus suites' cases (set E2E_SUITES=1; tests/suites/corpus-suites.sh writes target/corpus-suite-vectors)"
 fi
 
 # The same corpus through a kube-apiserver v1.34.2, crd-cel at --kubernetes-version 1.34: its
