@@ -58,7 +58,7 @@ fn main() {
     let objects = read_yaml(&format!("{dir}/crontabs.yaml"));
     assert_eq!(objects.len(), expected.len());
     for (body, expected) in objects.iter().zip(expected) {
-        let out = validator.validate_body(&body, None, Endpoint::Resource);
+        let out = validator.validate_body(body, None, Endpoint::Resource);
         // The text kubectl prints after `error when creating "crontabs.yaml": `.
         let text = if let Some(refusal) = &out.refusal {
             Some(refusal.to_string())
