@@ -7,16 +7,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Built once, so that the runs below print only the examples' output.
-cargo build -q -p crd-cel-examples --examples
+# Built once, with the workspace's features (the artifacts `cargo test --workspace` built, in
+# CI), then each run as `cargo run -p crd-cel-examples --example NAME` would run it.
+cargo build -q --workspace --examples
+target_dir=$(cargo metadata -q --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 for file in examples/examples/*.rs; do
     name=$(basename "$file" .rs)
     echo "=== cargo run -p crd-cel-examples --example $name"
-    cargo run -q -p crd-cel-examples --example "$name"
+    "$target_dir/debug/examples/$name"
 done
 
 echo "=== cargo test -p crd-cel-examples --test rules"
-cargo test -q -p crd-cel-examples --test rules
+cargo test -q --workspace --test rules
 
 echo "=== python3 examples/ci/check.py"
 python3 examples/ci/check.py # runs `cargo run -q -p crd-cel-cli -- SUBCOMMAND --help`
