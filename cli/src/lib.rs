@@ -542,26 +542,40 @@ fn read_documents(files: &[String], io: &mut Io<'_>, bad: &mut Vec<InputError>) 
     read_documents_with(files, 1, io, bad)
 }
 
-/// [`read_documents`], reading and parsing `jobs` files at a time (`-j`; stdin is read first,
-/// here); what is reported and returned is in the order of `files` whatever the threads.
+/// [`read_documents`], the documents of all the files parsed `jobs` at a time (`-j`); what
+/// is reported and returned is in the order of `files` whatever the threads.
 fn read_documents_with(
     files: &[String],
     jobs: usize,
     io: &mut Io<'_>,
     bad: &mut Vec<InputError>,
 ) -> Vec<Document> {
-    // `-` may be named once (`named_or_stdin`); a repeated one reads the same text.
-    let stdin_text = files
-        .iter()
-        .any(|f| f == "-")
-        .then(|| input::read_source("-", io.stdin));
-    let read = jobs::map_in_order(files, jobs, |file| {
-        match (file.as_str(), &stdin_text) {
-            ("-", Some(text)) => text.clone(),
-            _ => input::read_source(file, &mut std::io::empty()),
-        }
-        .and_then(|t| input::split_documents(file, &t))
-    });
+    let read: Vec<Result<Vec<Document>, InputError>> = if jobs::threads(jobs) <= 1 {
+        files
+            .iter()
+            .map(|file| {
+                input::read_source(file, io.stdin).and_then(|t| input::split_documents(file, &t))
+            })
+            .collect()
+    } else {
+        let texts: Vec<Result<String, InputError>> = files
+            .iter()
+            .map(|file| input::read_source(file, io.stdin))
+            .collect();
+        let sources: Vec<(&str, &str)> = files
+            .iter()
+            .zip(&texts)
+            .filter_map(|(file, text)| Some((file.as_str(), text.as_ref().ok()?.as_str())))
+            .collect();
+        let mut split = input::split_many(&sources, jobs).into_iter();
+        texts
+            .into_iter()
+            .map(|text| match text {
+                Ok(_) => split.next().unwrap_or_else(|| Ok(Vec::new())),
+                Err(e) => Err(e),
+            })
+            .collect()
+    };
     let mut out = Vec::new();
     for result in read {
         match result {

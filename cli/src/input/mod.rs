@@ -169,18 +169,64 @@ pub fn read_source(name: &str, stdin: &mut dyn Read) -> Result<String, InputErro
 pub fn split_documents(file: &str, text: &str) -> Result<Vec<Document>, InputError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let chunks = stream::chunks(text).map_err(|e| InputError::at(file, e.line, e.message))?;
+    assemble(file, text, &chunks, chunks.iter().map(|c| decode_sized(*c)))
+}
+
+/// [`split_documents`] of several sources (file name and text), the documents of all of them
+/// decoded `jobs` at a time (`-j`: a file of many CRDs is shared out by document), each
+/// source's result as [`split_documents`] gives it, in the order of `sources`.
+pub fn split_many(sources: &[(&str, &str)], jobs: usize) -> Vec<Result<Vec<Document>, InputError>> {
+    let cut: Vec<Result<(&str, Vec<stream::Chunk<'_>>), InputError>> = sources
+        .iter()
+        .map(|&(file, text)| {
+            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            stream::chunks(text)
+                .map(|chunks| (text, chunks))
+                .map_err(|e| InputError::at(file, e.line, e.message))
+        })
+        .collect();
+    let work: Vec<stream::Chunk<'_>> = cut
+        .iter()
+        .flatten()
+        .flat_map(|(_, chunks)| chunks.iter().copied())
+        .collect();
+    let mut decoded = crate::jobs::map_in_order(&work, jobs, |c| decode_sized(*c)).into_iter();
+    cut.into_iter()
+        .zip(sources)
+        .map(|(cut, &(file, _))| {
+            let (text, chunks) = cut?;
+            let mine: Vec<_> = decoded.by_ref().take(chunks.len()).collect();
+            assemble(file, text, &chunks, mine.into_iter())
+        })
+        .collect()
+}
+
+/// A chunk's values ([`decode_chunk`]), after the size limit.
+fn decode_sized(chunk: stream::Chunk<'_>) -> Result<Vec<(usize, Body)>, String> {
+    if chunk.text.len() > MAX_DOCUMENT_BYTES {
+        return Err(format!(
+            "the document is {} bytes, more than the apiserver accepts in a request (Request entity too large: limit is {MAX_DOCUMENT_BYTES})",
+            chunk.text.len()
+        ));
+    }
+    decode_chunk(chunk)
+}
+
+/// The documents of `text` (its BOM removed), cut into `chunks`, from each chunk's values in
+/// turn (`decoded`, in the order of `chunks`): the first chunk that does not decode is the
+/// source's error.
+fn assemble(
+    file: &str,
+    text: &str,
+    chunks: &[stream::Chunk<'_>],
+    decoded: impl Iterator<Item = Result<Vec<(usize, Body)>, String>>,
+) -> Result<Vec<Document>, InputError> {
     let shared: Arc<str> = Arc::from(text);
     let mut out = Vec::new();
     let mut index = 0usize;
-    for chunk in chunks {
-        let fail = |message: String| InputError::at(file, chunk.content_line(), message);
-        if chunk.text.len() > MAX_DOCUMENT_BYTES {
-            return Err(fail(format!(
-                "the document is {} bytes, more than the apiserver accepts in a request (Request entity too large: limit is {MAX_DOCUMENT_BYTES})",
-                chunk.text.len()
-            )));
-        }
-        let values = decode_chunk(chunk).map_err(fail)?;
+    for (chunk, values) in chunks.iter().zip(decoded) {
+        let values =
+            values.map_err(|message| InputError::at(file, chunk.content_line(), message))?;
         if values.is_empty() {
             // Comments only: still a document of kubectl's reader, with nothing to check.
             index += 1;
@@ -354,6 +400,24 @@ mod tests {
         assert_eq!(at, [(0, 1), (2, 7)]);
         assert_eq!(docs[1].value["b"], 2);
         assert_eq!(docs[1].location(), "f:7");
+    }
+
+    #[test]
+    fn documents_split_on_several_threads_are_those_of_one() {
+        let sources = [
+            ("a", "a: 1\n---\n---\n# only a comment\n---\n\nb: 2\n"),
+            ("b", "kind: List\nitems:\n- a: 1\n- a: 2\n  a: 3\n"),
+            ("c", "a: 1\n---\nb: [1\nc: 2\n---\nd: 4\n"),
+            ("d", "a: 1\n--- b: 2\n"),
+            ("e", "\u{feff}{\"a\": 1}\n{\"b\": [1]}\n---\nx: y\n"),
+        ];
+        for jobs in [1, 2, 3] {
+            let many = split_many(&sources, jobs);
+            assert_eq!(many.len(), sources.len());
+            for ((file, text), got) in sources.iter().zip(many) {
+                assert_eq!(got, split_documents(file, text), "{file}, -j {jobs}");
+            }
+        }
     }
 
     #[test]
