@@ -168,11 +168,12 @@ impl<'a> Container<'a> {
                     if let Some(a) = v.attrs.iter().find(|a| a.path().is_ident("cel")) {
                         cx.error_spanned_by(
                             a,
-                            "#[cel(..)] goes on the enum (the rule sees the serialized value) or on \
-                             the fields of a variant, not on a variant",
+                            "#[cel(..)] cannot go on a variant: put the rule on the enum (it sees \
+                             the serialized value: test the tag or `has()` the variant's field \
+                             first), or on the type of a variant's field",
                         );
                     }
-                    check_fields(cx, &v.fields);
+                    check_variant_fields(cx, &v.fields);
                 }
                 if serde.untagged && is_int_or_string(e) {
                     Data::IntOrString
@@ -363,6 +364,22 @@ fn check_fields(cx: &Ctxt, fields: &syn::Fields) {
                 "crd-cel reads the schema of this type from schemars' output, so a field here \
                  cannot carry #[cel(..)]: put the rule on the field's own type, or on the \
                  containing type",
+            );
+        }
+    }
+}
+
+/// The fields of an enum's variants: the enum's schema merges them (or is read from schemars'
+/// output), so no node is a variant's field alone; a rule goes on the enum or the field's type.
+fn check_variant_fields(cx: &Ctxt, fields: &syn::Fields) {
+    for f in fields {
+        if let Some(a) = f.attrs.iter().find(|a| a.path().is_ident("cel")) {
+            cx.error_spanned_by(
+                a,
+                "a field of an enum variant cannot carry #[cel(..)]: put the rule on the enum \
+                 (it sees the serialized value, where a struct variant's field is `self.<name>` \
+                 when that variant is present), or on the field's own type (a newtype with \
+                 #[cel(..)])",
             );
         }
     }
