@@ -207,10 +207,15 @@ pub(crate) fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
     if !args.objects.is_empty() && bad.is_empty() && document_errors == 0 {
         let object_files = expand_inputs(&args.objects, &args.inputs, io, &mut bad);
         let objects = read_documents(&object_files, io, &mut bad);
-        let checked;
-        (newly_rejected, checked) = upgrade_safety(stored, new_crds, &objects, &args, &mut entries);
+        let counts = upgrade_safety(stored, new_crds, &objects, &args, &mut entries);
+        newly_rejected = counts.newly_rejected;
+        let both = match counts.rejected_by_both {
+            0 => String::new(),
+            n => format!(" ({n} rejected by both, not listed: invalid before the upgrade)"),
+        };
         finish.trailer.push(format!(
-            "Stored objects: {checked} checked, {newly_rejected} accepted by the stored CRD and rejected by the new one"
+            "Stored objects: {} checked, {newly_rejected} accepted by the stored CRD and rejected by the new one{both}",
+            counts.checked
         ));
     }
     finish.trailer.push(format!(
@@ -233,15 +238,39 @@ pub(crate) fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
     )
 }
 
-/// The objects the stored CRDs accept and the new ones reject, each an entry; returns how
-/// many there are and how many objects were checked under both.
+/// What `--objects` found: how many objects were checked under both CRDs, how many the stored
+/// CRD accepts and the new one rejects (each an entry), and how many both reject.
+struct UpgradeCounts {
+    checked: usize,
+    newly_rejected: usize,
+    rejected_by_both: usize,
+}
+
+/// A stored object as it would be created again (restored from a backup, re-applied by a GitOps
+/// tool): `kubectl get -o yaml` exports carry the stored `metadata.resourceVersion`, which a
+/// create refuses before any validation; the other fields the server sets (uid,
+/// creationTimestamp, generation) a create overwrites.
+fn as_recreated(doc: &Document) -> std::borrow::Cow<'_, Document> {
+    let has_version = doc.value.pointer("/metadata/resourceVersion").is_some();
+    if !has_version {
+        return std::borrow::Cow::Borrowed(doc);
+    }
+    let mut doc = doc.clone();
+    if let Some(meta) = doc.value.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("resourceVersion");
+    }
+    std::borrow::Cow::Owned(doc)
+}
+
+/// The objects the stored CRDs accept and the new ones reject, each an entry, each object
+/// validated as it would be created again ([`as_recreated`]).
 fn upgrade_safety(
     stored: Vec<Document>,
     new: Vec<Document>,
     objects: &[Document],
     args: &CheckArgs,
     entries: &mut Vec<Entry>,
-) -> (usize, usize) {
+) -> UpgradeCounts {
     let minor = args.kubernetes_version;
     let mut before = validate::Crds::new(stored).with_kubernetes_version(minor);
     let mut after = validate::Crds::new(new).with_kubernetes_version(minor);
@@ -254,17 +283,34 @@ fn upgrade_safety(
             pairs.push((doc, b, a));
         }
     }
+    // Some(Ok(verdict)): accepted before, rejected now; Some(Err(())): rejected by both.
     let verdicts = jobs::map_in_order(&pairs, args.run.jobs, |(doc, b, a)| {
-        if validate::validate_one(doc, None, b, false).valid {
-            Some(validate::validate_one(doc, None, a, false)).filter(|v| !v.valid)
-        } else {
-            None
+        let doc = as_recreated(doc);
+        let now = validate::validate_one(&doc, None, a, false);
+        match (
+            validate::validate_one(&doc, None, b, false).valid,
+            now.valid,
+        ) {
+            (true, false) => Some(Ok(now)),
+            (false, false) => Some(Err(())),
+            _ => None,
         }
     });
-    let mut newly_rejected = 0usize;
+    let mut counts = UpgradeCounts {
+        checked: pairs.len(),
+        newly_rejected: 0,
+        rejected_by_both: 0,
+    };
     for ((doc, _, a), verdict) in pairs.iter().zip(verdicts) {
-        let Some(verdict) = verdict else { continue };
-        newly_rejected += 1;
+        let verdict = match verdict {
+            Some(Ok(verdict)) => verdict,
+            Some(Err(())) => {
+                counts.rejected_by_both += 1;
+                continue;
+            }
+            None => continue,
+        };
+        counts.newly_rejected += 1;
         let subject = subject(doc, &a.qualified_kind);
         let message = format!(
             "accepted by the stored CRD, rejected by the new one: {}",
@@ -282,7 +328,7 @@ fn upgrade_safety(
         entry.causes = verdict.causes;
         entries.push(entry);
     }
-    (newly_rejected, pairs.len())
+    counts
 }
 
 /// Where a CRD error's field is in the manifest: the apiserver reports a schema all versions

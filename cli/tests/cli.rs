@@ -753,6 +753,19 @@ fn check_old_checks_an_update_and_lists_stored_objects_the_new_crd_rejects() {
     };
     std::fs::write(dir.join("objects/small.yaml"), object("small", 5)).expect("writes");
     std::fs::write(dir.join("objects/big.yaml"), object("big", 50)).expect("writes");
+    // As `kubectl get -o yaml` exports it: a create would refuse its resourceVersion, so the
+    // objects are judged as created again, without it.
+    std::fs::write(
+        dir.join("objects/exported.yaml"),
+        "apiVersion: example.com/v1\nkind: Counter\nmetadata:\n  name: exported\n  namespace: default\n  resourceVersion: \"43\"\n  uid: 0b6d7f0e-3c1a-4a53-9a8e-2f1d2c3b4a5e\n  creationTimestamp: \"2026-01-02T03:04:05Z\"\n  generation: 3\nspec: {max: 60}\n",
+    )
+    .expect("writes");
+    // Invalid under the stored CRD already: counted, not listed.
+    std::fs::write(
+        dir.join("objects/broken.yaml"),
+        "apiVersion: example.com/v1\nkind: Counter\nmetadata: {name: broken}\nspec: {min: 9, max: 5}\n",
+    )
+    .expect("writes");
     let (old_path, new_path, objects) = (
         asset("counters.yaml"),
         dir.join("new.yaml").display().to_string(),
@@ -777,10 +790,17 @@ fn check_old_checks_an_update_and_lists_stored_objects_the_new_crd_rejects() {
         )),
         "{stdout}"
     );
+    assert!(
+        stdout.contains(&format!(
+            "{objects}/exported.yaml:1: Counter.example.com \"exported\" is accepted by the stored CRD, rejected by the new one: Counter.example.com \"exported\" is invalid: spec: Invalid value: max is at most 10\n"
+        )),
+        "{stdout}"
+    );
     assert!(!stdout.contains("small"), "{stdout}");
+    assert!(!stdout.contains("broken.yaml"), "{stdout}");
     assert!(
         stdout.contains(
-            "Stored objects: 2 checked, 1 accepted by the stored CRD and rejected by the new one"
+            "Stored objects: 4 checked, 2 accepted by the stored CRD and rejected by the new one (1 rejected by both, not listed: invalid before the upgrade)"
         ),
         "{stdout}"
     );
