@@ -107,8 +107,11 @@ impl<const N: usize> Buf<N> {
         }
     }
 
-    /// Panics with the text: in const evaluation, a compile error showing it.
-    pub const fn panic(mut self) -> ! {
+    /// The finished message: the text, marked with `...` where it was cut. The const checks
+    /// return it as their error, and the const item the derive emits panics with its
+    /// [`Buf::as_str`] (a compile error showing it, reported in that item, with no frames of the
+    /// check's functions).
+    pub const fn finish(mut self) -> Self {
         if self.truncated {
             self.truncated = false;
             let mut k = 0;
@@ -118,7 +121,7 @@ impl<const N: usize> Buf<N> {
                 k += 1;
             }
         }
-        panic!("{}", self.as_str())
+        self
     }
 }
 
@@ -157,5 +160,7 @@ mod tests {
         let mut b = Buf::<8>::new();
         b.push("aé€xyz");
         assert_eq!(b.as_str(), "aé");
+        // The message a check returns is marked where it was cut.
+        assert_eq!(b.finish().as_str(), "aé...");
     }
 }

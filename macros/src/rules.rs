@@ -248,9 +248,16 @@ pub fn checks(
             // Lints allowed on the enclosing block (`emit`).
             out.extend(quote_spanned! {span=>
                 const #name: u64 = {
-                    // The check is called through a local name so that rustc reports a failed
-                    // evaluation at this span (the rule's literal), not the derive's.
-                    #call
+                    // The check is called through a local name, and panics here with the
+                    // message it returns, so that rustc reports a failed evaluation at this
+                    // span (the rule's literal), not the derive's, and with no frames of the
+                    // check's functions.
+                    match { #call } {
+                        ::core::result::Result::Ok(__cel_cost) => __cel_cost,
+                        ::core::result::Result::Err(__cel_message) => {
+                            ::core::panic!("{}", __cel_message.as_str())
+                        }
+                    }
                 };
             });
             let is_message = target == Target::MessageExpression;
@@ -394,7 +401,11 @@ pub fn const_check(
         const _: () = {
             use #p::#check as __cel_check;
             #prelude
-            __cel_check(#args)
+            // The check returns its message and the panic is here: rustc reports the failure
+            // in this item, with no frames of the check's functions.
+            if let ::core::result::Result::Err(__cel_message) = __cel_check(#args) {
+                ::core::panic!("{}", __cel_message.as_str())
+            }
         };
     }
 }

@@ -226,7 +226,7 @@ pub use crd_cel_core::check;
 pub use crd_cel_core::cost::RuleCost;
 pub use crd_cel_core::crd::cost::check_crd_costs;
 pub use crd_cel_core::crd::decoration::{check_decoration, check_list_map_keys};
-pub use crd_cel_core::crd::expression::Prediction;
+pub use crd_cel_core::crd::expression::{Prediction, Rejection};
 pub use crd_cel_core::crd::field_path::check_field_path;
 pub use crd_cel_core::crd::old_self::{check_correlatable, check_optional_old_self};
 pub use crd_cel_core::fingerprint;
@@ -234,8 +234,12 @@ pub use crd_cel_core::fingerprint;
 /// `crate::TARGET_COMPAT`, for the const items the derive generates.
 pub const TARGET_COMPAT: u8 = crate::TARGET_COMPAT;
 
-/// [`crd_cel_core::crd::expression::check_expression`] at [`TARGET_COMPAT`].
+/// [`crd_cel_core::crd::expression::check_expression`] at [`TARGET_COMPAT`]. Like every check
+/// here, it returns the message of a rejected rule, which the derive's const item panics with:
+/// rustc then reports the failure in that item, with no frames of these functions.
 #[allow(clippy::too_many_arguments)]
+// The message is returned by value: a `const fn` cannot box it, and it is built only on error.
+#[allow(clippy::result_large_err)]
 pub const fn check_expression(
     ast: &ast::Ast<'_>,
     schema: &Schema<'_>,
@@ -244,7 +248,7 @@ pub const fn check_expression(
     index: usize,
     resource_root: bool,
     optional_old_self: bool,
-) -> u64 {
+) -> Result<u64, Rejection> {
     crd_cel_core::crd::expression::check_expression(
         ast,
         schema,
@@ -258,6 +262,8 @@ pub const fn check_expression(
 }
 
 /// [`crd_cel_core::crd::expression::check_predicted`] at [`TARGET_COMPAT`].
+// The message is returned by value: a `const fn` cannot box it, and it is built only on error.
+#[allow(clippy::result_large_err)]
 pub const fn check_predicted(
     ast: &ast::PackedAst<'_>,
     schema: &Schema<'_>,
@@ -266,7 +272,7 @@ pub const fn check_predicted(
     index: usize,
     optional_old_self: bool,
     prediction: Prediction,
-) -> u64 {
+) -> Result<u64, Rejection> {
     crd_cel_core::crd::expression::check_predicted(
         ast,
         schema,

@@ -232,12 +232,18 @@ const fn walk(
 
 /// The root's CRD-wide cost check (`k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/cel_validation.go`): every expression's estimated cost times
 /// how many times its node can occur in one object within 10,000,000, and their sum within
-/// 100,000,000. Panics (a compile error at the root's derive) with the apiserver's messages and
-/// what to bound.
-pub const fn check_crd_costs(model: &Schema<'static>, costs: &Costs<'static>, root: &str) {
+/// 100,000,000. The error is the apiserver's messages and what to bound, which the root's
+/// derive panics with (a compile error at the derive).
+// The message is returned by value: a `const fn` cannot box it, and it is built only on error.
+#[allow(clippy::result_large_err)]
+pub const fn check_crd_costs(
+    model: &Schema<'static>,
+    costs: &Costs<'static>,
+    root: &str,
+) -> Result<(), Buf<8192>> {
     let report = check(model, costs);
     if report.is_ok() {
-        return;
+        return Ok(());
     }
     let mut m = Buf::<8192>::new();
     let mut i = 0;
@@ -320,7 +326,7 @@ pub const fn check_crd_costs(model: &Schema<'static>, costs: &Costs<'static>, ro
         }
         m.push("\nhelp: bound the lists, maps and strings these rules read or sit under (#[cel(max_items = ..)], #[cel(max_properties = ..)], #[schemars(length(max = ..))]) until the total is at most 100000000");
     }
-    m.panic();
+    Err(m.finish())
 }
 
 const fn push_path<const N: usize>(path: &Buf<{ PATH_LEN }>, m: &mut Buf<N>) {

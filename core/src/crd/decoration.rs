@@ -2,31 +2,33 @@
 //! the structural schema at CRD creation: `list_type`/`map_type` and the item and property
 //! bounds only on lists and maps, `list_type = "set"` only over scalars, and the keys of
 //! `list_type = "map"` required (or defaulted) scalar properties of the items. Each check
-//! panics (a compile error in const evaluation, at the derive) with the apiserver's words and a
-//! hint.
+//! returns the apiserver's words and a hint, which the derive's const item panics with (a
+//! compile error in const evaluation, at the attribute).
 
 use crate::model::{Decoration, ListType, Schema, Type};
 use crate::msg::Buf;
 
 /// Const check behind `list_map_keys`: every key must be a property of the list's items.
-/// Panics (a compile error in const evaluation) with the apiserver's words and a hint.
+/// The error is the apiserver's words and a hint.
+// The message is returned by value: a `const fn` cannot box it, and it is built only on error.
+#[allow(clippy::result_large_err)]
 pub const fn check_list_map_keys(
     field: &'static str,
     list: &Schema<'static>,
     keys: &[&'static str],
-) {
+) -> Result<(), Buf<512>> {
     // Checked against the generated schema instead.
     if matches!(list.ty, Type::Unknown) {
-        return;
+        return Ok(());
     }
     let items = match list.items {
-        Some(items) if matches!(items.ty, Type::Unknown) => return,
+        Some(items) if matches!(items.ty, Type::Unknown) => return Ok(()),
         Some(items) => items,
         None => {
-            panic_field(
+            return Err(field_error(
                 field,
                 " has `list_type = \"map\"` but its type is not a list",
-            );
+            ));
         }
     };
     let mut i = 0;
@@ -34,55 +36,64 @@ pub const fn check_list_map_keys(
         match items.property(keys[i]) {
             Some(p) => {
                 if !p.required && !p.schema.has_default {
-                    panic_key(
+                    return Err(key_error(
                         field,
                         keys[i],
                         "` must be required or have a default: make the field non-optional, or add #[serde(default)]",
-                    );
+                    ));
                 }
                 if !matches!(
                     p.schema.ty,
                     Type::String | Type::Integer | Type::Boolean | Type::Number
                 ) {
-                    panic_key(
+                    return Err(key_error(
                         field,
                         keys[i],
                         "` must be a scalar (string, integer, number or boolean)",
-                    );
+                    ));
                 }
             }
             None if items.has_open_flatten() => {}
-            None => panic_key(field, keys[i], "` is not a field of the list's items"),
+            None => {
+                return Err(key_error(
+                    field,
+                    keys[i],
+                    "` is not a field of the list's items",
+                ));
+            }
         }
         i += 1;
     }
+    Ok(())
 }
 
 /// Const check behind list/map attributes on fields: the field's schema must be of that kind.
+// The message is returned by value: a `const fn` cannot box it, and it is built only on error.
+#[allow(clippy::result_large_err)]
 pub const fn check_decoration(
     field: &'static str,
     node: &Schema<'static>,
     d: &Decoration<'static>,
-) {
+) -> Result<(), Buf<512>> {
     // Checked against the generated schema instead.
     if matches!(node.ty, Type::Unknown) {
-        return;
+        return Ok(());
     }
     let is_list = matches!(node.ty, Type::Array);
     let is_object = matches!(node.ty, Type::Object);
     if (d.list_type.is_some() || d.max_items.is_some() || d.min_items.is_some()) && !is_list {
-        panic_field(
+        return Err(field_error(
             field,
             " is not a list: `list_type`, `max_items` and `min_items` only apply to Vec/set fields",
-        );
+        ));
     }
     if (d.map_type.is_some() || d.max_properties.is_some() || d.min_properties.is_some())
         && !is_object
     {
-        panic_field(
+        return Err(field_error(
             field,
             " is not a map or object: `map_type`, `max_properties` and `min_properties` only apply to maps and structs",
-        );
+        ));
     }
     if let Some(ListType::Set) = d.list_type
         && let Some(items) = node.items
@@ -91,28 +102,29 @@ pub const fn check_decoration(
             Type::String | Type::Integer | Type::Boolean | Type::Number | Type::Unknown
         )
     {
-        panic_field(
+        return Err(field_error(
             field,
             " has `list_type = \"set\"`, which needs scalar items (the apiserver requires it)",
-        );
+        ));
     }
+    Ok(())
 }
 
-const fn panic_field(field: &'static str, what: &'static str) -> ! {
+const fn field_error(field: &'static str, what: &'static str) -> Buf<512> {
     let mut buf = Buf::<512>::new();
     buf.push("field `");
     buf.push(field);
     buf.push("`");
     buf.push(what);
-    buf.panic()
+    buf.finish()
 }
 
-const fn panic_key(field: &'static str, key: &'static str, what: &'static str) -> ! {
+const fn key_error(field: &'static str, key: &'static str, what: &'static str) -> Buf<512> {
     let mut buf = Buf::<512>::new();
     buf.push("list map key `");
     buf.push(key);
     buf.push("` of field `");
     buf.push(field);
     buf.push(what);
-    buf.panic()
+    buf.finish()
 }

@@ -7,18 +7,24 @@
 use crate::ast;
 use crate::check;
 use crate::cost::PER_EXPRESSION_LIMIT;
-use crate::crd::expression_cost::cost_panic;
+use crate::crd::expression_cost::cost_error;
 use crate::crd::rule_name::push_rule_name;
 use crate::model::Schema;
 use crate::msg::Buf;
 
+/// The message of a rejected rule or `messageExpression` ([`check_expression`]'s error).
+pub type Rejection = Buf<16384>;
+
 /// Const check behind every `#[cel(rule = ..)]` and `message_expression`: type-checks the
-/// expression against the model of its node, as the apiserver does at CRD creation, and panics
-/// (a compile error at the rule's literal) with the apiserver's message and crd-cel's help.
-/// Returns the apiserver's estimated cost of one evaluation, and panics with its cost error when
-/// that alone is over the per-expression limit. `compat` is the compatibility version new rules
+/// expression against the model of its node, as the apiserver does at CRD creation. Returns the
+/// apiserver's estimated cost of one evaluation, or the apiserver's message and crd-cel's help
+/// when it rejects the expression (its cost error when that cost alone is over the
+/// per-expression limit), which the derive's const item panics with (a compile error at the
+/// rule's literal). `compat` is the compatibility version new rules
 /// compile at (the runtime's `TARGET_COMPAT`, from its `k8s-1-NN` features).
 #[allow(clippy::too_many_arguments)]
+// The message is returned by value: a `const fn` cannot box it, and it is built only on error.
+#[allow(clippy::result_large_err)]
 pub const fn check_expression(
     ast: &ast::Ast<'_>,
     schema: &Schema<'_>,
@@ -28,7 +34,7 @@ pub const fn check_expression(
     resource_root: bool,
     optional_old_self: bool,
     compat: u8,
-) -> u64 {
+) -> Result<u64, Rejection> {
     let node = check::Node {
         schema,
         resource_root,
@@ -40,7 +46,7 @@ pub const fn check_expression(
     // The rule reads a node known only by its generated schema: it is checked against that
     // schema by the test the derive generates and by `crd_cel::check_rules`.
     if report.deferred {
-        return 0;
+        return Ok(0);
     }
     if report.is_ok() {
         let cost = match report.cost {
@@ -52,23 +58,26 @@ pub const fn check_expression(
         // apiserver's figure wherever the type is used (`crd-cel check` on the generated CRD
         // applies the ancestors' maxItems/maxProperties exactly).
         if cost > PER_EXPRESSION_LIMIT {
-            cost_panic(ast, &node, target, place, index, cost);
+            // Built in a smaller buffer than the type check's message (what it cuts stays cut).
+            let mut m = Rejection::new();
+            m.push(cost_error(ast, &node, target, place, index, cost).as_str());
+            return Err(m);
         }
-        return cost;
+        return Ok(cost);
     }
-    let mut m = Buf::<16384>::new();
+    let mut m = Rejection::new();
     push_rule_name(&mut m, target, index, place);
     if let Some(what) = report.unsupported {
         m.push(" cannot be checked: not supported by crd-cel yet: ");
         m.push(what);
         m.push("\nhelp: remove the rule or rewrite it without this construct; please report it");
-        m.panic();
+        return Err(m.finish());
     }
     m.push(" is rejected by the apiserver: ");
     if report.untyped_node {
         m.push(check::UNTYPED_NODE);
         m.push("\nhelp: the field's type has no CEL type (e.g. serde_json::Value, a bare x-kubernetes-preserve-unknown-fields node); put the rule on the containing type");
-        m.panic();
+        return Err(m.finish());
     }
     if report.total > 0 {
         m.push(match target {
@@ -93,7 +102,7 @@ pub const fn check_expression(
         m.push_u64(compat as u64);
         m.push("); choose the target with the crd-cel features `k8s-1-NN`");
     }
-    m.panic()
+    Err(m.finish())
 }
 
 /// The const item of a rule the derive type-checked natively, against the model it predicted
@@ -102,6 +111,8 @@ pub const fn check_expression(
 /// read) and the targeted Kubernetes is the one it was checked for (`compat`); otherwise the
 /// const check, as for any other rule.
 #[allow(clippy::too_many_arguments)]
+// The message is returned by value: a `const fn` cannot box it, and it is built only on error.
+#[allow(clippy::result_large_err)]
 pub const fn check_predicted(
     ast: &ast::PackedAst<'_>,
     schema: &Schema<'_>,
@@ -111,9 +122,9 @@ pub const fn check_predicted(
     optional_old_self: bool,
     prediction: Prediction,
     compat: u8,
-) -> u64 {
+) -> Result<u64, Rejection> {
     if prediction.compat == compat && prediction.node == prediction.predicted {
-        return prediction.cost;
+        return Ok(prediction.cost);
     }
     let words = ast.unpack();
     check_expression(

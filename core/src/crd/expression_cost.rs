@@ -12,14 +12,14 @@ use crate::msg::Buf;
 
 /// The apiserver's per-expression cost error, then which fields of the node are unbounded, the
 /// attribute that bounds each and the largest value that fits.
-pub(crate) const fn cost_panic(
+pub(crate) const fn cost_error(
     ast: &ast::Ast<'_>,
     node: &check::Node<'_>,
     target: check::Target,
     place: &str,
     index: usize,
     cost: u64,
-) -> ! {
+) -> Buf<4096> {
     let schema = node.schema;
     let mut m = Buf::<4096>::new();
     push_rule_name(&mut m, target, index, place);
@@ -54,7 +54,7 @@ pub(crate) const fn cost_panic(
         // (a list's items' fields, a type of another crate, such as k8s-openapi's).
         m.push("\nhelp: the node and its own fields are bounded: the unbounded strings or lists the rule reads are deeper (list items' fields, other crates' types): read less of them (`size()` rather than a scan of each string), bound them where they are declared, or bound the enclosing list; nested loops multiply");
     }
-    m.panic()
+    m.finish()
 }
 
 /// What re-estimating a rule with a bound added needs (the help sizes each missing bound).

@@ -452,15 +452,18 @@ fn unescape(inner: &str) -> String {
 /// Const check behind `field_path`: the path must resolve in the schema of the node the rule
 /// is on (`k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go`), or the apiserver rejects the CRD with
 /// `x-kubernetes-validations[i].fieldPath: Invalid value: "<path>": must be a valid path`.
-/// Panics (a compile error in const evaluation) with that text, the reason, and a hint.
+/// The error is that text, the reason, and a hint, which the derive's const item panics with (a
+/// compile error in const evaluation).
 ///
 /// The derive calls it in one `const` item per rule that has a `field_path`, with the model of
 /// the type or field the rule is on. An empty path is no `fieldPath` to the apiserver and
 /// passes; blank or multi-line paths are reported at expansion (`rule_fields`).
-pub const fn check_field_path(model: &Schema<'_>, path: &str) {
+// The message is returned by value: a `const fn` cannot box it, and it is built only on error.
+#[allow(clippy::result_large_err)]
+pub const fn check_field_path(model: &Schema<'_>, path: &str) -> Result<(), Buf<1024>> {
     // A path into a node known only by its generated schema is checked against that schema.
     if path.is_empty() || model.contains_unknown() {
-        return;
+        return Ok(());
     }
     if let Err(e) = valid_field_path(model, path) {
         let mut buf = Buf::<1024>::new();
@@ -472,8 +475,9 @@ pub const fn check_field_path(model: &Schema<'_>, path: &str) {
             "\n  = help: the path is resolved from the type the rule is on: `.name` or `['name']` \
              for a field, `.key` or `['key']` for a map entry; list items cannot be addressed",
         );
-        buf.panic()
+        return Err(buf.finish());
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -18,10 +18,18 @@ use crate::types::bytes_eq;
 /// [`rule_fields::check_optional_old_self`](crate::crd::rule_fields::check_optional_old_self);
 /// both are told whether the rule uses `oldSelf` from its AST
 /// ([`Ast::references_old_self`](crate::ast::Ast::references_old_self), the checker's answer).
-/// A const item, so that the error is reported on the attribute like every other check's.
-pub const fn check_optional_old_self(uses_old_self: bool, value: bool, place: &str, index: usize) {
+/// A const item, so that the error is reported on the attribute like every other check's: it
+/// panics with the message this returns.
+// The message is returned by value: a `const fn` cannot box it, and it is built only on error.
+#[allow(clippy::result_large_err)]
+pub const fn check_optional_old_self(
+    uses_old_self: bool,
+    value: bool,
+    place: &str,
+    index: usize,
+) -> Result<(), Buf<1024>> {
     if uses_old_self {
-        return;
+        return Ok(());
     }
     let mut m = Buf::<1024>::new();
     push_rule_name(&mut m, Target::Rule, index, place);
@@ -30,13 +38,15 @@ pub const fn check_optional_old_self(uses_old_self: bool, value: bool, place: &s
     m.push(": ");
     m.push(OPTIONAL_OLD_SELF_UNUSED);
     m.push("\nhelp: remove `optional_old_self`, or use `oldSelf` in the rule");
-    m.panic()
+    Err(m.finish())
 }
 
 /// Const check of `k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go` for one field: a transition rule (one that uses
 /// `oldSelf`) anywhere under the items of a list that is not `list_type = "map"` cannot be
-/// correlated with the old object, and the apiserver rejects the CRD.
-pub const fn check_correlatable(field: &str, node: &Schema<'_>) {
+/// correlated with the old object, and the apiserver rejects the CRD: the error is its message.
+// The message is returned by value: a `const fn` cannot box it, and it is built only on error.
+#[allow(clippy::result_large_err)]
+pub const fn check_correlatable(field: &str, node: &Schema<'_>) -> Result<(), Buf<1024>> {
     if let Some(items) = node.items
         && !matches!(node.list_type, Some(ListType::Map))
         && uses_old_self_below(items, 0)
@@ -48,8 +58,9 @@ pub const fn check_correlatable(field: &str, node: &Schema<'_>) {
         m.push(field);
         m.push("`: list items are only correlated with the old object when the list has `list_type = \"map\"`");
         m.push("\nhelp: add #[cel(list_type = \"map\", list_map_keys = [..])] to the field, or move the transition rule onto the list itself");
-        m.panic();
+        return Err(m.finish());
     }
+    Ok(())
 }
 
 const fn uses_old_self_below(s: &Schema<'_>, depth: u32) -> bool {

@@ -94,7 +94,12 @@ pub(super) fn emit_root(
             let __cel_model = <#root as #p::CelSchema>::MODEL;
             let __cel_costs = <#root as #p::CelSchema>::COSTS;
             use #p::check_crd_costs as __cel_check;
-            __cel_check(&__cel_model, &__cel_costs, #root_name)
+            // Panics here with the message the check returns: no frames of the check's.
+            if let ::core::result::Result::Err(__cel_message) =
+                __cel_check(&__cel_model, &__cel_costs, #root_name)
+            {
+                ::core::panic!("{}", __cel_message.as_str())
+            }
         };
 
         #[automatically_derived]
