@@ -414,9 +414,16 @@ pub fn validate_one(
     // request's stages in turn, and within one the order its validator visits the object.
     let text = text_of(&out.errors);
     // The jsonl line is the oracle's comparison format: its canonical order, the errors
-    // stable-sorted by field, since the apiserver visits sibling properties in Go map order.
+    // stable-sorted by field, since the apiserver visits sibling properties in Go map order;
+    // errors at `<nil>` (composition and rule errors of different nodes all land there) by
+    // their text as well, since map order decides theirs too.
     let mut canonical = out.errors.clone();
-    canonical.errors.sort_by(|a, b| a.path.cmp(&b.path));
+    canonical.errors.sort_by(|a, b| {
+        a.path.cmp(&b.path).then_with(|| match a.path.as_str() {
+            "<nil>" => a.to_string().cmp(&b.to_string()),
+            _ => std::cmp::Ordering::Equal,
+        })
+    });
     let canonical_text = text_of(&canonical);
     let errors = canonical
         .errors

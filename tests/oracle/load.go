@@ -204,10 +204,17 @@ func renderError(e *field.Error) errorJSON {
 }
 
 // sortErrors orders errors by field path (stable), because the apiserver visits sibling
-// properties in Go map order. Errors at the same field keep the apiserver's order.
+// properties in Go map order. Errors at the same field keep the apiserver's order, except at
+// "<nil>", where errors of different nodes land (composition, rules) in map order too: those
+// are ordered by their text.
 func sortErrors(errs field.ErrorList) field.ErrorList {
 	out := append(field.ErrorList(nil), errs...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Field != out[j].Field {
+			return out[i].Field < out[j].Field
+		}
+		return out[i].Field == "<nil>" && out[i].Error() < out[j].Error()
+	})
 	return out
 }
 
