@@ -207,15 +207,23 @@ func cmdBench(args []string) int {
 		fmt.Fprintln(os.Stderr, "oracle:", err)
 		return 2
 	}
-	verdict, err := c.verdict()
+	verdict, ns, err := measure(c, *n)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "oracle:", err)
 		return 2
 	}
-	ns := timeCase(c, *n)
 	fmt.Printf("verdict: %s\n", verdict)
 	fmt.Printf("%.0f ns/op\n", ns)
 	return 0
+}
+
+// measure checks c's verdict against oracle validate's, then times it.
+func measure(c *benchCase, n int) (string, float64, error) {
+	verdict, err := c.verdict()
+	if err != nil {
+		return "", 0, err
+	}
+	return verdict, timeCase(c, n), nil
 }
 
 func benchList(path string, n int, servers map[serverKey]*crServer) int {
@@ -246,12 +254,12 @@ func benchList(path string, n int, servers map[serverKey]*crServer) int {
 			fmt.Fprintln(os.Stderr, "oracle:", err)
 			return 2
 		}
-		verdict, err := c.verdict()
+		verdict, ns, err := measure(c, n)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "oracle:", err)
 			return 2
 		}
-		fmt.Printf("%s %s %.0f ns/op\n", c.name, verdict, timeCase(c, n))
+		fmt.Printf("%s %s %.0f ns/op\n", c.name, verdict, ns)
 	}
 	if err := sc.Err(); err != nil {
 		fmt.Fprintln(os.Stderr, "oracle:", err)
