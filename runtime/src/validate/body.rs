@@ -244,6 +244,11 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
 
     fn visit_borrowed_str<E: de::Error>(mut self, v: &'de str) -> Result<Json, E> {
         match self.yaml {
+            // The reader applies `!!bool`, `!!int`, `!!float` and `!!null` itself and gives
+            // custom tags to `visit_enum`; `!!str`, `!!binary` and the like arrive here.
+            Some(source) if let Some(tag) = yaml11::tag_of(source, v) => {
+                yaml11::resolve_tagged(tag, v).map_err(E::custom)
+            }
             Some(source) if yaml11::is_plain(source, v) => {
                 let value = yaml11::resolve(v).map_err(E::custom)?;
                 if let Json::Bool(b) = value {
@@ -288,6 +293,67 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Json, A::Error> {
         self.map(map).map(Json::Object)
+    }
+
+    /// A node with a custom tag (`!foo bar`), which the YAML reader gives as an enum: go-yaml
+    /// ignores the tag of a mapping or sequence and keeps a scalar's text unresolved.
+    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<Json, A::Error> {
+        let (_tag, content): (de::IgnoredAny, _) = data.variant()?;
+        de::VariantAccess::newtype_variant_seed(content, CustomTagged(self))
+    }
+}
+
+/// The content of a custom-tagged node: a scalar stays text (the reader has resolved plain
+/// scalars by YAML 1.2 already, so `!foo 3` arrives as the number 3 and is written back as
+/// "3"; only the spelling of a number or null the reader normalised, `!foo 0x10`, differs from
+/// go-yaml's text), anything else is read as untagged.
+struct CustomTagged<'a, 's>(Node<'a, 's>);
+
+impl<'de> DeserializeSeed<'de> for CustomTagged<'_, '_> {
+    type Value = Json;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Json, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CustomTagged<'_, '_> {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::String(v.to_string()))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::String(v.to_string()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::String(v.to_string()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+        Ok(Json::String(v.to_string()))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::String(v.to_owned()))
+    }
+
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::String(String::new()))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Json, A::Error> {
+        self.0.visit_seq(seq)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Json, A::Error> {
+        self.0.visit_map(map)
     }
 }
 

@@ -21,6 +21,8 @@
 
 use serde_json::{Map, Value as Json};
 
+use super::resolve::tag_before;
+
 /// go-yaml's error for a merge key whose value is not a map or a sequence of maps
 /// (`failWantMap`; kubectl prints it after `yaml: `).
 pub(crate) const MERGE_ERROR: &str = "map merge requires map or sequence of maps as the value";
@@ -45,28 +47,6 @@ pub(crate) fn is_merge_key(source: &str, key: &str) -> bool {
         None => true,
         Some(tag) => tag == "!!merge" || tag == "!<tag:yaml.org,2002:merge>",
     }
-}
-
-/// The tag among the properties written just before a node on its line (`!!str &a <<`), if
-/// any.
-fn tag_before(before: &str) -> Option<&str> {
-    let mut rest = before;
-    // A node has at most a tag and an anchor, in either order.
-    for _ in 0..2 {
-        rest = rest.trim_end_matches([' ', '\t']);
-        let start = rest
-            .rfind(|c: char| c.is_whitespace() || matches!(c, '{' | '[' | ','))
-            .map_or(0, |i| i + 1);
-        let token = &rest[start..];
-        if token.starts_with('!') {
-            return Some(token);
-        }
-        if !token.starts_with('&') {
-            return None;
-        }
-        rest = &rest[..start];
-    }
-    None
 }
 
 /// Whether the value of the merge key `key` (a slice of `source`) is an alias (`<<: *base`):

@@ -19,6 +19,90 @@ pub(crate) fn is_plain(source: &str, scalar: &str) -> bool {
     offset == 0 || !matches!(source.as_bytes()[offset - 1], b'\'' | b'"')
 }
 
+/// The tag among the properties written just before a node on its line (`!!str &a <<`), if
+/// any.
+pub(crate) fn tag_before(before: &str) -> Option<&str> {
+    let mut rest = before;
+    // A node has at most a tag and an anchor, in either order.
+    for _ in 0..2 {
+        rest = rest.trim_end_matches([' ', '\t']);
+        // A verbatim tag (`!<tag:yaml.org,2002:str>`) may hold `,`.
+        if rest.ends_with('>')
+            && let Some(start) = rest.rfind("!<")
+        {
+            return Some(&rest[start..]);
+        }
+        let start = rest
+            .rfind(|c: char| c.is_whitespace() || matches!(c, '{' | '[' | ','))
+            .map_or(0, |i| i + 1);
+        let token = &rest[start..];
+        if token.starts_with('!') {
+            return Some(token);
+        }
+        if !token.starts_with('&') {
+            return None;
+        }
+        rest = &rest[..start];
+    }
+    None
+}
+
+/// The tag written before `scalar` (a slice of `source`; a quoted scalar's tag is before its
+/// quote), if any: `!!str` in `a: !!str yes`. Only a tag on the scalar's own line is seen.
+pub(crate) fn tag_of<'s>(source: &'s str, scalar: &str) -> Option<&'s str> {
+    let start = source.as_ptr() as usize;
+    let at = scalar.as_ptr() as usize;
+    if at < start || at > start + source.len() {
+        return None;
+    }
+    let mut node = at - start;
+    if !is_plain(source, scalar) {
+        node -= 1;
+    }
+    tag_before(&source[..node])
+}
+
+/// The JSON value of a tagged scalar that the YAML reader passes on as text, as go-yaml v2
+/// decodes it (`resolve(tag, in)` then `d.scalar`): the tags it resolves with the text's own
+/// type (`!!bool`, `!!int`, `!!float`, `!!null`) the reader has already applied; `!!str` and
+/// `!!timestamp` keep the text as written (`!!str yes` is the string "yes"); `!!binary` is the
+/// text's base64-decoded bytes; any other tag (`!foo`) leaves the text unresolved.
+pub(crate) fn resolve_tagged(tag: &str, text: &str) -> Result<Json, String> {
+    let long = match tag.strip_prefix("!!") {
+        Some(short) => Some(short),
+        None => tag
+            .strip_prefix("!<tag:yaml.org,2002:")
+            .and_then(|t| t.strip_suffix('>')),
+    };
+    if long == Some("binary") {
+        let bytes =
+            crate::eval::go::base64::decode(text, crate::eval::go::base64::Alphabet::Std)
+                .ok_or_else(|| format!("!!binary value contains invalid base64 data: {text:?}"))?;
+        return Ok(Json::String(go_string(&bytes)));
+    }
+    Ok(Json::String(text.to_owned()))
+}
+
+/// Bytes as Go's `encoding/json` writes a Go string holding them: each byte that does not
+/// start a valid UTF-8 sequence becomes U+FFFD.
+fn go_string(mut bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    loop {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => {
+                out.push_str(s);
+                return out;
+            }
+            Err(e) => {
+                let (valid, rest) = bytes.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                out.push(char::REPLACEMENT_CHARACTER);
+                bytes = &rest[1..];
+            }
+        }
+    }
+}
+
 /// The JSON value of a plain scalar, or the error kubectl's conversion gives (`.inf`, `.nan`).
 pub(crate) fn resolve(text: &str) -> Result<Json, String> {
     match text {
@@ -248,5 +332,46 @@ mod tests {
         assert!(is_plain(source, plain));
         assert!(!is_plain(source, double));
         assert!(!is_plain(source, "elsewhere"));
+    }
+
+    #[test]
+    fn tagged_scalars_as_go_yaml_reads_them() {
+        // Each against `oracle yaml-to-json` (sigs.k8s.io/yaml v1.6.0).
+        let source = "a: !!str yes\nb: !<tag:yaml.org,2002:str> on\nc: !!binary aGk=\nd: &x !!str 3\ne: yes\nf: !!str \"no\"\n";
+        let at =
+            |s: &str, n: usize| &source[source.match_indices(s).nth(n).unwrap().0..][..s.len()];
+        assert_eq!(tag_of(source, at("yes", 0)), Some("!!str"));
+        assert_eq!(
+            tag_of(source, at("on", 0)),
+            Some("!<tag:yaml.org,2002:str>")
+        );
+        assert_eq!(tag_of(source, at("3", 0)), Some("!!str"));
+        assert_eq!(tag_of(source, at("yes", 1)), None);
+        assert_eq!(tag_of(source, at("no", 0)), Some("!!str"));
+        assert_eq!(
+            resolve_tagged("!!str", "yes"),
+            Ok(Json::String("yes".into()))
+        );
+        assert_eq!(
+            resolve_tagged("!<tag:yaml.org,2002:str>", "on"),
+            Ok(Json::String("on".into()))
+        );
+        assert_eq!(
+            resolve_tagged("!!binary", "aGk="),
+            Ok(Json::String("hi".into()))
+        );
+        assert_eq!(
+            resolve_tagged("!!binary", "/w=="),
+            Ok(Json::String("\u{fffd}".into()))
+        );
+        assert!(resolve_tagged("!!binary", "a").is_err());
+        assert_eq!(
+            resolve_tagged("!!timestamp", "2001-12-14"),
+            Ok(Json::String("2001-12-14".into()))
+        );
+        assert_eq!(
+            resolve_tagged("!foo", "0x10"),
+            Ok(Json::String("0x10".into()))
+        );
     }
 }
