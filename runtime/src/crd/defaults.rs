@@ -165,31 +165,15 @@ fn strip_int_or_string(v: &mut Value) {
     }
 }
 
-/// How kube-openapi's messages name the root of the value it validates: `.` for an object,
-/// nothing for a default.
-const ROOT_NAMED: [(&str, &str); 3] = [
-    (": . in body ", ":  in body "),
-    (" declared for . must ", " declared for  must "),
-    ("\".\" must ", "\"\" must "),
-];
-
-/// A runtime field error as a CRD error, its text unchanged. kube-openapi names the default's
-/// root `` in its messages where the object walk names it `.`.
+/// A runtime field error as a CRD error, its text unchanged (kube-openapi names the root of
+/// the value it validates ``, a default's as an object's).
 fn crd_error(e: FieldError, at: &str) -> CrdError {
     let text = e.to_string();
     let head = format!("{}: {}", e.path, e.kind.description());
-    let mut detail = text
+    let detail = text
         .strip_prefix(&head)
         .map(|rest| rest.strip_prefix(": ").unwrap_or(rest).to_owned())
         .unwrap_or(text);
-    if e.path == at {
-        detail = match detail.strip_prefix(". in body ") {
-            Some(rest) => format!(" in body {rest}"),
-            None => ROOT_NAMED
-                .iter()
-                .fold(detail, |d, (dot, empty)| d.replacen(dot, empty, 1)),
-        };
-    }
     // kube-openapi names an item of a list default `[0]`, which becomes a child: `default.[0]`.
     let field = match e.path.strip_prefix(at) {
         Some(rest) if rest.starts_with('[') => format!("{at}.{rest}"),

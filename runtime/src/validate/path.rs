@@ -63,9 +63,10 @@ impl<'a> Path<'a> {
 
     /// The name kube-openapi's messages use: relative to the root the validator was given
     /// (`status` of a status update is its root: `addresses[0] in body ...` at the field
-    /// `status.addresses[0]`), `.` for the root itself.
+    /// `status.addresses[0]`), empty for the root itself (` in body must be of type object`,
+    /// `"" must validate one and only one schema`, as the oracle prints them).
     pub(crate) fn body(&self) -> String {
-        self.rendered(".", false)
+        self.rendered("", false)
     }
 
     fn rendered(&self, empty: &str, named_root: bool) -> String {
@@ -89,12 +90,12 @@ mod tests {
         let item = Path::Index(&spec, 2);
         let entry = Path::Key(&item, "a.b");
         assert_eq!(Path::ROOT.field(), "<nil>");
-        assert_eq!(Path::ROOT.body(), ".");
+        assert_eq!(Path::ROOT.body(), "");
         assert_eq!(entry.field(), "spec[2][a.b]");
         let named = Path::Root(Some("self"));
         assert_eq!(Path::Child(&named, "x").field(), "self.x");
         assert_eq!(Path::Child(&named, "x").body(), "x");
-        assert_eq!(named.body(), ".");
+        assert_eq!(named.body(), "");
         // A child of the nil root has no leading dot.
         assert_eq!(Path::Index(&Path::ROOT, 0).field(), "[0]");
     }
