@@ -58,6 +58,7 @@ impl<T: ?Sized> Fallback for Probe<T> {}
 /// generated schema when part of it is known only there (`Type::Unknown`).
 fn validator_of<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>(
     resource_root: bool,
+    scale: Option<&ScalePaths>,
 ) -> Result<Arc<Validator>, String> {
     type Cache = RwLock<HashMap<TypeId, Result<Arc<Validator>, String>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
@@ -71,7 +72,6 @@ fn validator_of<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>(
     }
     let from_schema = |json: &serde_json::Value| {
         Validator::from_schema_json(json, resource_root)
-            .map(Arc::new)
             .map_err(|e| format!("its generated schema cannot be read: {e}"))
     };
     let v = if T::MODEL.contains_unknown() {
@@ -83,9 +83,19 @@ fn validator_of<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>(
             Ok(json) if !crate::generated_test::agrees(&T::MODEL, &json, resource_root) => {
                 from_schema(&json)
             }
-            _ => Ok(Arc::new(Validator::from_model(&T::MODEL, resource_root))),
+            _ => Ok(Validator::from_model(&T::MODEL, resource_root)),
         }
     };
+    let v = v.map(|mut v| {
+        if let Some(s) = scale {
+            v.set_scale(
+                s.spec_replicas_path,
+                s.status_replicas_path,
+                s.label_selector_path,
+            );
+        }
+        Arc::new(v)
+    });
     if let Ok(mut c) = cache.write() {
         c.entry(TypeId::of::<T>()).or_insert_with(|| v.clone());
     }
@@ -103,11 +113,19 @@ fn internal_error(detail: String) -> ValidationErrors {
     }
 }
 
+/// What is validated: a type's value, or a kube root type's object (with its scale
+/// subresource, if any).
+#[derive(Clone, Copy)]
+enum Root {
+    Type,
+    Resource(Option<&'static ScalePaths>),
+}
+
 fn run<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
     value: &T,
     old: Option<&T>,
     type_name: &str,
-    resource_root: bool,
+    root: Root,
 ) -> Result<(), ValidationErrors> {
     let to_json = |v: &T| {
         serde_json::to_value(v).map_err(|e| {
@@ -116,8 +134,11 @@ fn run<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
             ))
         })
     };
-    let v = validator_of::<T>(resource_root)
-        .map_err(|e| internal_error(format!("`{type_name}` cannot be validated: {e}")))?;
+    let v = match root {
+        Root::Type => validator_of::<T>(false, None),
+        Root::Resource(scale) => validator_of::<T>(true, scale),
+    }
+    .map_err(|e| internal_error(format!("`{type_name}` cannot be validated: {e}")))?;
     // Valid objects are answered without JSON; anything to report goes the JSON way.
     if v.fast_valid(value, old) {
         return Ok(());
@@ -147,7 +168,7 @@ where
     T: CelSchema + schemars::JsonSchema + ?Sized + 'static,
     E: serde::de::DeserializeOwned,
 {
-    let errors = match validator_of::<T>(false) {
+    let errors = match validator_of::<T>(false, None) {
         Ok(v) => {
             v.validate_request(value, old, crate::validate::Endpoint::Resource)
                 .errors
@@ -187,7 +208,7 @@ pub fn validate<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'stat
     value: &T,
     type_name: &str,
 ) -> Result<(), ValidationErrors> {
-    run(value, None, type_name, false)
+    run(value, None, type_name, Root::Type)
 }
 
 /// The body of every derived `CelValidate::validate_update`.
@@ -196,15 +217,25 @@ pub fn validate_update<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized 
     old: &T,
     type_name: &str,
 ) -> Result<(), ValidationErrors> {
-    run(value, Some(old), type_name, false)
+    run(value, Some(old), type_name, Root::Type)
+}
+
+/// kube's `#[kube(scale(..))]` of a root type: the apiserver checks the replicas at both paths
+/// (integers from 0 to 2147483647) and the selector (a string) on every write.
+#[derive(Debug)]
+pub struct ScalePaths {
+    pub spec_replicas_path: &'static str,
+    pub status_replicas_path: &'static str,
+    pub label_selector_path: Option<&'static str>,
 }
 
 /// `CelValidate::validate` of a kube root type (a resource root).
 pub fn validate_resource<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
     value: &T,
     type_name: &str,
+    scale: Option<&'static ScalePaths>,
 ) -> Result<(), ValidationErrors> {
-    run(value, None, type_name, true)
+    run(value, None, type_name, Root::Resource(scale))
 }
 
 /// `CelValidate::validate_update` of a kube root type.
@@ -214,8 +245,9 @@ pub fn validate_resource_update<
     value: &T,
     old: &T,
     type_name: &str,
+    scale: Option<&'static ScalePaths>,
 ) -> Result<(), ValidationErrors> {
-    run(value, Some(old), type_name, true)
+    run(value, Some(old), type_name, Root::Resource(scale))
 }
 
 // The const checks the derive's const items call, from `crd_cel_core::crd` (what the apiserver

@@ -10,6 +10,57 @@ pub struct KubeRoot {
     pub no_spec: bool,
     /// Root rules, `validation = "..."`, as kube puts them at the CRD root.
     pub rules: Vec<RuleAttr>,
+    /// `scale(..)` (or kube's older JSON string form): the scale subresource, whose replicas
+    /// and selector the apiserver checks on every write.
+    pub scale: Option<Scale>,
+}
+
+/// kube's `#[kube(scale(spec_replicas_path = .., status_replicas_path = .., label_selector_path = ..))]`.
+pub struct Scale {
+    pub spec_replicas_path: String,
+    pub status_replicas_path: String,
+    pub label_selector_path: Option<String>,
+}
+
+impl Scale {
+    /// `scale(..)`; `None` when a required path is missing (kube's derive reports that).
+    fn from_list(meta: &ParseNestedMeta) -> syn::Result<Option<Scale>> {
+        let (mut spec, mut status, mut selector) = (None, None, None);
+        meta.parse_nested_meta(|m| {
+            let slot = if m.path.is_ident("spec_replicas_path") {
+                &mut spec
+            } else if m.path.is_ident("status_replicas_path") {
+                &mut status
+            } else if m.path.is_ident("label_selector_path") {
+                &mut selector
+            } else {
+                return skip_value(&m);
+            };
+            *slot = Some(m.value()?.parse::<LitStr>()?.value());
+            Ok(())
+        })?;
+        Ok(spec.zip(status).map(|(spec, status)| Scale {
+            spec_replicas_path: spec,
+            status_replicas_path: status,
+            label_selector_path: selector,
+        }))
+    }
+
+    /// kube's older `scale = r#"{"specReplicasPath": .., ..}"#`; `None` when it is not that
+    /// JSON (kube's derive reports it).
+    fn from_json(text: &str) -> Option<Scale> {
+        let v: serde_json::Value = serde_json::from_str(text).ok()?;
+        let path = |k: &str| {
+            v.get(k)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        Some(Scale {
+            spec_replicas_path: path("specReplicasPath")?,
+            status_replicas_path: path("statusReplicasPath")?,
+            label_selector_path: path("labelSelectorPath"),
+        })
+    }
 }
 
 /// Reads kube's `#[kube(kind = .., root = .., status = .., validation = ..)]`.
@@ -22,6 +73,7 @@ pub fn parse_kube(cx: &Ctxt, attrs: &[Attribute]) -> Option<KubeRoot> {
     let mut status = None;
     let mut no_spec = false;
     let mut rules = Vec::new();
+    let mut scale = None;
     each_key(cx, attrs, &["kube"], |attr, meta| {
         if meta.path.is_ident("kind") {
             kind = Some(meta.value()?.parse()?);
@@ -33,6 +85,12 @@ pub fn parse_kube(cx: &Ctxt, attrs: &[Attribute]) -> Option<KubeRoot> {
                 Ok(p) => status = Some(p),
                 Err(e) => cx.push(e),
             }
+        } else if meta.path.is_ident("scale") {
+            scale = if meta.input.peek(Token![=]) {
+                Scale::from_json(&meta.value()?.parse::<LitStr>()?.value())
+            } else {
+                Scale::from_list(meta)?
+            };
         } else if meta.path.is_ident("no_spec") {
             no_spec = true;
         } else if meta.path.is_ident("validation") {
@@ -51,6 +109,7 @@ pub fn parse_kube(cx: &Ctxt, attrs: &[Attribute]) -> Option<KubeRoot> {
         status,
         no_spec,
         rules,
+        scale,
     })
 }
 

@@ -47,6 +47,21 @@ pub(super) fn emit_root(
     let spec = cont.ident;
     let rules = k.rules.iter().map(|r| rule_tokens(r, p));
     let root_name = root.to_string();
+    let scale = match &k.scale {
+        Some(sc) => {
+            let (spec_path, status_path) = (&sc.spec_replicas_path, &sc.status_replicas_path);
+            let selector = match &sc.label_selector_path {
+                Some(l) => quote!(::core::option::Option::Some(#l)),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(::core::option::Option::Some(&#p::ScalePaths {
+                spec_replicas_path: #spec_path,
+                status_replicas_path: #status_path,
+                label_selector_path: #selector,
+            }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let status = k.status.as_ref().map(|s| {
         quote!(#p::Property {
             name: "status",
@@ -131,12 +146,12 @@ pub(super) fn emit_root(
             // Inline, as the derived type's `validate` (see `emit`).
             #[inline]
             fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
-                #p::validate_resource(self, #root_name)
+                #p::validate_resource(self, #root_name, #scale)
             }
 
             #[inline]
             fn validate_update(&self, old: &Self) -> #p::Result<(), #p::ValidationErrors> {
-                #p::validate_resource_update(self, old, #root_name)
+                #p::validate_resource_update(self, old, #root_name, #scale)
             }
         }
     }

@@ -35,6 +35,15 @@ impl Scale {
         })
     }
 
+    /// The scale subresource of a typed resource (kube's `#[kube(scale(..))]`).
+    pub(crate) fn of_paths(spec: &str, status: &str, selector: Option<&str>) -> Scale {
+        Scale {
+            spec_replicas_path: spec.to_owned(),
+            status_replicas_path: status.to_owned(),
+            label_selector_path: selector.map(str::to_owned),
+        }
+    }
+
     /// `ValidateScaleSpec`: the replicas at `specReplicasPath`.
     pub(crate) fn spec_errors(&self, object: &Json, out: &mut Vec<FieldError>) {
         replicas(object, &self.spec_replicas_path, out);

@@ -555,6 +555,12 @@ impl Validator {
         }
     }
 
+    /// Gives a typed resource's validator its scale subresource (kube's `#[kube(scale(..))]`),
+    /// whose replicas and selector every write is checked for.
+    pub(crate) fn set_scale(&mut self, spec: &str, status: &str, selector: Option<&str>) {
+        self.scale = Some(super::scale::Scale::of_paths(spec, status, selector));
+    }
+
     /// The typed fast path ([`super::fast`]): whether `value` (an update from `old`) is valid
     /// through [`Validator::validate_request`] without a status subresource, answered without
     /// JSON. `false` means "not known": validate through the JSON path for the errors.
@@ -563,8 +569,9 @@ impl Validator {
         value: &T,
         old: Option<&T>,
     ) -> bool {
-        // A generated schema may default what serde leaves out: the JSON path applies it.
-        if self.decodes {
+        // A generated schema may default what serde leaves out: the JSON path applies it. The
+        // scale subresource's checks read the JSON too (the replicas can sit anywhere).
+        if self.decodes || self.scale.is_some() {
             return false;
         }
         let Ok(new) =
