@@ -50,6 +50,16 @@ pub const fn check(ast: &Ast<'_>, target: Target, node: &Node<'_>) -> Report {
     c.report
 }
 
+/// The checked AST of an expression that type-checks against `node` (its types, for a second
+/// pass: the cost help finds the schema nodes a rule reads); `None` otherwise.
+pub(crate) const fn checked<'a>(ast: &Ast<'a>, node: &Node<'a>) -> Option<TypedAst<'a>> {
+    let mut c = Checker::new(ast, node);
+    if !c.type_nodes(ast, node) || c.report.total != 0 || c.typed.t.unknown {
+        return None;
+    }
+    Some(c.typed)
+}
+
 /// The overloads the checker resolves each call of `ast` to, indexed by node (cel-go's
 /// reference map, which its planner and runtime cost tracker read): `None` when the
 /// expression does not type-check. The runtime plans and costs calls by them.

@@ -13,6 +13,7 @@ mod validators;
 
 pub use crate::ast::MAX_NODES;
 pub use crate::names::{RESERVED, escaped_is, selected_property};
+pub(crate) use checker::checked;
 pub use checker::{check, resolve_overloads};
 pub use report::{Issue, Report, render_issue};
 

@@ -77,6 +77,30 @@ pub(crate) const fn estimate(typed: &mut TypedAst<'_>) -> Range {
     e.estimate()
 }
 
+/// The schema node each node of a checked expression reads, where its path (the
+/// `sizeEstimator` walk) leads to one: what the cost help searches for missing bounds.
+pub(crate) const fn schema_nodes<'a>(
+    typed: &mut TypedAst<'a>,
+) -> [Option<&'a Schema<'a>>; MAX_NODES] {
+    let mut est = Est {
+        cost: [fixed!(0); MAX_NODES],
+        size: [None; MAX_NODES],
+        path: [Path::None; MAX_NODES],
+        entry: [None; MAX_NODES],
+    };
+    let mut e = Estimator { c: typed };
+    e.pass(&mut est);
+    let mut out = [None; MAX_NODES];
+    let mut i = 0;
+    while i < MAX_NODES {
+        if let Path::Node(s, _) = est.path[i] {
+            out[i] = Some(s);
+        }
+        i += 1;
+    }
+    out
+}
+
 /// The pass over a checked expression, which it reads (and whose type substitutions it
 /// resolves) as `c`.
 pub(super) struct Estimator<'c, 'a> {
@@ -92,13 +116,18 @@ impl<'a> Estimator<'_, 'a> {
             path: [Path::None; MAX_NODES],
             entry: [None; MAX_NODES],
         };
+        self.pass(&mut e);
+        e.cost[self.c.ast.root() as usize]
+    }
+
+    /// Prices every node, children first.
+    const fn pass(&mut self, e: &mut Est<'a>) {
         let mut i = 0;
         let len_i = self.c.ast.len();
         while i < len_i {
-            self.est_node(&mut e, i as u32);
+            self.est_node(e, i as u32);
             i += 1;
         }
-        e.cost[self.c.ast.root() as usize]
     }
 
     pub(super) const fn final_ty(&mut self, n: u32) -> Ty<'a> {

@@ -28,7 +28,7 @@ mod range;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use estimate::estimate;
+pub(crate) use estimate::{estimate, schema_nodes};
 pub use limits::{
     EXPENSIVE, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT, RuleCost, cardinality, child_factor,
     cost_message, push_cost_message, push_factor, times_cardinality,

@@ -27,10 +27,53 @@ pub mod apiextensions_apiserver;
 pub mod apimachinery;
 mod common;
 pub mod kube_aggregator;
+mod models;
 mod names;
 
 use super::Schema;
 pub use names::by_name;
+
+/// The name of the k8s-openapi type whose model (of any version) `s` is, told by its properties:
+/// their names, required-ness and types, in order. `None` for an object with fewer than three
+/// properties (too little to tell a k8s-openapi type from one of the crate's own), or when types
+/// of different names match. The cost help says which fields it cannot suggest a bound on.
+pub(crate) const fn type_name_of(s: &Schema<'_>) -> Option<&'static str> {
+    let len = s.properties.len();
+    if len < 3 || s.additional_properties.is_some() {
+        return None;
+    }
+    let mut found: Option<&'static str> = None;
+    let mut m = 0;
+    let len_m = models::MODELS.len();
+    while m < len_m {
+        let (name, model) = models::MODELS[m];
+        if model.properties.len() == len && same_properties(s, model) {
+            match found {
+                Some(f) if !super::str_eq(f, name) => return None,
+                _ => found = Some(name),
+            }
+        }
+        m += 1;
+    }
+    found
+}
+
+/// The same property names, required-ness and types, in the same order.
+const fn same_properties(a: &Schema<'_>, b: &Schema<'_>) -> bool {
+    let mut i = 0;
+    let len = a.properties.len();
+    while i < len {
+        let (p, q) = (&a.properties[i], &b.properties[i]);
+        if p.required != q.required
+            || p.schema.ty as u8 != q.schema.ty as u8
+            || !super::str_eq(p.name, q.name)
+        {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
 
 /// `Quantity` and `IntOrString`.
 pub const INT_OR_STRING: Schema<'static> = apimachinery::pkg::util::intstr::INT_OR_STRING;
