@@ -681,10 +681,9 @@ fn check_not_empty(
 ) {
     if found == 0 && !inputs.allow_empty && bad.is_empty() {
         report_input_error(
-            InputError::in_file(
-                "crd-cel",
-                format!("no {what} in the input (pass --allow-empty if that is expected)"),
-            ),
+            InputError::of_input(format!(
+                "no {what} in the input (pass --allow-empty if that is expected)"
+            )),
             io,
             bad,
         );

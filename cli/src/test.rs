@@ -45,8 +45,7 @@ pub(crate) fn test(args: TestArgs, io: &mut Io<'_>) -> u8 {
     finish.files = files.len() + crd_files.len();
     if files.is_empty() && bad.is_empty() && !args.inputs.allow_empty {
         report_input_error(
-            InputError::in_file(
-                "crd-cel",
+            InputError::of_input(
                 "no suite files (`*.testsuite.yaml`) in the input (pass --allow-empty if that is expected)".into(),
             ),
             io,

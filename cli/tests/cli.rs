@@ -569,13 +569,16 @@ fn a_directory_is_its_manifests_and_crds_among_them_are_registered() {
 #[test]
 fn no_documents_at_all_is_an_input_error_unless_allowed() {
     let crd = asset("counters.yaml");
-    for args in [&["validate", "--crd", &crd, "-"][..], &["check", "-"][..]] {
+    for (args, what) in [
+        (&["validate", "--crd", &crd, "-"][..], "objects"),
+        (&["check", "-"][..], "documents"),
+    ] {
         let out = crd_cel(args, Some("# nothing here\n---\n"));
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            text(&out.stderr).contains("(pass --allow-empty if that is expected)"),
-            "{}",
-            text(&out.stderr)
+        // The error names no file, and says `crd-cel:` once.
+        assert_eq!(
+            text(&out.stderr),
+            format!("crd-cel: no {what} in the input (pass --allow-empty if that is expected)\n")
         );
         let allowed: Vec<&str> = args.iter().copied().chain(["--allow-empty"]).collect();
         let out = crd_cel(&allowed, Some("# nothing here\n---\n"));

@@ -192,6 +192,25 @@ fn directories_are_searched_for_testsuite_files() {
     assert!(text(&out.stdout).contains("Summary: 1 cases - passed: 1, failed: 0"));
 }
 
+/// A directory without suites (a crate's `tests/`, Rust integration tests) is an input error,
+/// said once on stderr, unless `--allow-empty`.
+#[test]
+fn a_directory_without_suites_is_an_input_error_unless_allowed() {
+    let dir = std::env::temp_dir().join(format!("crd-cel-test-{}-nosuites", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("validation.rs"), "#[test]\nfn t() {}\n").unwrap();
+    let dir = dir.to_str().unwrap().to_owned();
+    let out = crd_cel(&["test", "--crd", &counters(), &dir]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert_eq!(
+        text(&out.stderr),
+        "crd-cel: no suite files (`*.testsuite.yaml`) in the input (pass --allow-empty if that is expected)\n"
+    );
+    let out = crd_cel(&["test", "--crd", &counters(), &dir, "--allow-empty"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+}
+
 #[test]
 fn init_writes_a_suite_whose_minimal_case_passes_and_a_template_per_rule() {
     let out = crd_cel(&["test", "--init", &counters()]);

@@ -102,15 +102,29 @@ pub struct InputError {
     pub line: Option<usize>,
     /// What is wrong.
     pub message: String,
+    /// The error concerns the input as a whole, no file ([`InputError::of_input`]).
+    pub whole_input: bool,
 }
 
 impl InputError {
+    /// An error about the input as a whole (`no documents in the input`): its `file` is
+    /// `crd-cel` in the reports, and its text (`crd-cel: MESSAGE` on stderr) names no file.
+    pub fn of_input(message: String) -> InputError {
+        InputError {
+            file: "crd-cel".to_owned(),
+            line: None,
+            message,
+            whole_input: true,
+        }
+    }
+
     /// An error about a file as a whole.
     pub fn in_file(file: &str, message: String) -> InputError {
         InputError {
             file: file.to_owned(),
             line: None,
             message,
+            whole_input: false,
         }
     }
 
@@ -120,6 +134,7 @@ impl InputError {
             file: file.to_owned(),
             line: Some(line),
             message,
+            whole_input: false,
         }
     }
 
@@ -133,7 +148,12 @@ impl InputError {
 }
 
 impl fmt::Display for InputError {
+    /// `FILE[:LINE]: MESSAGE`, or the message alone for an error of the whole input (the CLI
+    /// prints each as `crd-cel: {error}`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.whole_input {
+            return f.write_str(&self.message);
+        }
         write!(f, "{}: {}", self.location(), self.message)
     }
 }
