@@ -199,6 +199,10 @@ pub(crate) fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
                     })
                     .collect();
                 entry.warnings = warnings;
+                // crd-cel's own, not the apiserver's: kept out of `jsonl`, the oracle's shape.
+                if let Some(w) = client_side_apply_warning(&doc.value) {
+                    entry.warnings.push(w);
+                }
                 entries.push(entry);
             }
         }
@@ -329,6 +333,43 @@ fn upgrade_safety(
         entries.push(entry);
     }
     counts
+}
+
+/// The annotation client-side `kubectl apply` stores the applied manifest in.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The most bytes an object's annotations may have, keys and values together (apimachinery's
+/// `TotalAnnotationSizeLimitB`, checked by `ValidateAnnotationsSize` on every object).
+const ANNOTATIONS_LIMIT: usize = 256 * (1 << 10);
+
+/// A warning when client-side `kubectl apply` cannot apply the manifest: it stores the
+/// manifest as JSON in the last-applied-configuration annotation (kubectl's
+/// `GetModifiedConfiguration`: the object with that annotation removed, encoded as Go's
+/// `encoding/json` encodes, with a final newline), and the apiserver refuses annotations over
+/// [`ANNOTATIONS_LIMIT`] bytes with `metadata.annotations: Too long`. Large CRDs (an inlined pod
+/// template is about 350 KB) hit it; `kubectl apply --server-side`, `kubectl create` and
+/// `kubectl replace` store no such annotation.
+fn client_side_apply_warning(manifest: &Value) -> Option<String> {
+    let mut applied = manifest.clone();
+    let meta = applied.get_mut("metadata")?.as_object_mut()?;
+    // None (or null) becomes an empty map, which kubectl sets before encoding.
+    let annotations = meta.entry("annotations").or_insert(Value::Null);
+    if annotations.is_null() {
+        *annotations = Value::Object(serde_json::Map::new());
+    }
+    let annotations = annotations.as_object_mut()?;
+    annotations.remove(LAST_APPLIED);
+    let others: usize = annotations
+        .iter()
+        .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
+        .sum();
+    let json = gojson::to_string(&applied).len() + 1;
+    let total = others + LAST_APPLIED.len() + json;
+    (total > ANNOTATIONS_LIMIT).then(|| {
+        format!(
+            "client-side `kubectl apply` cannot apply this CRD: it would store the CRD as JSON ({json} bytes) in the {LAST_APPLIED} annotation, and the apiserver refuses annotations over {ANNOTATIONS_LIMIT} bytes (`metadata.annotations: Too long`); use `kubectl apply --server-side`, or `kubectl create` and `kubectl replace`"
+        )
+    })
 }
 
 /// Where a CRD error's field is in the manifest: the apiserver reports a schema all versions

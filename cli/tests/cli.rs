@@ -451,6 +451,68 @@ fn a_repeated_key_in_a_crd_manifest_rejects_it_under_strict_and_warns_under_warn
     );
 }
 
+/// Client-side `kubectl apply` stores the manifest as JSON in an annotation, and the apiserver
+/// refuses annotations over 262144 bytes: `check` warns about a CRD that big, in each output
+/// that has warnings, and still accepts it (exit 0).
+#[test]
+fn a_crd_too_big_for_client_side_apply_is_accepted_with_a_warning() {
+    let crd = |description_len: usize| {
+        serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "bigs.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"kind": "Big", "plural": "bigs"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object",
+                        "description": "x".repeat(description_len)}}}]}
+        })
+    };
+    // What kubectl would store: the manifest with an (empty) annotations map, encoded with a
+    // final newline, as the value of a 48-byte key.
+    const KEY: &str = "kubectl.kubernetes.io/last-applied-configuration";
+    let value_len = |c: &serde_json::Value| {
+        let mut c = c.clone();
+        c["metadata"]["annotations"] = serde_json::json!({});
+        serde_json::to_string(&c).unwrap().len() + 1
+    };
+    let fill = 262144 - KEY.len() - value_len(&crd(0));
+    let fits = crd(fill).to_string();
+    let out = crd_cel(&["check", "-"], Some(&fits));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+    let over = crd(fill + 1);
+    let warning = format!(
+        "client-side `kubectl apply` cannot apply this CRD: it would store the CRD as JSON ({} bytes) in the {KEY} annotation, and the apiserver refuses annotations over 262144 bytes (`metadata.annotations: Too long`); use `kubectl apply --server-side`, or `kubectl create` and `kubectl replace`",
+        value_len(&over)
+    );
+    let over = over.to_string();
+    let out = crd_cel(&["check", "-"], Some(&over));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!("Warning: <stdin>:1: {warning}\n")
+    );
+    assert!(
+        text(&out.stdout).starts_with("<stdin>:1: bigs.example.com accepted (0 rules)\n"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = crd_cel(&["check", "-o", "json", "-"], Some(&over));
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["results"][0]["warnings"], serde_json::json!([warning]));
+    let out = crd_cel(&["check", "-o", "github", "-"], Some(&over));
+    assert!(
+        text(&out.stdout).starts_with("::warning file=<stdin>,line=1,"),
+        "{}",
+        text(&out.stdout)
+    );
+    // Not the apiserver's: the oracle's shape has no such warning.
+    let out = crd_cel(&["check", "-o", "jsonl", "-"], Some(&over));
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).expect("jsonl");
+    assert_eq!(line["warnings"], serde_json::json!([]));
+}
+
 #[test]
 fn json_documents_separated_by_yaml_separators_are_read_one_by_one() {
     // What `helm template` writes for JSON manifests.
