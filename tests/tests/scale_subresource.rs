@@ -123,6 +123,38 @@ fn negative_or_too_large_replicas_are_refused_as_the_manifest_path_refuses_them(
     }
 }
 
+/// Every boundary of both ranges, with and without a status and a selector: the typed path
+/// (which reads the replicas and selector from their paths without serializing the object)
+/// gives the manifest path's verdict and text.
+#[test]
+fn every_boundary_agrees_with_the_manifest_path() {
+    let max = i64::from(i32::MAX);
+    let valid = pool(3, Some(PoolStatus::default()));
+    for spec in [-1, 0, 1, max, max + 1] {
+        for status in [None, Some(-1), Some(0), Some(max), Some(max + 1)] {
+            for selector in [None, Some("app=x")] {
+                let status_bad = status.is_some_and(|s| !(0..=max).contains(&s));
+                if status_bad && !(0..=max).contains(&spec) {
+                    // Both parts bad: no single request of the apiserver checks both.
+                    continue;
+                }
+                let p = pool(
+                    spec,
+                    status.map(|replicas| PoolStatus {
+                        replicas,
+                        selector: selector.map(str::to_owned),
+                    }),
+                );
+                let (typed, manifest) = both(&p, "Pool", status_bad.then_some(&valid));
+                assert_eq!(
+                    typed, manifest,
+                    "spec {spec}, status {status:?}, {selector:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn the_older_json_form_is_read_too() {
     let mut f = Fleet::new("p", FleetSpec { size: -1 });

@@ -44,6 +44,44 @@ impl Scale {
         }
     }
 
+    /// Whether a typed value has no scale error, read without serializing it whole: the
+    /// value at each path picked ([`super::fast::pick`]) into an object of only those, which
+    /// the checks below then read as they read the whole object. `false` also where the fast
+    /// path does not answer (a scalar or a list on a path): the JSON path gives the error.
+    pub(crate) fn typed_ok<T: serde::Serialize + ?Sized>(&self, value: &T) -> bool {
+        let mut sparse = Json::Object(serde_json::Map::new());
+        let paths = [
+            Some(&self.spec_replicas_path),
+            Some(&self.status_replicas_path),
+            self.label_selector_path.as_ref(),
+        ];
+        for path in paths.into_iter().flatten() {
+            let fields = fields(path);
+            match super::fast::pick(value, &fields) {
+                Ok(Some(v)) => {
+                    let mut at = &mut sparse;
+                    for f in &fields {
+                        // One path under another's value (`.spec.r` and `.spec.r.x`): the
+                        // JSON path answers.
+                        let Some(object) = at.as_object_mut() else {
+                            return false;
+                        };
+                        at = object
+                            .entry(*f)
+                            .or_insert_with(|| Json::Object(serde_json::Map::new()));
+                    }
+                    *at = v;
+                }
+                Ok(None) => {}
+                Err(_) => return false,
+            }
+        }
+        let mut errors = Vec::new();
+        self.spec_errors(&sparse, &mut errors);
+        self.status_errors(&sparse, &mut errors);
+        errors.is_empty()
+    }
+
     /// `ValidateScaleSpec`: the replicas at `specReplicasPath`.
     pub(crate) fn spec_errors(&self, object: &Json, out: &mut Vec<FieldError>) {
         replicas(object, &self.spec_replicas_path, out);

@@ -569,9 +569,12 @@ impl Validator {
         value: &T,
         old: Option<&T>,
     ) -> bool {
-        // A generated schema may default what serde leaves out: the JSON path applies it. The
-        // scale subresource's checks read the JSON too (the replicas can sit anywhere).
-        if self.decodes || self.scale.is_some() {
+        // A generated schema may default what serde leaves out: the JSON path applies it.
+        if self.decodes {
+            return false;
+        }
+        // The scale subresource's replicas and selector, read from the paths alone.
+        if self.scale.as_ref().is_some_and(|s| !s.typed_ok(value)) {
             return false;
         }
         let Ok(new) =

@@ -16,10 +16,12 @@
 
 use serde::ser;
 
+mod pick;
 mod serialize;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use pick::pick;
 pub(crate) use serialize::{scalar_eq, serialize};
 
 /// The fast path cannot answer: validate through the JSON path.
