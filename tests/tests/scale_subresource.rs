@@ -24,13 +24,16 @@ use serde::{Deserialize, Serialize};
     )
 )]
 pub struct PoolSpec {
+    /// The scale subresource's `specReplicasPath`.
     pub replicas: i64,
 }
 
 /// `Pool`'s status.
 #[derive(CelValidate, Serialize, Deserialize, Clone, Debug, Default)]
 pub struct PoolStatus {
+    /// The scale subresource's `statusReplicasPath`.
     pub replicas: i64,
+    /// Its `labelSelectorPath`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
 }
@@ -46,12 +49,14 @@ pub struct PoolStatus {
     scale = r#"{"specReplicasPath":".spec.size", "statusReplicasPath":".status.size"}"#
 )]
 pub struct FleetSpec {
+    /// `specReplicasPath`.
     pub size: i32,
 }
 
 /// `Fleet`'s status.
 #[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, Default)]
 pub struct FleetStatus {
+    /// `statusReplicasPath`.
     pub size: i32,
 }
 
