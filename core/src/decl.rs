@@ -144,6 +144,69 @@ pub struct Overload {
     /// `args.len()`, stored: the checker tests it for every overload of every call, and in
     /// const evaluation a slice length is two calls.
     pub argc: u16,
+    /// The outer kinds ([`pattern_kind`]) of the first two argument patterns ([`KIND_ANY`] for
+    /// none), stored: the checker rejects most overloads of a call by these alone, with a table
+    /// lookup each, before looking at the patterns.
+    pub kinds: [u8; 2],
+}
+
+/// A pattern (or argument type) any argument may be assigned to (`dyn`, a type parameter):
+/// never rejected by its outer kind. The other kind codes: [`pattern_kind`].
+pub const KIND_ANY: u8 = 0;
+/// The kind code of `null_type`.
+pub const KIND_NULL: u8 = 1;
+/// The kind code of `list(_)`.
+pub const KIND_LIST: u8 = 10;
+/// The kind code of `map(_, _)`.
+pub const KIND_MAP: u8 = 11;
+/// The kind code of `optional_type(_)`.
+pub const KIND_OPTIONAL: u8 = 12;
+/// The kind code of `type(_)`.
+pub const KIND_TYPE: u8 = 13;
+/// The kind code of the first opaque type; opaque type `o` is `KIND_OPAQUE + o as u8`.
+pub const KIND_OPAQUE: u8 = 14;
+/// The kind code of object types (argument types only: no pattern is an object type).
+pub const KIND_OBJECT: u8 = 20;
+/// Number of kind codes.
+pub const KINDS: usize = 21;
+
+/// The outer kind of a pattern: [`KIND_ANY`] for `dyn` and parameters, 1 to 9 for `null_type`,
+/// `bool`, `int`, `uint`, `double`, `string`, `bytes`, `duration`, `timestamp`, then the
+/// `KIND_*` codes.
+pub const fn pattern_kind(p: &P) -> u8 {
+    match p {
+        P::Dyn | P::Param(_) => KIND_ANY,
+        P::Null => KIND_NULL,
+        P::Bool => 2,
+        P::Int => 3,
+        P::Uint => 4,
+        P::Double => 5,
+        P::String => 6,
+        P::Bytes => 7,
+        P::Duration => 8,
+        P::Timestamp => 9,
+        P::List(_) => KIND_LIST,
+        P::Map(..) => KIND_MAP,
+        P::Optional(_) => KIND_OPTIONAL,
+        P::Type(_) => KIND_TYPE,
+        P::Opaque(o) => KIND_OPAQUE + *o as u8,
+    }
+}
+
+/// [`pattern_kind`] of the first two patterns of `args` ([`KIND_ANY`] where there is none).
+pub const fn arg_kinds(args: &[P]) -> [u8; 2] {
+    [
+        if !args.is_empty() {
+            pattern_kind(&args[0])
+        } else {
+            KIND_ANY
+        },
+        if args.len() > 1 {
+            pattern_kind(&args[1])
+        } else {
+            KIND_ANY
+        },
+    ]
 }
 
 /// How many distinct type parameters the patterns mention.
@@ -186,4 +249,70 @@ pub struct Function {
     pub name: &'static str,
     /// The overloads.
     pub overloads: &'static [Overload],
+    /// `first[k]`: bit `o` set when overload `o` may take a first argument (the receiver of a
+    /// member call) of outer kind `k` (see [`pattern_kind`]), and for the overloads whose
+    /// arguments mention type parameters ([`Overload::arg_params`]), whose rejection the
+    /// checker must count: the overloads it looks at for a call. All bits for a function of
+    /// more than 64 overloads. Built once with the table ([`Function::new`]).
+    pub first: [u64; KINDS],
+}
+
+impl Function {
+    /// A function entry, with its [`Function::first`] masks.
+    pub const fn new(name: &'static str, overloads: &'static [Overload]) -> Function {
+        let mut first = [0u64; KINDS];
+        let len_o = overloads.len();
+        if len_o > 64 {
+            first = [u64::MAX; KINDS];
+        } else {
+            let mut o = 0;
+            while o < len_o {
+                let ov = &overloads[o];
+                let mut k = 0;
+                while k < KINDS {
+                    if ov.arg_params != 0 || !cannot_kinds(k as u8, ov.kinds[0]) {
+                        first[k] |= 1 << o;
+                    }
+                    k += 1;
+                }
+                o += 1;
+            }
+        }
+        Function {
+            name,
+            overloads,
+            first,
+        }
+    }
+}
+
+/// Whether an argument of outer kind `arg` can never be assigned to a pattern of outer kind
+/// `param` (codes of [`pattern_kind`], and [`KIND_OBJECT`] for arguments): the checker's
+/// `cannot_assign`, which decides on these alone (a test compares the two).
+pub const fn cannot_kinds(arg: u8, param: u8) -> bool {
+    const DURATION: u8 = 8;
+    const TIMESTAMP: u8 = 9;
+    let opaque = param >= KIND_OPAQUE && param < KIND_OBJECT;
+    if param == KIND_ANY {
+        return false;
+    }
+    if param == KIND_NULL {
+        return !(arg == KIND_ANY
+            || arg == KIND_NULL
+            || arg == KIND_OPTIONAL
+            || (arg >= KIND_OPAQUE && arg < KIND_OBJECT)
+            || arg == KIND_OBJECT
+            || arg == DURATION
+            || arg == TIMESTAMP);
+    }
+    if arg == KIND_ANY {
+        return false;
+    }
+    if arg == KIND_NULL {
+        return !(param == KIND_OPTIONAL || opaque || param == DURATION || param == TIMESTAMP);
+    }
+    if arg == KIND_OBJECT {
+        return true;
+    }
+    arg != param
 }

@@ -61,6 +61,7 @@ const fn global(id: &'static str, args: &'static [P], result: P, versions: Versi
         versions,
         arg_params: crate::decl::count_arg_params(args),
         argc: args.len() as u16,
+        kinds: crate::decl::arg_kinds(args),
     }
 }
 
@@ -74,12 +75,13 @@ const fn member(id: &'static str, args: &'static [P], result: P, versions: Versi
         versions,
         arg_params: crate::decl::count_arg_params(args),
         argc: args.len() as u16,
+        kinds: crate::decl::arg_kinds(args),
     }
 }
 
 /// A function entry.
 const fn function(name: &'static str, overloads: &'static [Overload]) -> Function {
-    Function { name, overloads }
+    Function::new(name, overloads)
 }
 
 /// Type parameters, numbered per overload in order of first appearance (cel-go's names, `A`,
@@ -105,7 +107,7 @@ const FORMAT: P = P::Opaque(Opaque::Format);
 
 /// Every function the CRD environment declares at any version (filter with
 /// [`crate::decl::Versions::contains`]). Names are unique; overload ids are unique.
-pub const FUNCTIONS: &[Function] = &[
+pub static FUNCTIONS: &[Function] = &[
     // cel-go standard library (common/stdlib/standard.go), always.
     function("_?_:_", stdlib::CONDITIONAL),
     function("_&&_", stdlib::LOGICAL_AND),

@@ -43,9 +43,24 @@ pub(crate) const fn find_property<'a>(
     // Lengths read once and bytes compared in place: in const evaluation each `len()` is two
     // calls, and this runs for every property of every selected object.
     let field_len = field.len();
+    // The first byte, by a slice pattern (no call): a name can be the field, bare or escaped,
+    // only if the field starts with the name's first byte or with `_` (every escape of a first
+    // byte, and of a reserved word, starts with `_`), which rules out most properties with
+    // two comparisons.
+    let first = match field {
+        [c, ..] => *c,
+        [] => 0,
+    };
     while i < len_i {
         let p = &s.properties[i];
         let name = p.name.as_bytes();
+        if let [c, ..] = name
+            && *c != first
+            && first != b'_'
+        {
+            i += 1;
+            continue;
+        }
         let name_len = name.len();
         // Escaping never shortens a name, and lengthens every name it changes: an identifier
         // of the same length can only be the name itself, spelled bare (no `__` to escape;

@@ -484,9 +484,9 @@ impl<'a> Types<'a> {
     }
 
     /// [`Types::assignable`] over two lists of equal length.
-    pub const fn assignable_list(&mut self, l1: &[TyId], l2: &[TyId]) -> bool {
-        let len_i = l1.len();
-        if len_i != l2.len() {
+    pub const fn assignable_list(&mut self, l1: &[TyId], l2: &[TyId], n: usize) -> bool {
+        let len_i = n;
+        if len_i > l1.len() || len_i > l2.len() {
             return false;
         }
         let mark = self.trail_len;

@@ -1,5 +1,6 @@
 //! Reading the packed form: node decoding in `const fn`, text and child ranges.
 
+use super::slice::subslice_bytes;
 use super::{Ast, Expr, NODE_WORDS, Node, QUALIFIED_MAX, Refs, SPARE_WORD, Str, Var};
 
 /// A stored declaration id: index + 1, 0 for none.
@@ -18,162 +19,6 @@ const fn append(out: &mut [u8; QUALIFIED_MAX], len: &mut usize, s: &[u8]) -> boo
         i += 1;
     }
     true
-}
-
-/// `&b[start..start + len]` (panics when out of bounds) by slice patterns, which const
-/// evaluation runs without calls: `split_at` and range indexing cost some thirty calls each,
-/// most of them debug-assertion checks.
-pub const fn subslice<T>(b: &[T], start: usize, len: usize) -> &[T] {
-    let total = b.len();
-    assert!(
-        start <= total && len <= total - start,
-        "range out of bounds"
-    );
-    let mut t = b;
-    let mut k = start;
-    while k >= 32 {
-        if let [
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            rest @ ..,
-        ] = t
-        {
-            t = rest;
-        }
-        k -= 32;
-    }
-    if k >= 16 {
-        if let [_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, rest @ ..] = t {
-            t = rest;
-        }
-        k -= 16;
-    }
-    if k >= 8 {
-        if let [_, _, _, _, _, _, _, _, rest @ ..] = t {
-            t = rest;
-        }
-        k -= 8;
-    }
-    if k >= 4 {
-        if let [_, _, _, _, rest @ ..] = t {
-            t = rest;
-        }
-        k -= 4;
-    }
-    if k >= 2 {
-        if let [_, _, rest @ ..] = t {
-            t = rest;
-        }
-        k -= 2;
-    }
-    if k >= 1
-        && let [_, rest @ ..] = t
-    {
-        t = rest;
-    }
-    // Then drop what follows the range from the end, the same way.
-    let mut d = total - start - len;
-    while d >= 32 {
-        if let [
-            rest @ ..,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-            _,
-        ] = t
-        {
-            t = rest;
-        }
-        d -= 32;
-    }
-    if d >= 16 {
-        if let [rest @ .., _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _] = t {
-            t = rest;
-        }
-        d -= 16;
-    }
-    if d >= 8 {
-        if let [rest @ .., _, _, _, _, _, _, _, _] = t {
-            t = rest;
-        }
-        d -= 8;
-    }
-    if d >= 4 {
-        if let [rest @ .., _, _, _, _] = t {
-            t = rest;
-        }
-        d -= 4;
-    }
-    if d >= 2 {
-        if let [rest @ .., _, _] = t {
-            t = rest;
-        }
-        d -= 2;
-    }
-    if d >= 1
-        && let [rest @ .., _] = t
-    {
-        t = rest;
-    }
-    t
 }
 
 // Packed-field reads as macros, not functions: in const evaluation a call costs more than
@@ -208,7 +53,7 @@ macro_rules! wide {
 impl<'a> Ast<'a> {
     /// The bytes of a text range.
     pub const fn str(&self, s: Str) -> &'a [u8] {
-        subslice(self.text, s.start as usize, s.len as usize)
+        subslice_bytes(self.text, s.start as usize, s.len as usize)
     }
 
     /// The text range as `&str` (ranges always hold whole UTF-8 strings, except bytes literals).
@@ -398,6 +243,63 @@ impl Ast<'_> {
     /// post-order puts it after `n`, so a scan forward finds it. [`Ast::parents`] gives every
     /// node's at once.
     pub const fn parent_of(&self, n: u32) -> Option<u32> {
+        // The words read in place rather than each node decoded (what [`Ast::node`] would
+        // give, field for field): the in-format test walks every parent of a literal, and in
+        // const evaluation a decode costs a hundred statements.
+        let b = self.nodes;
+        let len = b.len() / NODE_WORDS;
+        let mut i = n as usize + 1;
+        while i < len {
+            let base = i * NODE_WORDS;
+            let tag = b[base + 1];
+            let is_parent = match tag & 0xff {
+                // Select: the operand.
+                9 => b[base + 2] == n,
+                // Call: the target (when the flag says there is one), then the arguments.
+                10 => {
+                    ((tag >> 8) & 0xff != 0 && b[base + 4] == n)
+                        || Self::refs_hold(self, refs_at!(b, base + 5), 1, n)
+                }
+                // List: the elements.
+                11 => Self::refs_hold(self, refs_at!(b, base + 2), 1, n),
+                // Map: the keys and the values.
+                12 => {
+                    let entries = refs_at!(b, base + 2);
+                    Self::refs_hold(self, entries, 3, n)
+                        || (entries.len > 1
+                            && Self::refs_hold(
+                                self,
+                                Refs {
+                                    start: entries.start + 1,
+                                    len: entries.len - 1,
+                                },
+                                3,
+                                n,
+                            ))
+                }
+                // The leaves, identifiers, locals, struct literals and macro markers.
+                0..=8 | 13 | 14 => false,
+                // Comprehension: range, init, condition, step, result.
+                _ => {
+                    b[base + 2] == n
+                        || b[base + 3] == n
+                        || b[base + 4] == n
+                        || b[base + 5] == n
+                        || b[base + 6] == n
+                }
+            };
+            if is_parent {
+                return Some(i as u32);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// [`Ast::parent_of`] by decoding each node, as it was written first: what the tests
+    /// compare it with.
+    #[cfg(test)]
+    pub(crate) const fn parent_of_decoded(&self, n: u32) -> Option<u32> {
         let ast = self;
         let mut i = n as usize + 1;
         while i < ast.len() {
@@ -505,5 +407,35 @@ impl Ast<'_> {
             }
         }
         parent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `parent_of` reading words in place finds the parent decoding finds, for every node of
+    /// expressions of every kind of node with children.
+    #[test]
+    fn parent_of_reads_as_decoding_does() {
+        for source in [
+            "self.a.b == 1 && has(self.c) || !self.d",
+            "self.names.all(n, n.size() < 64 && n.matches('^[a-z]+$'))",
+            "self.tags.all(k, self.tags[k].size() <= 16)",
+            "[1, 2, self.x].exists(i, i > 0) ? {'a': 1, 'b': self.y} : {}",
+            "self.?label.orValue('') != 'x' && [?self.?a, 1].size() == 1",
+            "optional.of(1).hasValue() && 'x'.format([1, 'y']) == ''",
+            "self.items.filter(i, i.weight > 10).map(i, i.key).size() <= 3",
+            "self.m.transformMap(k, v, v + 1).size() == {'a': {?'b': optional.none()}}.size()",
+            "duration('1s') < google.protobuf.Duration{seconds: 1} || int(self.s) > 1",
+        ] {
+            let buf = crate::syntax::parse_ast(source).unwrap();
+            let ast = buf.as_ast();
+            for n in 0..ast.len() as u32 {
+                assert_eq!(
+                    ast.parent_of(n),
+                    ast.parent_of_decoded(n),
+                    "{source}: node {n}"
+                );
+            }
+        }
     }
 }

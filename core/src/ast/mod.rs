@@ -11,9 +11,10 @@
 
 mod decode;
 mod pack;
+mod slice;
 
-pub use decode::subslice;
 pub use pack::AstBuf;
+pub use slice::subslice;
 
 /// Capacity of the checker's per-node tables: rules with more nodes are reported as too large.
 pub const MAX_NODES: usize = 1024;

@@ -3,8 +3,10 @@
 
 use super::checker::Checker;
 use crate::ast::Expr;
-use crate::ast::subslice;
-use crate::decl::{Function, P};
+use crate::decl::{
+    Function, KIND_ANY, KIND_LIST, KIND_MAP, KIND_NULL, KIND_OBJECT, KIND_OPAQUE, KIND_OPTIONAL,
+    KIND_TYPE, KINDS, P, cannot_kinds,
+};
 use crate::typed::SKIP;
 use crate::types::{Ty, TyId, id};
 
@@ -144,12 +146,13 @@ impl<'a> Checker<'a> {
             count += 1;
             a += 1;
         }
-        let arg_tys = subslice(&arg_tys, 0, count);
+        // The array and `count` rather than a subslice of it: subslicing costs as much as a
+        // few calls in const evaluation.
         let member = member_target.is_some();
         if matches!(name, b"_&&_") || matches!(name, b"_||_") {
             let mut ok = true;
             let mut i = 0;
-            let len_i = arg_tys.len();
+            let len_i = count;
             while i < len_i {
                 if !self.typed.t.assignable(arg_tys[i], id::BOOL) {
                     self.mismatch(self.typed.ast.r(args, i as u32), id::BOOL, arg_tys[i]);
@@ -159,12 +162,39 @@ impl<'a> Checker<'a> {
             }
             return if ok { id::BOOL } else { id::ERROR };
         }
+        let k0 = if count > 0 {
+            ty_kind(self.typed.t.tys[arg_tys[0] as usize]) as usize
+        } else {
+            KIND_ANY as usize
+        };
+        let k1 = if count > 1 {
+            ty_kind(self.typed.t.tys[arg_tys[1] as usize]) as usize
+        } else {
+            KIND_ANY as usize
+        };
         let mut result: Option<TyId> = None;
-        let mut o = 0;
         let len_o = f.overloads.len();
-        while o < len_o {
+        // The overloads that may take the first argument (and those whose rejection consumes
+        // type variables), in order: in const evaluation each overload looked at costs tens of
+        // statements, and most are rejected by that argument's kind.
+        let mut candidates = f.first[k0];
+        let mut next = 0;
+        loop {
+            let o = if len_o <= 64 {
+                if candidates == 0 {
+                    break;
+                }
+                let o = candidates.trailing_zeros() as usize;
+                candidates &= candidates - 1;
+                o
+            } else {
+                if next >= len_o {
+                    break;
+                }
+                next += 1;
+                next - 1
+            };
             let ov = &f.overloads[o];
-            o += 1;
             // Field tests rather than helper calls: in const evaluation a call costs as much
             // as several statements, and this loop runs for every overload of every call.
             if ov.versions.since > self.compat
@@ -174,10 +204,17 @@ impl<'a> Checker<'a> {
             {
                 continue;
             }
-            if self.cannot_match(arg_tys, ov.args, count) {
+            // The first two arguments by their outer kinds (a table lookup each), the others
+            // as `cannot_match_from` does: the same decision, which rejects most overloads here.
+            if CANNOT[k0][ov.kinds[0] as usize]
+                || CANNOT[k1][ov.kinds[1] as usize]
+                || (count > 2 && self.cannot_match_from(&arg_tys, ov.args, 2, count))
+            {
                 // What instantiating the parameters would have consumed, so that type
                 // variables are numbered as if the overload had been tried in full.
-                self.typed.t.skip_vars(ov.arg_params);
+                if ov.arg_params != 0 {
+                    self.typed.t.skip_vars(ov.arg_params);
+                }
                 continue;
             }
             let mark = self.typed.t.mark();
@@ -189,9 +226,8 @@ impl<'a> Checker<'a> {
                 cand[i] = self.instantiate(&ov.args[i], &mut params, 0);
                 i += 1;
             }
-            let cand = subslice(&cand, 0, len_i);
-            if self.typed.t.assignable_list(arg_tys, cand) {
-                self.typed.ov[n as usize] |= 1 << ((o - 1) % 16);
+            if self.typed.t.assignable_list(&arg_tys, &cand, count) {
+                self.typed.ov[n as usize] |= 1 << (o % 16);
                 let r = self.instantiate(&ov.result, &mut params, 0);
                 let r = self.typed.t.substitute(r, false);
                 result = match result {
@@ -216,7 +252,7 @@ impl<'a> Checker<'a> {
                 self.msg_bytes(k, name);
                 self.msg(k, "' applied to '");
                 let mut i = 0;
-                let len_i = arg_tys.len();
+                let len_i = count;
                 while i < len_i {
                     if member && i == 1 {
                         self.msg(k, ".(");
@@ -231,9 +267,9 @@ impl<'a> Checker<'a> {
                     self.msg_ty(k, s);
                     i += 1;
                 }
-                if arg_tys.is_empty() {
+                if count == 0 {
                     self.msg(k, "(");
-                } else if member && arg_tys.len() == 1 {
+                } else if member && count == 1 {
                     self.msg(k, ".(");
                 }
                 self.msg(k, ")'");
@@ -249,11 +285,17 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// A declaration pattern as a type, with `params` holding the fresh variables.
-    /// Whether some of the `n` arguments cannot be assigned to its parameter (both slices hold
-    /// `n`: the caller has checked the arity). See [`Checker::cannot_assign`].
-    pub(super) const fn cannot_match(&self, args: &[TyId], params: &[P], n: usize) -> bool {
-        let mut i = 0;
+    /// Whether some of the arguments from `from` to `n` cannot be assigned to their parameters
+    /// (both slices hold `n`: the caller has checked the arity). See
+    /// [`Checker::cannot_assign`].
+    pub(super) const fn cannot_match_from(
+        &self,
+        args: &[TyId],
+        params: &[P],
+        from: usize,
+        n: usize,
+    ) -> bool {
+        let mut i = from;
         while i < n {
             if self.cannot_assign(args[i], &params[i]) {
                 return true;
@@ -268,50 +310,7 @@ impl<'a> Checker<'a> {
     /// unification. Anything undecided there (type variables, `dyn`, parameters) is left to
     /// [`Types::assignable_list`].
     pub(super) const fn cannot_assign(&self, arg: TyId, p: &P) -> bool {
-        if matches!(p, P::Dyn | P::Param(_)) {
-            return false;
-        }
-        let t = self.typed.t.tys[arg as usize];
-        // `null` and the kinds `null` is assignable to, as `Types::null_assignable`.
-        if let P::Null = p {
-            return !matches!(
-                t,
-                Ty::Null
-                    | Ty::Optional(_)
-                    | Ty::Opaque(_)
-                    | Ty::Object { .. }
-                    | Ty::Duration
-                    | Ty::Timestamp
-                    | Ty::Var(_)
-                    | Ty::Dyn
-                    | Ty::Error
-            );
-        }
-        match t {
-            Ty::Var(_) | Ty::Dyn | Ty::Error => false,
-            Ty::Null => !matches!(
-                p,
-                P::Optional(_) | P::Opaque(_) | P::Duration | P::Timestamp
-            ),
-            Ty::Bool => !matches!(p, P::Bool),
-            Ty::Int => !matches!(p, P::Int),
-            Ty::Uint => !matches!(p, P::Uint),
-            Ty::Double => !matches!(p, P::Double),
-            Ty::String => !matches!(p, P::String),
-            Ty::Bytes => !matches!(p, P::Bytes),
-            Ty::Duration => !matches!(p, P::Duration),
-            Ty::Timestamp => !matches!(p, P::Timestamp),
-            Ty::List(_) => !matches!(p, P::List(_)),
-            Ty::Map(..) => !matches!(p, P::Map(..)),
-            Ty::Optional(_) => !matches!(p, P::Optional(_)),
-            Ty::Opaque(o) => match p {
-                P::Opaque(q) => o as u8 != *q as u8,
-                _ => true,
-            },
-            Ty::Type(_) => !matches!(p, P::Type(_)),
-            // No declared parameter is an object type.
-            Ty::Object { .. } => true,
-        }
+        cannot_assign_ty(self.typed.t.tys[arg as usize], p)
     }
 
     pub(super) const fn instantiate(&mut self, p: &P, params: &mut [TyId; 4], depth: u32) -> TyId {
@@ -354,6 +353,171 @@ impl<'a> Checker<'a> {
                 params[i]
             }
             P::Opaque(o) => self.typed.t.alloc(Ty::Opaque(o)),
+        }
+    }
+}
+
+/// `CANNOT[arg][param]`: [`Checker::cannot_assign`] of an argument of outer kind `arg`
+/// ([`Checker::arg_kind`]) to a pattern of outer kind `param` ([`crate::decl::pattern_kind`]),
+/// which it decides on these alone. A reference, so that an access reads one entry: computed
+/// once per crate in const evaluation.
+pub(super) const CANNOT: &[[bool; KINDS]; KINDS] = &cannot_table();
+
+const fn cannot_table() -> [[bool; KINDS]; KINDS] {
+    let mut t = [[false; KINDS]; KINDS];
+    let mut a = 0;
+    while a < KINDS {
+        let mut p = 0;
+        while p < KINDS {
+            t[a][p] = cannot_kinds(a as u8, p as u8);
+            p += 1;
+        }
+        a += 1;
+    }
+    t
+}
+
+/// The outer kind code of an argument type ([`crate::decl::pattern_kind`]'s codes, and
+/// [`KIND_OBJECT`]), for the [`CANNOT`] table: [`KIND_ANY`] for type variables, `dyn` and
+/// `error`, which [`Checker::cannot_assign`] never rejects.
+pub(super) const fn ty_kind(t: Ty<'_>) -> u8 {
+    match t {
+        Ty::Var(_) | Ty::Dyn | Ty::Error => KIND_ANY,
+        Ty::Null => KIND_NULL,
+        Ty::Bool => 2,
+        Ty::Int => 3,
+        Ty::Uint => 4,
+        Ty::Double => 5,
+        Ty::String => 6,
+        Ty::Bytes => 7,
+        Ty::Duration => 8,
+        Ty::Timestamp => 9,
+        Ty::List(_) => KIND_LIST,
+        Ty::Map(..) => KIND_MAP,
+        Ty::Optional(_) => KIND_OPTIONAL,
+        Ty::Type(_) => KIND_TYPE,
+        Ty::Opaque(o) => KIND_OPAQUE + o as u8,
+        Ty::Object { .. } => KIND_OBJECT,
+    }
+}
+
+/// [`Checker::cannot_assign`] of an argument of type `t`.
+const fn cannot_assign_ty(t: Ty<'_>, p: &P) -> bool {
+    if matches!(p, P::Dyn | P::Param(_)) {
+        return false;
+    }
+    // `null` and the kinds `null` is assignable to, as `Types::null_assignable`.
+    if let P::Null = p {
+        return !matches!(
+            t,
+            Ty::Null
+                | Ty::Optional(_)
+                | Ty::Opaque(_)
+                | Ty::Object { .. }
+                | Ty::Duration
+                | Ty::Timestamp
+                | Ty::Var(_)
+                | Ty::Dyn
+                | Ty::Error
+        );
+    }
+    match t {
+        Ty::Var(_) | Ty::Dyn | Ty::Error => false,
+        Ty::Null => !matches!(
+            p,
+            P::Optional(_) | P::Opaque(_) | P::Duration | P::Timestamp
+        ),
+        Ty::Bool => !matches!(p, P::Bool),
+        Ty::Int => !matches!(p, P::Int),
+        Ty::Uint => !matches!(p, P::Uint),
+        Ty::Double => !matches!(p, P::Double),
+        Ty::String => !matches!(p, P::String),
+        Ty::Bytes => !matches!(p, P::Bytes),
+        Ty::Duration => !matches!(p, P::Duration),
+        Ty::Timestamp => !matches!(p, P::Timestamp),
+        Ty::List(_) => !matches!(p, P::List(_)),
+        Ty::Map(..) => !matches!(p, P::Map(..)),
+        Ty::Optional(_) => !matches!(p, P::Optional(_)),
+        Ty::Opaque(o) => match p {
+            P::Opaque(q) => o as u8 != *q as u8,
+            _ => true,
+        },
+        Ty::Type(_) => !matches!(p, P::Type(_)),
+        // No declared parameter is an object type.
+        Ty::Object { .. } => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CANNOT, cannot_assign_ty, ty_kind};
+    use crate::decl::{Opaque, P, pattern_kind};
+    use crate::model::{Schema, Type};
+    use crate::types::Ty;
+
+    /// The kind table decides exactly as `cannot_assign` on every outer kind of argument and
+    /// pattern.
+    #[test]
+    fn kind_table_is_cannot_assign() {
+        static OBJECT: Schema<'static> = Schema::of(Type::Object);
+        let opaques = [
+            Opaque::Url,
+            Opaque::Ip,
+            Opaque::Cidr,
+            Opaque::Quantity,
+            Opaque::Semver,
+            Opaque::Format,
+        ];
+        let mut tys = vec![
+            Ty::Error,
+            Ty::Dyn,
+            Ty::Var(3),
+            Ty::Null,
+            Ty::Bool,
+            Ty::Int,
+            Ty::Uint,
+            Ty::Double,
+            Ty::String,
+            Ty::Bytes,
+            Ty::Duration,
+            Ty::Timestamp,
+            Ty::List(4),
+            Ty::Map(7, 4),
+            Ty::Optional(4),
+            Ty::Type(4),
+            Ty::Object {
+                schema: &OBJECT,
+                root: false,
+                name: 0,
+            },
+        ];
+        tys.extend(opaques.iter().map(|o| Ty::Opaque(*o)));
+        let mut ps = vec![
+            P::Dyn,
+            P::Param(0),
+            P::Null,
+            P::Bool,
+            P::Int,
+            P::Uint,
+            P::Double,
+            P::String,
+            P::Bytes,
+            P::Duration,
+            P::Timestamp,
+            P::List(&P::Int),
+            P::Map(&P::String, &P::Int),
+            P::Optional(&P::Int),
+            P::Type(&P::Dyn),
+        ];
+        ps.extend(opaques.iter().map(|o| P::Opaque(*o)));
+        for t in &tys {
+            for p in &ps {
+                assert_eq!(
+                    CANNOT[ty_kind(*t) as usize][pattern_kind(p) as usize],
+                    cannot_assign_ty(*t, p),
+                    "{t:?} to {p:?}"
+                );
+            }
         }
     }
 }
