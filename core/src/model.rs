@@ -692,13 +692,45 @@ impl<'a> Schema<'a> {
         None
     }
 
+    /// The property called `name`, looking through flattened nodes, and whether the object
+    /// requires it: schemars drops the `required` of a flattened `Option` (a nullable flattened
+    /// node), its own flattened nodes' included.
+    pub const fn property_required(&self, name: &str) -> Option<(&'a Property<'a>, bool)> {
+        let mut i = 0;
+        let len_i = self.properties.len();
+        while i < len_i {
+            let p = &self.properties[i];
+            if str_eq(p.name, name) {
+                return Some((p, p.required));
+            }
+            i += 1;
+        }
+        let mut j = 0;
+        let len_j = self.flatten.len();
+        while j < len_j {
+            let f = self.flatten[j];
+            if let Some((p, required)) = f.property_required(name) {
+                return Some((p, required && !f.nullable));
+            }
+            j += 1;
+        }
+        None
+    }
+
     /// Calls `f` on every property in declaration order, flattened ones where they are merged.
     pub fn for_each_property(&self, f: &mut dyn FnMut(&'a Property<'a>)) {
+        self.for_each_property_required(&mut |p, _| f(p));
+    }
+
+    /// [`Schema::for_each_property`] with whether the object requires each property (see
+    /// [`Schema::property_required`]).
+    pub fn for_each_property_required(&self, f: &mut dyn FnMut(&'a Property<'a>, bool)) {
         for p in self.properties {
-            f(p);
+            f(p, p.required);
         }
         for s in self.flatten {
-            s.for_each_property(f);
+            let optional = s.nullable;
+            s.for_each_property_required(&mut |p, required| f(p, required && !optional));
         }
     }
 }

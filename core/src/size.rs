@@ -79,7 +79,10 @@ const fn required_size(s: &Schema<'_>, depth: u32) -> u64 {
     let mut f = 0;
     let len_f = s.flatten.len();
     while f < len_f {
-        total = total.saturating_add(required_size(s.flatten[f], depth + 1));
+        // A flattened `Option`'s properties are not required (`Schema::property_required`).
+        if !s.flatten[f].nullable {
+            total = total.saturating_add(required_size(s.flatten[f], depth + 1));
+        }
         f += 1;
     }
     total

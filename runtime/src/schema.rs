@@ -288,10 +288,10 @@ impl OwnedSchema {
     /// The owned form of a model constant (flattened properties merged in).
     pub fn from_model(s: &Schema<'_>) -> OwnedSchema {
         let mut properties = BTreeMap::new();
-        s.for_each_property(&mut |p| {
+        s.for_each_property_required(&mut |p, required| {
             properties.insert(
                 p.name.to_owned(),
-                (p.required, OwnedSchema::from_model(p.schema)),
+                (required, OwnedSchema::from_model(p.schema)),
             );
         });
         let validations = merged_validations(s);

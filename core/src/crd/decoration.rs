@@ -33,9 +33,9 @@ pub const fn check_list_map_keys(
     };
     let mut i = 0;
     while i < keys.len() {
-        match items.property(keys[i]) {
-            Some(p) => {
-                if !p.required && !p.schema.has_default {
+        match items.property_required(keys[i]) {
+            Some((p, required)) => {
+                if !required && !p.schema.has_default {
                     return Err(key_error(
                         field,
                         keys[i],

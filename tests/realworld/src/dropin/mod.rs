@@ -20,6 +20,7 @@
 //! | [`certificate`] | a certificate issuer | kube's `#[x_kube(validation = Rule::new(..).message(..))]` with `.reason(..)`, `.field_path(..)` and `.optional_old_self(true)` in any order, the `(rule, message)` tuple form, `Message::Expression`, `#[kube(validation = ..)]` root rules, plain string rules |
 //! | [`autoscaler`] | a horizontal autoscaler | `schemars(schema_with = "..", default)` on an `Option`, defaults of `Some(struct)`, externally tagged enums with `rename_all_fields`, `LabelSelector`, `Quantity`, two `extend`s next to `length`, `#[cel]` rules over enums |
 //! | [`backup`] | a scheduled backup | `PodTemplateSpec` and `#[cel]` rules reading into it, `serde(flatten)`, `Option<Vec<String>>`, externally tagged enums with newtype and struct variants, `LabelSelector`, `BTreeMap` labels |
+//! | [`route`] | an HTTP route (Gateway API bindings' style) | `#[serde(flatten)]` of an `Option` of a struct that flattens another, `Option<Vec<..>>`, a `#[cel]` rule over the merged properties |
 //! | [`mesh`] | a service-mesh traffic policy | `KubeSchema` shapes: `#[x_kube]` next to `schemars(length, extend)` on one field, `#[kube(validation = ..)]` root rules as a string, a tuple and `Rule::new`, unit enums |
 //!
 //! [`merge`] has kube's `#[x_kube(merge_strategy = ..)]`, read as the list and map types it means.
@@ -33,6 +34,7 @@ pub mod database;
 pub mod gateway;
 pub mod merge;
 pub mod mesh;
+pub mod route;
 
 /// The schema operators give an integer-or-percentage field by hand (`"25%"` or `3`), the
 /// way k8s-openapi's `IntOrString` is written, nullable because the field is an `Option`.

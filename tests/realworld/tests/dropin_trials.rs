@@ -1,0 +1,95 @@
+//! Shapes found by trying the derive on public kube-rs projects' CRD modules
+//! (`tests/realworld/DROPIN-TRIALS.md`): each CRD is upstream's plus the `#[cel(..)]` rules, the
+//! build's model describes the generated schema, and objects validate as the apiserver would.
+
+use crd_cel::CelValidate;
+use crd_cel::crd::{Options, check_crd};
+use crd_cel::validate::Validator;
+use crd_cel_realworld::dropin::route;
+use kube::CustomResourceExt;
+use serde_json::{Value, json};
+
+fn crd_of<T: CustomResourceExt>() -> Value {
+    serde_json::to_value(T::crd()).unwrap()
+}
+
+/// `x-kubernetes-validations` removed everywhere.
+fn without_rules(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.remove("x-kubernetes-validations");
+            m.values_mut().for_each(without_rules);
+        }
+        Value::Array(a) => a.iter_mut().for_each(without_rules),
+        _ => {}
+    }
+}
+
+/// The typed path's and the CRD manifest's verdict on `object`, which must agree.
+fn verdict<T: CelValidate + serde::de::DeserializeOwned>(crd: &Value, object: Value) -> String {
+    let typed: T = serde_json::from_value(object.clone()).unwrap();
+    let ours = typed.validate();
+    let out = Validator::from_crd(crd, None).unwrap().validate_request(
+        &object,
+        None,
+        crd_cel::validate::Endpoint::Resource,
+    );
+    assert_eq!(
+        ours,
+        out.is_valid().then_some(()).ok_or(out.errors),
+        "{object}"
+    );
+    ours.err().map(|e| e.to_string()).unwrap_or_default()
+}
+
+#[test]
+fn a_flattened_option_requires_none_of_its_properties() {
+    type R = route::celvalidate::Route;
+    assert!(
+        crd_cel::__private::model_disagreement::<R>(false)
+            .unwrap()
+            .is_empty()
+    );
+    let mut ours = crd_of::<R>();
+    let report = check_crd(&ours, &Options::default()).unwrap();
+    assert!(report.accepted(), "{}", report.text());
+    assert_eq!(report.rules.len(), 1);
+    let item = ours
+        .pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/rules/items/properties/backendRefs/items")
+        .unwrap()
+        .clone();
+    assert!(item.get("required").is_none(), "{item}");
+    assert_eq!(item["properties"]["name"]["type"], "string");
+    let crd = ours.clone();
+    without_rules(&mut ours);
+    assert_eq!(ours, crd_of::<route::jsonschema::Route>());
+
+    let object = |backend: Value| {
+        json!({
+            "apiVersion": "dropin.example.com/v1",
+            "kind": "Route",
+            "metadata": {"name": "r"},
+            "spec": {"rules": [{"backendRefs": [backend]}]},
+        })
+    };
+    // A filter-only backend entry: no name, and none is required.
+    assert_eq!(verdict::<R>(&crd, object(json!({"filters": ["log"]}))), "");
+    assert_eq!(
+        verdict::<R>(
+            &crd,
+            object(json!({"name": "web", "port": 80, "weight": 1}))
+        ),
+        ""
+    );
+    // A port without a name: the rule sees the merged properties. (Through the Rust type the
+    // object is another one: serde reads a flattened `Option` that fails as `None`.)
+    let out = Validator::from_crd(&crd, None).unwrap().validate_request(
+        &object(json!({"port": 80})),
+        None,
+        crd_cel::validate::Endpoint::Resource,
+    );
+    assert_eq!(
+        out.errors.to_string(),
+        "spec.rules[0].backendRefs: Invalid value: a backend port needs a backend name"
+    );
+}
