@@ -165,10 +165,30 @@ pub const KIND_OPTIONAL: u8 = 12;
 pub const KIND_TYPE: u8 = 13;
 /// The kind code of the first opaque type; opaque type `o` is `KIND_OPAQUE + o as u8`.
 pub const KIND_OPAQUE: u8 = 14;
-/// The kind code of object types (argument types only: no pattern is an object type).
-pub const KIND_OBJECT: u8 = 20;
+/// The kind code of object types (argument types only: no pattern is an object type), after
+/// every opaque type's.
+pub const KIND_OBJECT: u8 = KIND_OPAQUE + opaque_count();
 /// Number of kind codes.
-pub const KINDS: usize = 21;
+pub const KINDS: usize = KIND_OBJECT as usize + 1;
+
+/// How many opaque types there are: the match names each, so that one added to [`Opaque`]
+/// cannot be forgotten (its kind code would be taken for an object's).
+const fn opaque_count() -> u8 {
+    let last = Opaque::Decision;
+    match last {
+        Opaque::Url
+        | Opaque::Ip
+        | Opaque::Cidr
+        | Opaque::Quantity
+        | Opaque::Semver
+        | Opaque::Format
+        | Opaque::Authorizer
+        | Opaque::PathCheck
+        | Opaque::GroupCheck
+        | Opaque::ResourceCheck
+        | Opaque::Decision => last as u8 + 1,
+    }
+}
 
 /// The outer kind of a pattern: [`KIND_ANY`] for `dyn` and parameters, 1 to 9 for `null_type`,
 /// `bool`, `int`, `uint`, `double`, `string`, `bytes`, `duration`, `timestamp`, then the

@@ -467,6 +467,11 @@ mod tests {
             Opaque::Quantity,
             Opaque::Semver,
             Opaque::Format,
+            Opaque::Authorizer,
+            Opaque::PathCheck,
+            Opaque::GroupCheck,
+            Opaque::ResourceCheck,
+            Opaque::Decision,
         ];
         let mut tys = vec![
             Ty::Error,
