@@ -223,9 +223,27 @@ fn init_writes_a_suite_whose_minimal_case_passes_and_a_template_per_rule() {
         "{suite_text}"
     );
     assert!(suite_text.contains("        min: 0"), "{suite_text}");
+    // A transition rule's case is an update: under a commented `onUpdate`, with `updated`.
+    let update = suite_text
+        .find("  # onUpdate:")
+        .expect("an onUpdate section");
     assert!(
-        suite_text
-            .contains("  #   expectedError: \"spec: Invalid value: min must not exceed max\""),
+        suite_text[update..].contains("self == oldSelf")
+            && suite_text[update..].contains("  #   updated: |"),
+        "{suite_text}"
+    );
+    assert!(
+        !suite_text[..update].contains("self == oldSelf"),
+        "{suite_text}"
+    );
+    // A messageExpression under a list: the path up to the index.
+    assert!(
+        suite_text.contains("  #   expectedError: \"spec.limits[\""),
+        "{suite_text}"
+    );
+    // The part of the error that is certain whatever the failing value and the release.
+    assert!(
+        suite_text.contains("  #   expectedError: \"min must not exceed max\""),
         "{suite_text}"
     );
     let file = suite("init", &suite_text);

@@ -1,7 +1,8 @@
 //! `crd-cel test --init CRD`: a starting suite for a CRD. One `onCreate` case with the smallest
 //! object its schema asks for (required fields, with values their enum, format, bounds and
 //! pattern allow) and the stored object crd-cel answers for it (defaults applied), then, per
-//! rule of the version, a commented-out case to fill in: its path, rule and message.
+//! rule of the version, a commented-out case to fill in: its path, rule and the part of the
+//! error that is certain (transition rules' cases under `onUpdate`).
 
 use std::fmt::Write as _;
 
@@ -149,44 +150,85 @@ pub fn scaffold(
         block(&mut text, "expected", &stored);
     }
     let rules = rules_of(schema, String::new());
-    if !rules.is_empty() {
+    // Transition rules run only on update: their cases go under `onUpdate`, with `updated`.
+    let (transition, plain): (Vec<_>, Vec<_>) = rules.iter().partition(|(_, rule)| {
+        rule["rule"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("oldSelf")
+    });
+    if !plain.is_empty() {
         let _ = writeln!(
             text,
             "  # One case per rule, to fill in: change `initial` so that it breaks the rule, and"
         );
-        let _ = writeln!(
-            text,
-            "  # uncomment (a transition rule, one reading oldSelf, belongs under onUpdate)."
-        );
+        let _ = writeln!(text, "  # uncomment.");
     }
-    for (path, rule) in &rules {
-        let r = rule["rule"].as_str().unwrap_or_default();
-        let at = rule["fieldPath"]
-            .as_str()
-            .map(|f| format!("{path}{f}"))
-            .unwrap_or_else(|| path.clone());
-        let shown = if at.is_empty() {
-            "<nil>".to_owned()
-        } else {
-            at
-        };
-        let expected = match (rule["message"].as_str(), rule["messageExpression"].as_str()) {
-            (Some(m), _) if !m.is_empty() => format!("{shown}: Invalid value: {m}"),
-            (_, Some(_)) => format!("{shown}: Invalid value: "),
-            _ => format!("{shown}: Invalid value: failed rule: {r}"),
-        };
+    for (path, rule) in plain {
+        rule_case(&mut text, path, rule, &initial, false);
+    }
+    if !transition.is_empty() {
         let _ = writeln!(
             text,
-            "  # - name: {}",
-            yaml_scalar(&format!("breaks the rule at {shown}: {r}"))
+            "  # One case per transition rule (it reads oldSelf, so it runs on updates only): change"
         );
-        let _ = writeln!(text, "  #   initial: |");
-        for line in crate::yaml::to_string(&initial).unwrap_or_default().lines() {
-            let _ = writeln!(text, "  #     {line}");
-        }
-        let _ = writeln!(text, "  #   expectedError: {}", yaml_scalar(&expected));
+        let _ = writeln!(
+            text,
+            "  # `updated` so that it breaks the rule against `initial`, and uncomment."
+        );
+        let _ = writeln!(text, "  # onUpdate:");
+    }
+    for (path, rule) in transition {
+        rule_case(&mut text, path, rule, &initial, true);
     }
     Ok((text, passes))
+}
+
+/// A commented-out case for the rule at `path` (the schema path of its node): `initial` to
+/// edit, and with `update` an `updated` object too, and the part of the error that is certain.
+fn rule_case(text: &mut String, path: &str, rule: &Json, initial: &Json, update: bool) {
+    let r = rule["rule"].as_str().unwrap_or_default();
+    let at = rule["fieldPath"]
+        .as_str()
+        .map(|f| format!("{path}{f}"))
+        .unwrap_or_else(|| path.to_owned());
+    let shown = if at.is_empty() {
+        "<nil>".to_owned()
+    } else {
+        at
+    };
+    // A substring of the error whatever the failing value and the release: between
+    // `Invalid value: ` and the message the apiserver writes the value of a scalar node
+    // (1.35 and later) or the node's type (1.34 and earlier), so only the message, or for a
+    // messageExpression the part before the value, is certain.
+    // Under a list the path holds an index where the schema path has `[*]`: only the part
+    // before it is certain.
+    let expected = match (rule["message"].as_str(), rule["messageExpression"].as_str()) {
+        (Some(m), _) if !m.is_empty() => m.to_owned(),
+        (_, Some(_)) => match shown.find("[*]") {
+            Some(i) => shown[..=i].to_owned(),
+            None => format!("{shown}: Invalid value: "),
+        },
+        _ => format!("failed rule: {r}"),
+    };
+    let _ = writeln!(
+        text,
+        "  # - name: {}",
+        yaml_scalar(&format!("breaks the rule at {shown}: {r}"))
+    );
+    let object = crate::yaml::to_string(initial).unwrap_or_default();
+    let keys: &[&str] = if update {
+        &["initial", "updated"]
+    } else {
+        &["initial"]
+    };
+    for key in keys {
+        let _ = writeln!(text, "  #   {key}: |");
+        for line in object.lines() {
+            let _ = writeln!(text, "  #     {line}");
+        }
+    }
+    let _ = writeln!(text, "  #   expectedError: {}", yaml_scalar(&expected));
 }
 
 /// Sets the property `key` of the object at `path` (an apiserver field path) to the smallest
