@@ -7,11 +7,18 @@ Generates a crate whose spec embeds a `PodTemplateSpec`, a `ResourceRequirements
 `CelValidate` with the 20 rules (each written REPEAT times, default 5: 100 rules). Prints the medians, crd-cel's cost over plain JsonSchema and the
 cost per rule. Dependencies (k8s-openapi, kube) are built once first and not counted.
 
+Besides wall time it reports the CPU time (user + sys) of the one rustc process compiling the
+measured crate (`rustc_rusage.py`, as `measure.py` does), and with `INSTRUCTIONS=1` the
+instructions that rustc executes for the no-rules and rules variants (cachegrind, a few minutes
+per build). `CRD_CEL=PATH` builds against another crd-cel tree (an old commit's checkout).
+
 usage: python3 tests/build-overhead/measure_k8s.py [WORKDIR]
 """
 import os, statistics, subprocess, sys, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.environ.get("CRD_CEL") or os.path.dirname(os.path.dirname(HERE))
+WRAPPER = os.path.join(HERE, "rustc_rusage.py")
 WORK = sys.argv[1] if len(sys.argv) > 1 else "/tmp/crd-cel-build-overhead-k8s"
 RUNS = int(os.environ.get("RUNS", "3"))
 # Each rule written REPEAT times (20 rules cost less than the noise of one build).
@@ -92,16 +99,28 @@ serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
 """)
 
-def build(source: str) -> float:
+def build(source: str, prefix: str = "") -> tuple[float, float]:
+    """Builds the crate; returns its wall time and its rustc's CPU time (user + sys), in s."""
     with open(os.path.join(WORK, "src", "lib.rs"), "w") as f:
         f.write(source)
+    log = os.path.join(WORK, "rusage.log")
+    if os.path.exists(log):
+        os.remove(log)
     start = time.monotonic()
     # Without incremental compilation: each variant's build would otherwise reuse what the
     # previous variant left (measured: a build right after a different variant took 5 s, the
     # next similar one 1 s), and the figures would say more about the order than the code.
-    env = dict(os.environ, CARGO_INCREMENTAL="0")
+    env = dict(os.environ, CARGO_INCREMENTAL="0", RUSTC_WRAPPER=WRAPPER,
+               MEASURE_CRATE="crd_cel_build_overhead_k8s", MEASURE_LOG=log, MEASURE_PREFIX=prefix)
     subprocess.run(["cargo", "build", "-q", "--offline"], cwd=WORK, check=True, env=env)
-    return time.monotonic() - start
+    wall = time.monotonic() - start
+    cpu = 0.0
+    if os.path.exists(log):
+        with open(log) as f:
+            for line in f:
+                user, sys_, _rss, _wall = line.split()
+                cpu += float(user) + float(sys_)
+    return wall, cpu
 
 def main():
     write_crate()
@@ -110,15 +129,32 @@ def main():
     for src in variants.values():
         build(src)
     times = {m: [] for m in variants}
+    cpu = {m: [] for m in variants}
     for i in range(RUNS):
         for m, src in variants.items():
-            times[m].append(build(src + f"\n// {m} {i}\n"))
-    med = {m: statistics.median(t) for m, t in times.items()}
-    for m, t in times.items():
-        print(f"{m:>10}: {[round(x, 2) for x in t]} s, median {med[m]:.2f} s")
-    print(f"crd-cel without rules over JsonSchema: {med['norules'] - med['jsonschema']:+.2f} s")
+            wall, c = build(src + f"\n// {m} {i}\n")
+            times[m].append(wall)
+            cpu[m].append(c)
     n = len(RULES) * REPEAT
-    print(f"rules: {n}, {(med['rules'] - med['norules']) * 1000 / n:.1f} ms per rule")
+    print(f"crd-cel: {ROOT}")
+    for label, values in (("wall", times), ("rustc CPU", cpu)):
+        med = {m: statistics.median(t) for m, t in values.items()}
+        for m, t in values.items():
+            print(f"{label} {m:>10}: {[round(x, 2) for x in t]} s, median {med[m]:.2f} s")
+        print(f"{label}: crd-cel without rules over JsonSchema: "
+              f"{med['norules'] - med['jsonschema']:+.2f} s")
+        print(f"{label}: rules: {n}, {(med['rules'] - med['norules']) * 1000 / n:.1f} ms per rule")
+    if os.environ.get("INSTRUCTIONS") == "1":
+        counts = {}
+        for m in ("norules", "rules"):
+            out = os.path.join(WORK, f"cachegrind.{m}.out")
+            build(variants[m] + f"\n// {m} cachegrind\n",
+                  f"valgrind -q --tool=cachegrind --cache-sim=no --cachegrind-out-file={out}")
+            with open(out) as f:
+                counts[m] = next(int(l.split()[1]) for l in f if l.startswith("summary:"))
+        print(f"instructions without rules: {counts['norules'] / 1e9:.3f} G, "
+              f"with rules: {counts['rules'] / 1e9:.3f} G")
+        print(f"instructions: {(counts['rules'] - counts['norules']) / n / 1e6:.2f} M per rule")
 
 if __name__ == "__main__":
     main()
