@@ -178,8 +178,15 @@ impl<'a> Container<'a> {
                 if serde.untagged && is_int_or_string(e) {
                     Data::IntOrString
                 } else if unit && !unmodeled {
+                    // schemars lists the variants without metadata first (one `enum`), then
+                    // each other one (a `const` with its description), which kube merges in
+                    // that order.
+                    let (plain, described): (Vec<_>, Vec<_>) = e
+                        .variants
+                        .iter()
+                        .partition(|v| !has_schema_metadata(&v.attrs));
                     let mut names = Vec::new();
-                    for v in &e.variants {
+                    for v in plain.into_iter().chain(described) {
                         let serde = attr::parse_serde_field(cx, &v.attrs);
                         let schemars = attr::parse_schemars_field(cx, &v.attrs);
                         if serde.skip || schemars.skip {
@@ -205,10 +212,11 @@ impl<'a> Container<'a> {
         };
         // A struct whose schema is read from schemars' output (a `transform`, an `extend` of
         // a key the derive does not write) is still a spec: its rules are checked by the
-        // generated test.
+        // generated test. kube takes an enum as `spec` too (the `spec` property is the enum's
+        // schema), but flattens only a struct into the root (`no_spec`).
         let struct_like = matches!(data, Data::Struct(_) | Data::Newtype(_))
             || (matches!(data, Data::Opaque) && matches!(input.data, syn::Data::Struct(_)));
-        if !struct_like && kube.is_some() {
+        if !struct_like && kube.as_ref().is_some_and(|k| k.no_spec) {
             cx.error_spanned_by(&input.ident, "a CustomResource spec must be a struct");
         }
         Some(Container {
@@ -437,4 +445,28 @@ fn is_int_or_string(e: &syn::DataEnum) -> bool {
         }
     }
     int && string
+}
+
+/// Whether schemars gives a unit variant a schema of its own (a `const` with metadata): a
+/// non-empty doc comment, `#[deprecated]`, or a `#[schemars(..)]` title, description, example,
+/// extend or transform.
+fn has_schema_metadata(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        if a.path().is_ident("deprecated") {
+            return true;
+        }
+        if a.path().is_ident("doc") {
+            return matches!(&a.meta, syn::Meta::NameValue(syn::MetaNameValue {
+                value: syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }),
+                ..
+            }) if !s.value().trim().is_empty());
+        }
+        if a.path().is_ident("schemars") {
+            let text = quote::ToTokens::to_token_stream(&a.meta).to_string();
+            return ["title", "description", "example", "extend", "transform"]
+                .iter()
+                .any(|k| text.contains(k));
+        }
+        false
+    })
 }

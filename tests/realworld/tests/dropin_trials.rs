@@ -93,3 +93,86 @@ fn a_flattened_option_requires_none_of_its_properties() {
         "spec.rules[0].backendRefs: Invalid value: a backend port needs a backend name"
     );
 }
+
+/// The same types derived both ways.
+mod shapes {
+    macro_rules! shapes {
+        ($schema:path) => {
+            use kube::CustomResource;
+            use serde::{Deserialize, Serialize};
+
+            /// A spec that is an enum: kube makes the `spec` property the enum's schema.
+            #[derive(CustomResource, $schema, Serialize, Deserialize, Clone, Debug)]
+            #[kube(group = "dropin.example.com", version = "v1", kind = "Source")]
+            #[serde(rename_all = "camelCase")]
+            pub enum SourceSpec {
+                /// A git repository.
+                Git { url: String, branch: Option<String> },
+                /// An OCI artifact.
+                Oci(String),
+            }
+
+            /// A unit enum with only some variants documented: schemars lists the others
+            /// first.
+            #[derive(CustomResource, $schema, Serialize, Deserialize, Clone, Debug)]
+            #[kube(group = "dropin.example.com", version = "v1", kind = "Tier")]
+            pub struct TierSpec {
+                pub tier: Level,
+            }
+
+            #[derive($schema, Serialize, Deserialize, Clone, Debug)]
+            pub enum Level {
+                /// The cheapest.
+                Bronze,
+                Silver,
+                /// The most expensive.
+                #[serde(rename = "gold")]
+                Gold,
+                Platinum,
+            }
+        };
+    }
+
+    pub mod celvalidate {
+        shapes!(crd_cel::CelValidate);
+    }
+
+    pub mod jsonschema {
+        shapes!(schemars::JsonSchema);
+    }
+}
+
+#[test]
+fn an_enum_spec_is_upstreams() {
+    use shapes::{celvalidate, jsonschema};
+    assert_eq!(
+        crd_of::<celvalidate::Source>(),
+        crd_of::<jsonschema::Source>()
+    );
+    assert!(
+        crd_cel::__private::model_disagreement::<celvalidate::Source>(false)
+            .unwrap()
+            .is_empty()
+    );
+    let spec = celvalidate::SourceSpec::Oci("oci://registry/app".into());
+    spec.validate().unwrap();
+}
+
+#[test]
+fn unit_variants_without_docs_come_first_as_schemars_lists_them() {
+    use shapes::{celvalidate, jsonschema};
+    let ours = crd_of::<celvalidate::Tier>();
+    assert_eq!(ours, crd_of::<jsonschema::Tier>());
+    assert_eq!(
+        ours.pointer(
+            "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/tier/enum"
+        )
+        .unwrap(),
+        &json!(["Silver", "Platinum", "Bronze", "gold"])
+    );
+    assert!(
+        crd_cel::__private::model_disagreement::<celvalidate::Tier>(false)
+            .unwrap()
+            .is_empty()
+    );
+}
