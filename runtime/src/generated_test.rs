@@ -99,7 +99,8 @@ pub fn model_disagreement<T: CelSchema + schemars::JsonSchema + ?Sized>(
 }
 
 /// Where a model and its generated schema disagree. A resource root's `apiVersion`, `kind` and
-/// `metadata` are kube's, not the model's, so only `spec` and `status` are compared there.
+/// `metadata` are kube's, not the model's, so they are not compared there (the rest is `spec`
+/// and `status`, or with `#[kube(no_spec)]` the spec's fields and `status`).
 fn model_differences(
     model: &crate::model::Schema<'_>,
     schema: &Value,
@@ -109,7 +110,7 @@ fn model_differences(
     let Some(obj) = schema.as_object().filter(|_| resource) else {
         return compare(schema);
     };
-    let own = |k: &str| k == "spec" || k == "status";
+    let own = |k: &str| !matches!(k, "apiVersion" | "kind" | "metadata");
     let mut obj = obj.clone();
     if let Some(Value::Object(props)) = obj.get_mut("properties") {
         props.retain(|k, _| own(k));

@@ -120,6 +120,26 @@ mod shapes {
                 pub tier: Level,
             }
 
+            /// kube's `no_spec`: the fields sit at the root of the object, beside `status`.
+            #[derive(CustomResource, $schema, Serialize, Deserialize, Clone, Debug)]
+            #[kube(
+                group = "dropin.example.com",
+                version = "v1",
+                kind = "Bucket",
+                no_spec,
+                status = "BucketStatus"
+            )]
+            pub struct BucketFields {
+                pub name: String,
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                pub region: Option<String>,
+            }
+
+            #[derive($schema, Serialize, Deserialize, Clone, Debug)]
+            pub struct BucketStatus {
+                pub ready: bool,
+            }
+
             #[derive($schema, Serialize, Deserialize, Clone, Debug)]
             pub enum Level {
                 /// The cheapest.
@@ -174,5 +194,18 @@ fn unit_variants_without_docs_come_first_as_schemars_lists_them() {
         crd_cel::__private::model_disagreement::<celvalidate::Tier>(false)
             .unwrap()
             .is_empty()
+    );
+}
+
+#[test]
+fn a_no_spec_root_is_described_by_the_model() {
+    use shapes::{celvalidate, jsonschema};
+    assert_eq!(
+        crd_of::<celvalidate::Bucket>(),
+        crd_of::<jsonschema::Bucket>()
+    );
+    assert_eq!(
+        crd_cel::__private::model_disagreement::<celvalidate::Bucket>(true).unwrap(),
+        Vec::<String>::new()
     );
 }
