@@ -43,8 +43,10 @@ pub struct WebAppSpec {
     pub ports: Vec<Port>,
 
     /// Host names routed to the application.
+    // A set to the apiserver too (it refuses a duplicate): a `BTreeSet` alone is a plain list.
     #[serde(default)]
     #[schemars(length(max = 32), inner(length(max = 253)))]
+    #[cel(list_type = "set")]
     pub hostnames: BTreeSet<String>,
 
     /// Labels added to every pod.

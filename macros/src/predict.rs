@@ -209,7 +209,7 @@ fn of_type(ty: &syn::Type) -> Predicted {
         }
         ("Box" | "Rc" | "Arc", [t]) => of_type(t),
         ("Vec" | "VecDeque", [t]) => list(of_type(t), None),
-        ("BTreeSet" | "HashSet", [t, ..]) => list(of_type(t), Some(ListType::Set)),
+        ("BTreeSet" | "HashSet", [t, ..]) => list(of_type(t), None),
         ("BTreeMap" | "HashMap", [k, v, ..]) if is_string(k) => {
             let values = of_type(v);
             Predicted {

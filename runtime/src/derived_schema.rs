@@ -59,11 +59,8 @@ pub fn decorate(schema: &mut schemars::Schema, d: &Decoration<'static>) {
     }
 }
 
-/// The last step of every derived `json_schema`: the container's own decoration, then sets.
-///
-/// schemars renders `BTreeSet`/`HashSet` with `uniqueItems: true`, which the apiserver rejects
-/// (`uniqueItems cannot be set to true since the runtime complexity becomes quadratic`); the
-/// Kubernetes way to say the same is `x-kubernetes-list-type: set`.
+/// The last step of every derived `json_schema`: the container's own decoration, then what
+/// schemars writes that the apiserver does not take.
 pub fn finish_schema(schema: &mut schemars::Schema, container: &Decoration<'static>) {
     decorate(schema, container);
     if let Some(obj) = schema.as_object_mut() {
@@ -72,15 +69,15 @@ pub fn finish_schema(schema: &mut schemars::Schema, container: &Decoration<'stat
 }
 
 /// Keywords schemars writes that the apiserver does not take, as what they mean to it, in the
-/// whole subtree: `uniqueItems: true` (sets) as `x-kubernetes-list-type: set`, a map with
+/// whole subtree: `uniqueItems: true` (sets; the apiserver refuses it: `uniqueItems cannot be
+/// set to true since the runtime complexity becomes quadratic`) dropped, as kube's schema
+/// transform drops it (a set of objects cannot be a `set` list), a map with
 /// non-string keys (`patternProperties` of the keys' pattern, `additionalProperties: false`)
 /// as a map of its values (the keys serialize as strings; Kubernetes schemas cannot constrain
 /// them), and a tuple's list of item schemas as one item schema (a structural schema has one).
 fn structural_keywords(obj: &mut serde_json::Map<String, Value>) {
     if obj.get("uniqueItems") == Some(&Value::Bool(true)) {
         obj.remove("uniqueItems");
-        obj.entry("x-kubernetes-list-type")
-            .or_insert_with(|| "set".into());
     }
     if obj.get("additionalProperties") == Some(&Value::Bool(false))
         && let Some(Value::Object(patterns)) = obj.get("patternProperties")

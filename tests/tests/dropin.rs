@@ -535,3 +535,89 @@ mod found_by_difftypes {
         assert!(v.validate().is_err());
     }
 }
+
+/// Sets as kube 5's `CustomResource` writes them (its schema transform drops schemars'
+/// `uniqueItems` and says nothing: a set of objects cannot be a `set` list), and as a set when
+/// `#[cel(list_type = "set")]` says so.
+mod sets {
+    use super::*;
+    use std::collections::{BTreeSet, HashSet};
+
+    /// An item of a set.
+    #[derive(CelValidate, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    pub struct Selector {
+        /// The key.
+        pub key: String,
+    }
+
+    /// With `CelValidate`.
+    #[derive(kube::CustomResource, CelValidate, Serialize, Deserialize, Clone, Debug)]
+    #[kube(group = "example.com", version = "v1", kind = "Bag", namespaced)]
+    pub struct BagSpec {
+        /// Strings.
+        pub names: BTreeSet<String>,
+        /// Numbers.
+        pub ids: HashSet<i64>,
+        /// Objects.
+        pub selectors: BTreeSet<Selector>,
+        /// A set the apiserver enforces.
+        #[cel(list_type = "set")]
+        pub tags: BTreeSet<String>,
+    }
+
+    /// An item of a set.
+    #[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    pub struct UpSelector {
+        /// The key.
+        pub key: String,
+    }
+
+    /// With `JsonSchema`, as upstream writes it.
+    #[derive(kube::CustomResource, JsonSchema, Serialize, Deserialize, Clone, Debug)]
+    #[kube(group = "example.com", version = "v1", kind = "UpBag", namespaced)]
+    pub struct UpBagSpec {
+        /// Strings.
+        pub names: BTreeSet<String>,
+        /// Numbers.
+        pub ids: HashSet<i64>,
+        /// Objects.
+        pub selectors: BTreeSet<UpSelector>,
+    }
+
+    #[test]
+    fn sets_are_plain_lists_as_kube_writes_them() {
+        let ours = serde_json::to_value(Bag::crd()).unwrap();
+        let theirs = serde_json::to_value(UpBag::crd()).unwrap();
+        let spec = |crd: &Value| {
+            crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"].clone()
+        };
+        let (ours, theirs) = (spec(&ours), spec(&theirs));
+        for field in ["names", "ids", "selectors"] {
+            assert_eq!(ours[field], theirs[field], "{field}");
+            assert!(
+                ours[field].get("x-kubernetes-list-type").is_none(),
+                "{field}"
+            );
+            assert!(ours[field].get("uniqueItems").is_none(), "{field}");
+        }
+        assert_eq!(ours["tags"]["x-kubernetes-list-type"], "set");
+        // A duplicate is refused only where the schema says set.
+        let v =
+            crd_cel::Validator::from_crd(&serde_json::to_value(Bag::crd()).unwrap(), None).unwrap();
+        let object = |names: Value, tags: Value| {
+            json!({"apiVersion": "example.com/v1", "kind": "Bag",
+                   "metadata": {"name": "b", "namespace": "default"},
+                   "spec": {"names": names, "ids": [], "selectors": [], "tags": tags}})
+        };
+        let errors = |o: &Value| {
+            v.validate_request(o, None, crd_cel::validate::Endpoint::Resource)
+                .errors
+                .to_string()
+        };
+        assert_eq!(errors(&object(json!(["a", "a"]), json!([]))), "");
+        assert_eq!(
+            errors(&object(json!([]), json!(["a", "a"]))),
+            "spec.tags[1]: Duplicate value: \"a\""
+        );
+    }
+}

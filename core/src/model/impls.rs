@@ -2,7 +2,7 @@
 //! schemars 1.x generates for the type under kube's CRD settings; `tests/tests/model.rs` checks
 //! every one against the generated schema.
 
-use super::{CelSchema, Costs, ListType, Schema, Type};
+use super::{CelSchema, Costs, Schema, Type};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 macro_rules! scalar {
@@ -145,12 +145,12 @@ impl<T: CelSchema> CelSchema for [T] {
     };
 }
 
-// schemars emits `uniqueItems: true` for sets, which the apiserver rejects; the derive rewrites
-// it to `x-kubernetes-list-type: set`, which is also what CEL needs for set semantics.
+// schemars emits `uniqueItems: true` for sets, which the apiserver rejects; kube's schema
+// transform drops it and says nothing instead (a set of objects cannot be a `set` list), and
+// the derive does the same: a set is a plain list unless `list_type = "set"` says otherwise.
 impl<T: CelSchema> CelSchema for BTreeSet<T> {
     const MODEL: Schema<'static> = Schema {
         items: Some(&T::MODEL),
-        list_type: Some(ListType::Set),
         ..Schema::of(Type::Array)
     };
     const COSTS: Costs<'static> = Costs {
@@ -162,7 +162,6 @@ impl<T: CelSchema> CelSchema for BTreeSet<T> {
 impl<T: CelSchema, S> CelSchema for HashSet<T, S> {
     const MODEL: Schema<'static> = Schema {
         items: Some(&T::MODEL),
-        list_type: Some(ListType::Set),
         ..Schema::of(Type::Array)
     };
     const COSTS: Costs<'static> = Costs {

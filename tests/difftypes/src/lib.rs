@@ -60,7 +60,7 @@ fn checked<T: crd_cel::__private::CelSchema + schemars::JsonSchema>(root: bool) 
 }
 
 /// `x-kubernetes-validations` removed (the `JsonSchema` twin lacks the `#[cel]` rules), and
-/// schemars' `uniqueItems` as the `x-kubernetes-list-type: set` crd-cel writes for it.
+/// schemars' `uniqueItems` dropped, as kube's schema transform and crd-cel drop it.
 pub fn normalize(v: &Value) -> Value {
     match v {
         Value::Object(o) => {
@@ -68,10 +68,7 @@ pub fn normalize(v: &Value) -> Value {
             for (k, v) in o {
                 match k.as_str() {
                     "x-kubernetes-validations" => {}
-                    "uniqueItems" if v == &Value::Bool(true) => {
-                        out.entry("x-kubernetes-list-type")
-                            .or_insert_with(|| "set".into());
-                    }
+                    "uniqueItems" if v == &Value::Bool(true) => {}
                     _ => {
                         out.insert(k.clone(), normalize(v));
                     }
@@ -95,14 +92,6 @@ pub fn differences(cel: &Value, js: &Value, path: &str, out: &mut Vec<String>) {
                 .any(|k| j.contains_key(*k)) => {}
         (Value::Object(c), Value::Object(j)) => {
             for k in c.keys().chain(j.keys().filter(|k| !c.contains_key(*k))) {
-                // A `BTreeSet`/`HashSet` is a set to crd-cel (kube drops schemars'
-                // `uniqueItems`, which the apiserver refuses, and says nothing instead).
-                if k == "x-kubernetes-list-type"
-                    && c.get(k) == Some(&Value::from("set"))
-                    && !j.contains_key(k)
-                {
-                    continue;
-                }
                 match (c.get(k), j.get(k)) {
                     (Some(a), Some(b)) => differences(a, b, &format!("{path}.{k}"), out),
                     (a, b) => out.push(format!("{path}.{k}: CelValidate {a:?}, JsonSchema {b:?}")),
