@@ -16,12 +16,14 @@ use serde::{Deserialize, Serialize};
     message = "tags must be exactly a and b"
 )]
 struct SetEquality {
+    #[cel(list_type = "set")]
     tags: BTreeSet<String>,
 }
 
 #[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
 #[cel(rule = "self.tags != ['b', 'a']", message = "tags must not be a and b")]
 struct SetInequality {
+    #[cel(list_type = "set")]
     tags: BTreeSet<String>,
 }
 
