@@ -21,18 +21,11 @@
 
 use serde_json::{Map, Value as Json};
 
-use super::resolve::tag_before;
+use super::resolve::{offset_in, tag_before};
 
 /// go-yaml's error for a merge key whose value is not a map or a sequence of maps
 /// (`failWantMap`; kubectl prints it after `yaml: `).
 pub(crate) const MERGE_ERROR: &str = "map merge requires map or sequence of maps as the value";
-
-/// The byte offset of `part`, a slice of `source`, in it.
-fn offset_in(source: &str, part: &str) -> Option<usize> {
-    let start = source.as_ptr() as usize;
-    let at = part.as_ptr() as usize;
-    (at >= start && at + part.len() <= start + source.len()).then(|| at - start)
-}
 
 /// Whether `key`, a plain scalar key borrowed from `source`, is a merge key: `<<` with no tag
 /// or the merge tag (go-yaml's `isMerge`: implicit, or tagged `!!merge`).

@@ -7,16 +7,22 @@
 
 use serde_json::{Number, Value as Json};
 
-/// Whether `scalar`, a slice of `source`, is a plain (unquoted) scalar: a YAML reader borrows
-/// a quoted scalar's text from just after its opening quote.
-pub(crate) fn is_plain(source: &str, scalar: &str) -> bool {
+/// The byte offset of `part`, a slice of `source`, in it.
+pub(crate) fn offset_in(source: &str, part: &str) -> Option<usize> {
     let start = source.as_ptr() as usize;
-    let at = scalar.as_ptr() as usize;
-    if at < start || at > start + source.len() {
-        return false;
-    }
-    let offset = at - start;
-    offset == 0 || !matches!(source.as_bytes()[offset - 1], b'\'' | b'"')
+    let at = part.as_ptr() as usize;
+    (at >= start && at + part.len() <= start + source.len()).then(|| at - start)
+}
+
+/// Whether the scalar at byte `offset` of `source` is quoted: a YAML reader borrows a quoted
+/// scalar's text from just after its opening quote.
+fn quoted_at(source: &str, offset: usize) -> bool {
+    offset > 0 && matches!(source.as_bytes()[offset - 1], b'\'' | b'"')
+}
+
+/// Whether `scalar`, a slice of `source`, is a plain (unquoted) scalar.
+pub(crate) fn is_plain(source: &str, scalar: &str) -> bool {
+    offset_in(source, scalar).is_some_and(|at| !quoted_at(source, at))
 }
 
 /// The tag among the properties written just before a node on its line (`!!str &a <<`), if
@@ -50,15 +56,8 @@ pub(crate) fn tag_before(before: &str) -> Option<&str> {
 /// The tag written before `scalar` (a slice of `source`; a quoted scalar's tag is before its
 /// quote), if any: `!!str` in `a: !!str yes`. Only a tag on the scalar's own line is seen.
 pub(crate) fn tag_of<'s>(source: &'s str, scalar: &str) -> Option<&'s str> {
-    let start = source.as_ptr() as usize;
-    let at = scalar.as_ptr() as usize;
-    if at < start || at > start + source.len() {
-        return None;
-    }
-    let mut node = at - start;
-    if !is_plain(source, scalar) {
-        node -= 1;
-    }
+    let at = offset_in(source, scalar)?;
+    let node = if quoted_at(source, at) { at - 1 } else { at };
     tag_before(&source[..node])
 }
 
