@@ -152,10 +152,10 @@ pub fn scaffold(
     let rules = rules_of(schema, String::new());
     // Transition rules run only on update: their cases go under `onUpdate`, with `updated`.
     let (transition, plain): (Vec<_>, Vec<_>) = rules.iter().partition(|(_, rule)| {
-        rule["rule"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("oldSelf")
+        // The parser's answer, as the CRD checks have it (a rule that does not parse makes the
+        // CRD fail anyway).
+        crate::syntax::parse_ast(rule["rule"].as_str().unwrap_or_default())
+            .is_ok_and(|ast| ast.as_ast().references_old_self())
     });
     if !plain.is_empty() {
         let _ = writeln!(
