@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every example of crd-cel-examples (examples/examples/*.rs), the rule tests of
-# tests/rules.rs and the check of the CI files (examples/ci/check.py); exits non-zero on the
-# first failure. Each example asserts what it prints, so a run that ends is a run that held.
+# tests/rules.rs, the check of the CI files (examples/ci/check.py) and of the starter project
+# (examples/starter/check.sh); exits non-zero on the first failure. Each example asserts what
+# it prints, so a run that ends is a run that held.
 #
 #   bash examples/run-all.sh
 set -euo pipefail
@@ -23,6 +24,11 @@ cargo test -q --workspace --test rules
 
 echo "=== python3 examples/ci/check.py"
 python3 examples/ci/check.py # runs `cargo run -q -p crd-cel-cli -- SUBCOMMAND --help`
+
+echo "=== bash examples/starter/check.sh"
+# The starter project as a user has it: a copy outside the workspace, crd-cel as its git
+# dependency (redirected to this checkout's committed HEAD), the CLI's commands on it.
+bash examples/starter/check.sh
 
 # Every example has its line in examples/README.md.
 for file in examples/examples/*.rs; do

@@ -50,13 +50,23 @@ def check_command(where, words):
 
 
 def commands_in_shell(text):
-    """The `crd-cel ...` commands of a shell script (up to a pipe, `&&`, `;` or `>`)."""
+    """The `crd-cel ...` commands of a shell script (up to a pipe, `&&`, `;`; redirections
+    left out), read as the shell reads quotes: a `|` inside quotes (a jq filter) stays a word."""
     for line in text.replace("\\\n", " ").splitlines():
-        for part in re.split(r"\|\||&&|[|;]", line):
-            words = shlex.split(part, comments=True)
-            if "crd-cel" in words:
-                rest = words[words.index("crd-cel") + 1 :]
-                yield [w for w in rest if not w.startswith(">")]
+        lexer = shlex.shlex(line, posix=True, punctuation_chars="|&;<>")
+        lexer.whitespace_split = True
+        words, redirect = [], False
+        for token in list(lexer) + [";"]:
+            if token in (">", ">>", "<"):
+                redirect = True
+            elif set(token) <= set("|&;"):
+                if "crd-cel" in words:
+                    yield words[words.index("crd-cel") + 1 :]
+                words = []
+            elif redirect:
+                redirect = False  # the redirection's file
+            else:
+                words.append(token)
 
 
 # .pre-commit-hooks.yaml: the pre-commit convention (a list of hooks).
@@ -78,27 +88,31 @@ for hook in hooks:
 hook_ids = {h["id"]: h for h in hooks}
 
 # A user's .pre-commit-config.yaml: every hook is one of ours; its args with the entry.
-config = yaml.safe_load((ROOT / "examples/ci/pre-commit-config.yaml").read_text())
-for repo in config["repos"]:
-    assert {"repo", "rev", "hooks"} <= set(repo), "a repo has repo, rev and hooks"
-    for hook in repo["hooks"]:
-        if hook["id"] not in hook_ids:
-            problems.append(f"pre-commit-config.yaml: unknown hook {hook['id']}")
-            continue
-        re.compile(hook.get("files", ""))
-        entry = shlex.split(hook_ids[hook["id"]]["entry"])
-        check_command(f"pre-commit-config.yaml {hook['id']}", entry[1:] + hook.get("args", []))
+for path in ("examples/ci/pre-commit-config.yaml", "examples/starter/.pre-commit-config.yaml"):
+    config = yaml.safe_load((ROOT / path).read_text())
+    for repo in config["repos"]:
+        assert {"repo", "rev", "hooks"} <= set(repo), f"{path}: a repo has repo, rev and hooks"
+        for hook in repo["hooks"]:
+            if hook["id"] not in hook_ids:
+                problems.append(f"{path}: unknown hook {hook['id']}")
+                continue
+            re.compile(hook.get("files", ""))
+            re.compile(hook.get("exclude", ""))
+            entry = shlex.split(hook_ids[hook["id"]]["entry"])
+            check_command(f"{path} {hook['id']}", entry[1:] + hook.get("args", []))
 
-# The GitHub Actions workflow: jobs with steps, each `uses` or `run`.
-workflow = yaml.safe_load((ROOT / "examples/ci/github-actions.yml").read_text())
-assert True in workflow or "on" in workflow, "a workflow has `on`"  # PyYAML reads `on` as True
-for name, job in workflow["jobs"].items():
-    assert "runs-on" in job and job["steps"], f"job {name}: runs-on and steps"
-    for step in job["steps"]:
-        if ("uses" in step) == ("run" in step):
-            problems.append(f"github-actions.yml: a step needs one of uses/run: {step}")
-        for words in commands_in_shell(step.get("run", "")):
-            check_command(f"github-actions.yml {step.get('name', '')!r}", words)
+# The GitHub Actions workflows: jobs with steps, each `uses` or `run`.
+for path in ("examples/ci/github-actions.yml", "examples/starter/.github/workflows/ci.yml"):
+    workflow = yaml.safe_load((ROOT / path).read_text())
+    assert True in workflow or "on" in workflow, f"{path}: a workflow has `on`"  # PyYAML: `on` is True
+    for name, job in workflow["jobs"].items():
+        assert "runs-on" in job and job["steps"], f"{path}: job {name}: runs-on and steps"
+        for i, step in enumerate(job["steps"]):
+            if ("uses" in step) == ("run" in step):
+                problems.append(f"{path}: a step needs one of uses/run: {step}")
+            label = repr(step["name"]) if "name" in step else f"step {i + 1}"
+            for words in commands_in_shell(step.get("run", "")):
+                check_command(f"{path} {label}", words)
 
 if problems:
     print("\n".join(f"PROBLEM {p}" for p in problems), file=sys.stderr)
