@@ -10,8 +10,9 @@
 # - crd-cel: this checkout's *committed* HEAD. The git dependency
 #   (https://github.com/crd-cel/crd-cel) is redirected to this repository by git's
 #   `url.<base>.insteadOf`, which cargo's git (CARGO_NET_GIT_FETCH_WITH_CLI) follows. A
-#   `[patch]` would not do: cargo fetches a patched git source all the same. So commit
-#   library changes before running this; uncommitted ones are not seen.
+#   `[patch]` would not do on a machine that never fetched the repository: cargo fetches a
+#   patched git source all the same. So commit library changes before running this;
+#   uncommitted ones are not seen.
 # - with the workspace's Cargo.lock (the dependency versions the workspace is tested with) and
 #   its target directory (the starter's kube and k8s-openapi builds are kept between runs);
 # - with the toolchain of rust-toolchain.toml, and the starter's own (default) build profile.
