@@ -9,7 +9,6 @@ pub mod cost;
 pub mod crd;
 pub mod decl;
 pub mod env;
-pub mod fingerprint;
 pub mod go;
 pub mod literals;
 pub mod model;
@@ -20,6 +19,8 @@ pub mod syntax;
 pub(crate) mod typed;
 pub mod types;
 
+// Fingerprints are a function of model nodes (the generated models carry precomputed ones).
+pub use model::fingerprint;
 pub use model::{
     CelSchema, CostList, Costs, Decoration, ExprCosts, ListType, MapType, Property, Reason, Rule,
     Rules, Schema, Type,

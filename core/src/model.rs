@@ -208,6 +208,12 @@ pub struct Schema<'a> {
     pub pattern: Option<&'a str>,
     /// Declared properties of an object node.
     pub properties: &'a [Property<'a>],
+    /// [`fingerprint::of_properties`](fingerprint::of_properties) of `properties`,
+    /// computed once where a large model is defined (a `static`, evaluated when that crate is
+    /// compiled), so that const evaluation in every crate using the model reads it instead of
+    /// hashing the subtree again. `None`: computed when needed. A node that replaces
+    /// `properties` must reset it.
+    pub properties_fingerprint: Option<&'a u64>,
     /// Object nodes whose properties are merged into this one (`#[serde(flatten)]`). A constant
     /// cannot concatenate slices that other crates define, so the merge is kept symbolic.
     pub flatten: &'a [&'a Schema<'a>],
@@ -515,6 +521,7 @@ impl<'a> Schema<'a> {
             maximum: None,
             pattern: None,
             properties: &[],
+            properties_fingerprint: None,
             flatten: &[],
             items: None,
             additional_properties: None,
@@ -776,6 +783,7 @@ pub trait CelSchema {
     #[doc(hidden)]
     const COSTS: Costs<'static> = Costs::NONE;
 }
+pub mod fingerprint;
 mod impls;
 pub mod k8s;
 pub use impls::MapKey;

@@ -78,6 +78,7 @@ pub fn schema(s: Schema<'static>) -> &'static Schema<'static> {
         maximum,
         pattern,
         properties,
+        properties_fingerprint,
         flatten,
         items,
         additional_properties,
@@ -93,7 +94,7 @@ pub fn schema(s: Schema<'static>) -> &'static Schema<'static> {
         "{ty:?}{format:?}{nullable}{has_default}{}/{}{max_length:?}{min_length:?}{max_items:?}\
          {min_items:?}{max_properties:?}{min_properties:?}{minimum:?}{maximum:?}{pattern:?}\
          {}/{}{}/{}{:?}{:?}{list_type:?}{}/{}{map_type:?}{int_or_string}\
-         {preserve_unknown_fields}{embedded_resource}",
+         {preserve_unknown_fields}{embedded_resource}{:?}",
         addr(*enum_values),
         enum_values.len(),
         addr(*properties),
@@ -104,6 +105,7 @@ pub fn schema(s: Schema<'static>) -> &'static Schema<'static> {
         additional_properties.map(addr),
         addr(*list_map_keys),
         list_map_keys.len(),
+        properties_fingerprint.map(addr),
     );
     rules_key(validations, &mut key);
     SCHEMAS.with(|m| {

@@ -438,6 +438,7 @@ fn eval(
                     props.push(node);
                 }
                 s.properties = intern::properties(properties);
+                s.properties_fingerprint = None;
             }
             // Empty (see above).
             Slot::Flatten(_) => {}

@@ -550,6 +550,7 @@ impl OwnedSchema {
             maximum: self.maximum,
             pattern: self.pattern.as_deref(),
             properties,
+            properties_fingerprint: None,
             flatten: &[],
             items: self.items.as_ref().map(|i| i.with_model(arena)),
             additional_properties: self

@@ -479,6 +479,8 @@ impl Sizing<'_, '_> {
                 }
                 properties[i].schema = child;
                 copy.properties = properties.split_at(len).0;
+                // The copy's properties differ from the ones the cached fingerprint is of.
+                copy.properties_fingerprint = None;
             }
         }
         self.rebuild(r, level - 1, &copy)

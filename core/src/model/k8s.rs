@@ -99,3 +99,30 @@ pub const BYTE_STRING: Schema<'static> = Schema::string_format("byte");
 impl super::CelSchema for k8s_openapi::ByteString {
     const MODEL: Schema<'static> = BYTE_STRING;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::models::MODELS;
+    use crate::model::fingerprint::of_properties;
+
+    /// Each generated model's precomputed fingerprint is that of its properties, computed from
+    /// its children (whose own precomputed ones this test checks too: by induction from the
+    /// leaves, every one equals the fingerprint computed with no cache at all). A wrong one
+    /// would make a prediction pass or fail the fingerprint check wrongly.
+    #[test]
+    fn every_precomputed_fingerprint_is_its_properties() {
+        let mut cached = 0;
+        for (name, model) in MODELS {
+            if let Some(fp) = model.properties_fingerprint {
+                cached += 1;
+                assert_eq!(*fp, of_properties(model.properties), "{name}");
+            } else {
+                assert!(
+                    model.properties.is_empty(),
+                    "{name} has properties and no fingerprint"
+                );
+            }
+        }
+        assert!(cached > 500, "{cached} models carry one");
+    }
+}

@@ -202,7 +202,11 @@ fn split(node: &Node, p: &TokenStream) -> (TokenStream, Vec<TokenStream>) {
                     node.steps.push(Step::ForProperty(&x.required));
                     render(&node, p)
                 });
-                quote!(properties: &[#(#p::Property { name: #names, required: #required, schema: &#schemas }),*])
+                // A node with its own properties has no precomputed fingerprint of them.
+                quote! {
+                    properties: &[#(#p::Property { name: #names, required: #required, schema: &#schemas }),*],
+                    properties_fingerprint: #p::None
+                }
             }
             Slot::Flatten(nodes) => {
                 let nodes = nodes.iter().map(|n| render(n, p));

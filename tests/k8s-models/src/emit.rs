@@ -341,6 +341,21 @@ struct Emitter<'a> {
 impl Emitter<'_> {
     /// The Rust expression of a `Schema` node; `refs` renders a reference to a type's model.
     fn node(&self, n: &Node, refs: &mut dyn FnMut(&str) -> String, uses: &mut Uses) -> String {
+        self.node_in(n, None, refs, uses)
+    }
+
+    /// [`Self::node`]; for a named model (`top`: its constant's name, and where to write the
+    /// items it needs beside it), the properties are a `static` and their fingerprint another
+    /// (`Schema::properties_fingerprint`), both evaluated once when crd-cel-core is compiled:
+    /// const evaluation in a crate using the model reads them, and neither evaluates nor
+    /// validates the subtree again.
+    fn node_in(
+        &self,
+        n: &Node,
+        top: Option<(&str, &mut String)>,
+        refs: &mut dyn FnMut(&str) -> String,
+        uses: &mut Uses,
+    ) -> String {
         let mut o = String::from("Schema {");
         uses.items.insert("Schema".into());
         uses.items.insert("Type".into());
@@ -380,12 +395,28 @@ impl Emitter<'_> {
         }
         if !n.properties.is_empty() {
             uses.items.insert("prop".into());
-            o.push_str("properties: &[");
+            let mut list = String::new();
             for (name, required, c) in &n.properties {
                 let c = self.child(c, refs, uses);
-                write!(o, "prop({}, {required}, &{c}),", q(name)).unwrap();
+                write!(list, "prop({}, {required}, &{c}),", q(name)).unwrap();
             }
-            o.push_str("],");
+            match top {
+                Some((name, statics)) => {
+                    uses.items.insert("Property".into());
+                    write!(
+                        o,
+                        "properties: &{name}_PROPERTIES, properties_fingerprint: Some(&{name}_PROPERTIES_FINGERPRINT),"
+                    )
+                    .unwrap();
+                    write!(
+                        statics,
+                        "static {name}_PROPERTIES: [Property<'static>; {}] = [{list}];\nstatic {name}_PROPERTIES_FINGERPRINT: u64 = crate::model::fingerprint::of_properties(&{name}_PROPERTIES);\n",
+                        n.properties.len()
+                    )
+                    .unwrap();
+                }
+                None => write!(o, "properties: &[{list}],").unwrap(),
+            }
         }
         if let Some(c) = &n.items {
             write!(o, "items: Some(&{}),", self.child(c, refs, uses)).unwrap();
@@ -714,7 +745,13 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
                     }
                 };
                 let mut local = Uses::default();
-                let expr = em.node(&var.node, &mut refs, &mut local);
+                let mut statics = String::new();
+                let expr = em.node_in(
+                    &var.node,
+                    Some((&var.name, &mut statics)),
+                    &mut refs,
+                    &mut local,
+                );
                 uses.items.extend(local.items);
                 let mut exists: Vec<u32> = Vec::new();
                 for v in &versions {
@@ -729,7 +766,7 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
                 };
                 writeln!(
                     body,
-                    "/// The model of `k8s_openapi::{path}`{when}.\npub const {}: Schema<'static> = {expr};\n",
+                    "/// The model of `k8s_openapi::{path}`{when}.\npub const {}: Schema<'static> = {expr};\n{statics}",
                     var.name
                 )
                 .unwrap();
@@ -758,7 +795,7 @@ pub fn run(dump_dir: &str, core_dir: &str, test_file: &str) {
             if let Some(t) = u.strip_prefix('@') {
                 top_uses.push(t);
             } else if [
-                "Schema", "Type", "ListType", "MapType", "Rules", "Rule", "Reason",
+                "Schema", "Type", "ListType", "MapType", "Rules", "Rule", "Reason", "Property",
             ]
             .contains(&u.as_str())
             {

@@ -5,524 +5,657 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{BYTE, INT32, INT64, STRING, STRING_LIST, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ApplyConfiguration` (Kubernetes 1.36 to 1.37).
 pub const APPLY_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[prop("expression", false, &STRING)],
+    properties: &APPLY_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&APPLY_CONFIGURATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static APPLY_CONFIGURATION_PROPERTIES: [Property<'static>; 1] =
+    [prop("expression", false, &STRING)];
+static APPLY_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&APPLY_CONFIGURATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::AuditAnnotation`.
 pub const AUDIT_ANNOTATION: Schema<'static> = Schema {
-    properties: &[
-        prop("key", true, &STRING),
-        prop("valueExpression", true, &STRING),
-    ],
+    properties: &AUDIT_ANNOTATION_PROPERTIES,
+    properties_fingerprint: Some(&AUDIT_ANNOTATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static AUDIT_ANNOTATION_PROPERTIES: [Property<'static>; 2] = [
+    prop("key", true, &STRING),
+    prop("valueExpression", true, &STRING),
+];
+static AUDIT_ANNOTATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&AUDIT_ANNOTATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ExpressionWarning`.
 pub const EXPRESSION_WARNING: Schema<'static> = Schema {
-    properties: &[
-        prop("fieldRef", true, &STRING),
-        prop("warning", true, &STRING),
-    ],
+    properties: &EXPRESSION_WARNING_PROPERTIES,
+    properties_fingerprint: Some(&EXPRESSION_WARNING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EXPRESSION_WARNING_PROPERTIES: [Property<'static>; 2] = [
+    prop("fieldRef", true, &STRING),
+    prop("warning", true, &STRING),
+];
+static EXPRESSION_WARNING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EXPRESSION_WARNING_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::JSONPatch` (Kubernetes 1.36 to 1.37).
 pub const JSON_PATCH: Schema<'static> = Schema {
-    properties: &[prop("expression", false, &STRING)],
+    properties: &JSON_PATCH_PROPERTIES,
+    properties_fingerprint: Some(&JSON_PATCH_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JSON_PATCH_PROPERTIES: [Property<'static>; 1] = [prop("expression", false, &STRING)];
+static JSON_PATCH_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JSON_PATCH_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::MatchCondition`.
 pub const MATCH_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop("expression", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &MATCH_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&MATCH_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MATCH_CONDITION_PROPERTIES: [Property<'static>; 2] = [
+    prop("expression", true, &STRING),
+    prop("name", true, &STRING),
+];
+static MATCH_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MATCH_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::MatchResources`.
 pub const MATCH_RESOURCES: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "excludeResourceRules",
-            false,
-            &Schema {
-                items: Some(&NAMED_RULE_WITH_OPERATIONS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("matchPolicy", false, &STRING),
-        prop(
-            "namespaceSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop(
-            "objectSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop(
-            "resourceRules",
-            false,
-            &Schema {
-                items: Some(&NAMED_RULE_WITH_OPERATIONS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &MATCH_RESOURCES_PROPERTIES,
+    properties_fingerprint: Some(&MATCH_RESOURCES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MATCH_RESOURCES_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "excludeResourceRules",
+        false,
+        &Schema {
+            items: Some(&NAMED_RULE_WITH_OPERATIONS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("matchPolicy", false, &STRING),
+    prop(
+        "namespaceSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop(
+        "objectSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop(
+        "resourceRules",
+        false,
+        &Schema {
+            items: Some(&NAMED_RULE_WITH_OPERATIONS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static MATCH_RESOURCES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MATCH_RESOURCES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicy` (Kubernetes 1.36 to 1.37).
 pub const MUTATING_ADMISSION_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &MUTATING_ADMISSION_POLICY_SPEC),
-    ],
+    properties: &MUTATING_ADMISSION_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&MUTATING_ADMISSION_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MUTATING_ADMISSION_POLICY_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &MUTATING_ADMISSION_POLICY_SPEC),
+];
+static MUTATING_ADMISSION_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MUTATING_ADMISSION_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBinding` (Kubernetes 1.36 to 1.37).
 pub const MUTATING_ADMISSION_POLICY_BINDING: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &MUTATING_ADMISSION_POLICY_BINDING_SPEC),
-    ],
+    properties: &MUTATING_ADMISSION_POLICY_BINDING_PROPERTIES,
+    properties_fingerprint: Some(&MUTATING_ADMISSION_POLICY_BINDING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MUTATING_ADMISSION_POLICY_BINDING_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &MUTATING_ADMISSION_POLICY_BINDING_SPEC),
+];
+static MUTATING_ADMISSION_POLICY_BINDING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MUTATING_ADMISSION_POLICY_BINDING_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicyBindingSpec` (Kubernetes 1.36 to 1.37).
 pub const MUTATING_ADMISSION_POLICY_BINDING_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("matchResources", false, &MATCH_RESOURCES),
-        prop("paramRef", false, &PARAM_REF),
-        prop("policyName", false, &STRING),
-    ],
+    properties: &MUTATING_ADMISSION_POLICY_BINDING_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&MUTATING_ADMISSION_POLICY_BINDING_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MUTATING_ADMISSION_POLICY_BINDING_SPEC_PROPERTIES: [Property<'static>; 3] = [
+    prop("matchResources", false, &MATCH_RESOURCES),
+    prop("paramRef", false, &PARAM_REF),
+    prop("policyName", false, &STRING),
+];
+static MUTATING_ADMISSION_POLICY_BINDING_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MUTATING_ADMISSION_POLICY_BINDING_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::MutatingAdmissionPolicySpec` (Kubernetes 1.36 to 1.37).
 pub const MUTATING_ADMISSION_POLICY_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("failurePolicy", false, &STRING),
-        prop(
-            "matchConditions",
-            false,
-            &Schema {
-                items: Some(&MATCH_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("matchConstraints", false, &MATCH_RESOURCES),
-        prop(
-            "mutations",
-            false,
-            &Schema {
-                items: Some(&MUTATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("paramKind", false, &PARAM_KIND),
-        prop("reinvocationPolicy", false, &STRING),
-        prop(
-            "variables",
-            false,
-            &Schema {
-                items: Some(&VARIABLE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &MUTATING_ADMISSION_POLICY_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&MUTATING_ADMISSION_POLICY_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MUTATING_ADMISSION_POLICY_SPEC_PROPERTIES: [Property<'static>; 7] = [
+    prop("failurePolicy", false, &STRING),
+    prop(
+        "matchConditions",
+        false,
+        &Schema {
+            items: Some(&MATCH_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("matchConstraints", false, &MATCH_RESOURCES),
+    prop(
+        "mutations",
+        false,
+        &Schema {
+            items: Some(&MUTATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("paramKind", false, &PARAM_KIND),
+    prop("reinvocationPolicy", false, &STRING),
+    prop(
+        "variables",
+        false,
+        &Schema {
+            items: Some(&VARIABLE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static MUTATING_ADMISSION_POLICY_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MUTATING_ADMISSION_POLICY_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::MutatingWebhook`.
 pub const MUTATING_WEBHOOK: Schema<'static> = Schema {
-    properties: &[
-        prop("admissionReviewVersions", true, &STRING_LIST),
-        prop("clientConfig", true, &WEBHOOK_CLIENT_CONFIG),
-        prop("failurePolicy", false, &STRING),
-        prop(
-            "matchConditions",
-            false,
-            &Schema {
-                items: Some(&MATCH_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("matchPolicy", false, &STRING),
-        prop("name", true, &STRING),
-        prop(
-            "namespaceSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop(
-            "objectSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("reinvocationPolicy", false, &STRING),
-        prop(
-            "rules",
-            false,
-            &Schema {
-                items: Some(&RULE_WITH_OPERATIONS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("sideEffects", true, &STRING),
-        prop("timeoutSeconds", false, &INT32),
-    ],
+    properties: &MUTATING_WEBHOOK_PROPERTIES,
+    properties_fingerprint: Some(&MUTATING_WEBHOOK_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MUTATING_WEBHOOK_PROPERTIES: [Property<'static>; 12] = [
+    prop("admissionReviewVersions", true, &STRING_LIST),
+    prop("clientConfig", true, &WEBHOOK_CLIENT_CONFIG),
+    prop("failurePolicy", false, &STRING),
+    prop(
+        "matchConditions",
+        false,
+        &Schema {
+            items: Some(&MATCH_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("matchPolicy", false, &STRING),
+    prop("name", true, &STRING),
+    prop(
+        "namespaceSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop(
+        "objectSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("reinvocationPolicy", false, &STRING),
+    prop(
+        "rules",
+        false,
+        &Schema {
+            items: Some(&RULE_WITH_OPERATIONS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("sideEffects", true, &STRING),
+    prop("timeoutSeconds", false, &INT32),
+];
+static MUTATING_WEBHOOK_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MUTATING_WEBHOOK_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration`.
 pub const MUTATING_WEBHOOK_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop(
-            "webhooks",
-            false,
-            &Schema {
-                items: Some(&MUTATING_WEBHOOK),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &MUTATING_WEBHOOK_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&MUTATING_WEBHOOK_CONFIGURATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MUTATING_WEBHOOK_CONFIGURATION_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop(
+        "webhooks",
+        false,
+        &Schema {
+            items: Some(&MUTATING_WEBHOOK),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static MUTATING_WEBHOOK_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MUTATING_WEBHOOK_CONFIGURATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::Mutation` (Kubernetes 1.36 to 1.37).
 pub const MUTATION: Schema<'static> = Schema {
-    properties: &[
-        prop("applyConfiguration", false, &APPLY_CONFIGURATION),
-        prop("jsonPatch", false, &JSON_PATCH),
-        prop("patchType", true, &STRING),
-    ],
+    properties: &MUTATION_PROPERTIES,
+    properties_fingerprint: Some(&MUTATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MUTATION_PROPERTIES: [Property<'static>; 3] = [
+    prop("applyConfiguration", false, &APPLY_CONFIGURATION),
+    prop("jsonPatch", false, &JSON_PATCH),
+    prop("patchType", true, &STRING),
+];
+static MUTATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MUTATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::NamedRuleWithOperations`.
 pub const NAMED_RULE_WITH_OPERATIONS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroups", false, &STRING_LIST),
-        prop("apiVersions", false, &STRING_LIST),
-        prop("operations", false, &STRING_LIST),
-        prop("resourceNames", false, &STRING_LIST),
-        prop("resources", false, &STRING_LIST),
-        prop("scope", false, &STRING),
-    ],
+    properties: &NAMED_RULE_WITH_OPERATIONS_PROPERTIES,
+    properties_fingerprint: Some(&NAMED_RULE_WITH_OPERATIONS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NAMED_RULE_WITH_OPERATIONS_PROPERTIES: [Property<'static>; 6] = [
+    prop("apiGroups", false, &STRING_LIST),
+    prop("apiVersions", false, &STRING_LIST),
+    prop("operations", false, &STRING_LIST),
+    prop("resourceNames", false, &STRING_LIST),
+    prop("resources", false, &STRING_LIST),
+    prop("scope", false, &STRING),
+];
+static NAMED_RULE_WITH_OPERATIONS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NAMED_RULE_WITH_OPERATIONS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ParamKind`.
 pub const PARAM_KIND: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-    ],
+    properties: &PARAM_KIND_PROPERTIES,
+    properties_fingerprint: Some(&PARAM_KIND_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PARAM_KIND_PROPERTIES: [Property<'static>; 2] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+];
+static PARAM_KIND_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PARAM_KIND_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ParamRef`.
 pub const PARAM_REF: Schema<'static> = Schema {
-    properties: &[
-        prop("name", false, &STRING),
-        prop("namespace", false, &STRING),
-        prop("parameterNotFoundAction", false, &STRING),
-        prop(
-            "selector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-    ],
+    properties: &PARAM_REF_PROPERTIES,
+    properties_fingerprint: Some(&PARAM_REF_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PARAM_REF_PROPERTIES: [Property<'static>; 4] = [
+    prop("name", false, &STRING),
+    prop("namespace", false, &STRING),
+    prop("parameterNotFoundAction", false, &STRING),
+    prop(
+        "selector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+];
+static PARAM_REF_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PARAM_REF_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::RuleWithOperations`.
 pub const RULE_WITH_OPERATIONS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroups", false, &STRING_LIST),
-        prop("apiVersions", false, &STRING_LIST),
-        prop("operations", false, &STRING_LIST),
-        prop("resources", false, &STRING_LIST),
-        prop("scope", false, &STRING),
-    ],
+    properties: &RULE_WITH_OPERATIONS_PROPERTIES,
+    properties_fingerprint: Some(&RULE_WITH_OPERATIONS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RULE_WITH_OPERATIONS_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiGroups", false, &STRING_LIST),
+    prop("apiVersions", false, &STRING_LIST),
+    prop("operations", false, &STRING_LIST),
+    prop("resources", false, &STRING_LIST),
+    prop("scope", false, &STRING),
+];
+static RULE_WITH_OPERATIONS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RULE_WITH_OPERATIONS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ServiceReference`.
 pub const SERVICE_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("namespace", true, &STRING),
-        prop("path", false, &STRING),
-        prop("port", false, &INT32),
-    ],
+    properties: &SERVICE_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_REFERENCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("name", true, &STRING),
+    prop("namespace", true, &STRING),
+    prop("path", false, &STRING),
+    prop("port", false, &INT32),
+];
+static SERVICE_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::TypeChecking`.
 pub const TYPE_CHECKING: Schema<'static> = Schema {
-    properties: &[prop(
-        "expressionWarnings",
-        false,
-        &Schema {
-            items: Some(&EXPRESSION_WARNING),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &TYPE_CHECKING_PROPERTIES,
+    properties_fingerprint: Some(&TYPE_CHECKING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TYPE_CHECKING_PROPERTIES: [Property<'static>; 1] = [prop(
+    "expressionWarnings",
+    false,
+    &Schema {
+        items: Some(&EXPRESSION_WARNING),
+        ..Schema::of(Type::Array)
+    },
+)];
+static TYPE_CHECKING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TYPE_CHECKING_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy`.
 pub const VALIDATING_ADMISSION_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &VALIDATING_ADMISSION_POLICY_SPEC),
-        prop("status", false, &VALIDATING_ADMISSION_POLICY_STATUS),
-    ],
+    properties: &VALIDATING_ADMISSION_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&VALIDATING_ADMISSION_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VALIDATING_ADMISSION_POLICY_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &VALIDATING_ADMISSION_POLICY_SPEC),
+    prop("status", false, &VALIDATING_ADMISSION_POLICY_STATUS),
+];
+static VALIDATING_ADMISSION_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VALIDATING_ADMISSION_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding` (Kubernetes 1.36 to 1.37).
 pub const VALIDATING_ADMISSION_POLICY_BINDING: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
-    ],
+    properties: &VALIDATING_ADMISSION_POLICY_BINDING_PROPERTIES,
+    properties_fingerprint: Some(&VALIDATING_ADMISSION_POLICY_BINDING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VALIDATING_ADMISSION_POLICY_BINDING_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &VALIDATING_ADMISSION_POLICY_BINDING_SPEC),
+];
+static VALIDATING_ADMISSION_POLICY_BINDING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VALIDATING_ADMISSION_POLICY_BINDING_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding` (Kubernetes 1.33 to 1.35).
 pub const VALIDATING_ADMISSION_POLICY_BINDING_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop(
-            "spec",
-            false,
-            &VALIDATING_ADMISSION_POLICY_BINDING_SPEC_1_33_TO_1_35,
-        ),
-    ],
+    properties: &VALIDATING_ADMISSION_POLICY_BINDING_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(
+        &VALIDATING_ADMISSION_POLICY_BINDING_1_33_TO_1_35_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static VALIDATING_ADMISSION_POLICY_BINDING_1_33_TO_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop(
+        "spec",
+        false,
+        &VALIDATING_ADMISSION_POLICY_BINDING_SPEC_1_33_TO_1_35,
+    ),
+];
+static VALIDATING_ADMISSION_POLICY_BINDING_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &VALIDATING_ADMISSION_POLICY_BINDING_1_33_TO_1_35_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec` (Kubernetes 1.36 to 1.37).
 pub const VALIDATING_ADMISSION_POLICY_BINDING_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("matchResources", false, &MATCH_RESOURCES),
-        prop("paramRef", false, &PARAM_REF),
-        prop("policyName", true, &STRING),
-        prop("validationActions", true, &STRING_LIST),
-    ],
+    properties: &VALIDATING_ADMISSION_POLICY_BINDING_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VALIDATING_ADMISSION_POLICY_BINDING_SPEC_PROPERTIES: [Property<'static>; 4] = [
+    prop("matchResources", false, &MATCH_RESOURCES),
+    prop("paramRef", false, &PARAM_REF),
+    prop("policyName", true, &STRING),
+    prop("validationActions", true, &STRING_LIST),
+];
+static VALIDATING_ADMISSION_POLICY_BINDING_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VALIDATING_ADMISSION_POLICY_BINDING_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec` (Kubernetes 1.33 to 1.35).
 pub const VALIDATING_ADMISSION_POLICY_BINDING_SPEC_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("matchResources", false, &MATCH_RESOURCES),
-        prop("paramRef", false, &PARAM_REF),
-        prop("policyName", false, &STRING),
-        prop("validationActions", false, &STRING_LIST),
-    ],
+    properties: &VALIDATING_ADMISSION_POLICY_BINDING_SPEC_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(
+        &VALIDATING_ADMISSION_POLICY_BINDING_SPEC_1_33_TO_1_35_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static VALIDATING_ADMISSION_POLICY_BINDING_SPEC_1_33_TO_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("matchResources", false, &MATCH_RESOURCES),
+    prop("paramRef", false, &PARAM_REF),
+    prop("policyName", false, &STRING),
+    prop("validationActions", false, &STRING_LIST),
+];
+static VALIDATING_ADMISSION_POLICY_BINDING_SPEC_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &VALIDATING_ADMISSION_POLICY_BINDING_SPEC_1_33_TO_1_35_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicySpec`.
 pub const VALIDATING_ADMISSION_POLICY_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "auditAnnotations",
-            false,
-            &Schema {
-                items: Some(&AUDIT_ANNOTATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("failurePolicy", false, &STRING),
-        prop(
-            "matchConditions",
-            false,
-            &Schema {
-                items: Some(&MATCH_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("matchConstraints", false, &MATCH_RESOURCES),
-        prop("paramKind", false, &PARAM_KIND),
-        prop(
-            "validations",
-            false,
-            &Schema {
-                items: Some(&VALIDATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "variables",
-            false,
-            &Schema {
-                items: Some(&VARIABLE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &VALIDATING_ADMISSION_POLICY_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&VALIDATING_ADMISSION_POLICY_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VALIDATING_ADMISSION_POLICY_SPEC_PROPERTIES: [Property<'static>; 7] = [
+    prop(
+        "auditAnnotations",
+        false,
+        &Schema {
+            items: Some(&AUDIT_ANNOTATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("failurePolicy", false, &STRING),
+    prop(
+        "matchConditions",
+        false,
+        &Schema {
+            items: Some(&MATCH_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("matchConstraints", false, &MATCH_RESOURCES),
+    prop("paramKind", false, &PARAM_KIND),
+    prop(
+        "validations",
+        false,
+        &Schema {
+            items: Some(&VALIDATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "variables",
+        false,
+        &Schema {
+            items: Some(&VARIABLE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static VALIDATING_ADMISSION_POLICY_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VALIDATING_ADMISSION_POLICY_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyStatus`.
 pub const VALIDATING_ADMISSION_POLICY_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("observedGeneration", false, &INT64),
-        prop("typeChecking", false, &TYPE_CHECKING),
-    ],
+    properties: &VALIDATING_ADMISSION_POLICY_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&VALIDATING_ADMISSION_POLICY_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VALIDATING_ADMISSION_POLICY_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("observedGeneration", false, &INT64),
+    prop("typeChecking", false, &TYPE_CHECKING),
+];
+static VALIDATING_ADMISSION_POLICY_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VALIDATING_ADMISSION_POLICY_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ValidatingWebhook`.
 pub const VALIDATING_WEBHOOK: Schema<'static> = Schema {
-    properties: &[
-        prop("admissionReviewVersions", true, &STRING_LIST),
-        prop("clientConfig", true, &WEBHOOK_CLIENT_CONFIG),
-        prop("failurePolicy", false, &STRING),
-        prop(
-            "matchConditions",
-            false,
-            &Schema {
-                items: Some(&MATCH_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("matchPolicy", false, &STRING),
-        prop("name", true, &STRING),
-        prop(
-            "namespaceSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop(
-            "objectSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop(
-            "rules",
-            false,
-            &Schema {
-                items: Some(&RULE_WITH_OPERATIONS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("sideEffects", true, &STRING),
-        prop("timeoutSeconds", false, &INT32),
-    ],
+    properties: &VALIDATING_WEBHOOK_PROPERTIES,
+    properties_fingerprint: Some(&VALIDATING_WEBHOOK_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VALIDATING_WEBHOOK_PROPERTIES: [Property<'static>; 11] = [
+    prop("admissionReviewVersions", true, &STRING_LIST),
+    prop("clientConfig", true, &WEBHOOK_CLIENT_CONFIG),
+    prop("failurePolicy", false, &STRING),
+    prop(
+        "matchConditions",
+        false,
+        &Schema {
+            items: Some(&MATCH_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("matchPolicy", false, &STRING),
+    prop("name", true, &STRING),
+    prop(
+        "namespaceSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop(
+        "objectSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop(
+        "rules",
+        false,
+        &Schema {
+            items: Some(&RULE_WITH_OPERATIONS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("sideEffects", true, &STRING),
+    prop("timeoutSeconds", false, &INT32),
+];
+static VALIDATING_WEBHOOK_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VALIDATING_WEBHOOK_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration`.
 pub const VALIDATING_WEBHOOK_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop(
-            "webhooks",
-            false,
-            &Schema {
-                items: Some(&VALIDATING_WEBHOOK),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &VALIDATING_WEBHOOK_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&VALIDATING_WEBHOOK_CONFIGURATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VALIDATING_WEBHOOK_CONFIGURATION_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop(
+        "webhooks",
+        false,
+        &Schema {
+            items: Some(&VALIDATING_WEBHOOK),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static VALIDATING_WEBHOOK_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VALIDATING_WEBHOOK_CONFIGURATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::Validation`.
 pub const VALIDATION: Schema<'static> = Schema {
-    properties: &[
-        prop("expression", true, &STRING),
-        prop("message", false, &STRING),
-        prop("messageExpression", false, &STRING),
-        prop("reason", false, &STRING),
-    ],
+    properties: &VALIDATION_PROPERTIES,
+    properties_fingerprint: Some(&VALIDATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VALIDATION_PROPERTIES: [Property<'static>; 4] = [
+    prop("expression", true, &STRING),
+    prop("message", false, &STRING),
+    prop("messageExpression", false, &STRING),
+    prop("reason", false, &STRING),
+];
+static VALIDATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VALIDATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::Variable`.
 pub const VARIABLE: Schema<'static> = Schema {
-    properties: &[
-        prop("expression", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &VARIABLE_PROPERTIES,
+    properties_fingerprint: Some(&VARIABLE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VARIABLE_PROPERTIES: [Property<'static>; 2] = [
+    prop("expression", true, &STRING),
+    prop("name", true, &STRING),
+];
+static VARIABLE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VARIABLE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::admissionregistration::v1::WebhookClientConfig`.
 pub const WEBHOOK_CLIENT_CONFIG: Schema<'static> = Schema {
-    properties: &[
-        prop("caBundle", false, &BYTE),
-        prop("service", false, &SERVICE_REFERENCE),
-        prop("url", false, &STRING),
-    ],
+    properties: &WEBHOOK_CLIENT_CONFIG_PROPERTIES,
+    properties_fingerprint: Some(&WEBHOOK_CLIENT_CONFIG_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WEBHOOK_CLIENT_CONFIG_PROPERTIES: [Property<'static>; 3] = [
+    prop("caBundle", false, &BYTE),
+    prop("service", false, &SERVICE_REFERENCE),
+    prop("url", false, &STRING),
+];
+static WEBHOOK_CLIENT_CONFIG_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WEBHOOK_CLIENT_CONFIG_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

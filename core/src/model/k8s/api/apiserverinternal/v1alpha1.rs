@@ -5,78 +5,98 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{INT64, STRING, STRING_LIST, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion` (Kubernetes 1.36 to 1.37).
 pub const SERVER_STORAGE_VERSION: Schema<'static> = Schema {
-    properties: &[
-        prop("apiServerID", true, &STRING),
-        prop("decodableVersions", true, &STRING_LIST),
-        prop("encodingVersion", true, &STRING),
-        prop("servedVersions", false, &STRING_LIST),
-    ],
+    properties: &SERVER_STORAGE_VERSION_PROPERTIES,
+    properties_fingerprint: Some(&SERVER_STORAGE_VERSION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVER_STORAGE_VERSION_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiServerID", true, &STRING),
+    prop("decodableVersions", true, &STRING_LIST),
+    prop("encodingVersion", true, &STRING),
+    prop("servedVersions", false, &STRING_LIST),
+];
+static SERVER_STORAGE_VERSION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVER_STORAGE_VERSION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apiserverinternal::v1alpha1::ServerStorageVersion` (Kubernetes 1.33 to 1.35).
 pub const SERVER_STORAGE_VERSION_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiServerID", false, &STRING),
-        prop("decodableVersions", false, &STRING_LIST),
-        prop("encodingVersion", false, &STRING),
-        prop("servedVersions", false, &STRING_LIST),
-    ],
+    properties: &SERVER_STORAGE_VERSION_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&SERVER_STORAGE_VERSION_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVER_STORAGE_VERSION_1_33_TO_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiServerID", false, &STRING),
+    prop("decodableVersions", false, &STRING_LIST),
+    prop("encodingVersion", false, &STRING),
+    prop("servedVersions", false, &STRING_LIST),
+];
+static SERVER_STORAGE_VERSION_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVER_STORAGE_VERSION_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion` (Kubernetes 1.36 to 1.37).
 pub const STORAGE_VERSION: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &STORAGE_VERSION_SPEC),
-        prop("status", false, &STORAGE_VERSION_STATUS),
-    ],
+    properties: &STORAGE_VERSION_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_VERSION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_VERSION_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &STORAGE_VERSION_SPEC),
+    prop("status", false, &STORAGE_VERSION_STATUS),
+];
+static STORAGE_VERSION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_VERSION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersion` (Kubernetes 1.33 to 1.35).
 pub const STORAGE_VERSION_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &STORAGE_VERSION_SPEC),
-        prop("status", true, &STORAGE_VERSION_STATUS_1_33_TO_1_35),
-    ],
+    properties: &STORAGE_VERSION_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_VERSION_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_VERSION_1_33_TO_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &STORAGE_VERSION_SPEC),
+    prop("status", true, &STORAGE_VERSION_STATUS_1_33_TO_1_35),
+];
+static STORAGE_VERSION_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_VERSION_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionCondition`.
 pub const STORAGE_VERSION_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", true, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("reason", true, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &STORAGE_VERSION_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_VERSION_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_VERSION_CONDITION_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", true, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("reason", true, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static STORAGE_VERSION_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_VERSION_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionSpec`.
 pub const STORAGE_VERSION_SPEC: Schema<'static> = Schema {
@@ -85,51 +105,59 @@ pub const STORAGE_VERSION_SPEC: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus` (Kubernetes 1.36 to 1.37).
 pub const STORAGE_VERSION_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("commonEncodingVersion", false, &STRING),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&STORAGE_VERSION_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "storageVersions",
-            false,
-            &Schema {
-                items: Some(&SERVER_STORAGE_VERSION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &STORAGE_VERSION_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_VERSION_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_VERSION_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop("commonEncodingVersion", false, &STRING),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&STORAGE_VERSION_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "storageVersions",
+        false,
+        &Schema {
+            items: Some(&SERVER_STORAGE_VERSION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static STORAGE_VERSION_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_VERSION_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apiserverinternal::v1alpha1::StorageVersionStatus` (Kubernetes 1.33 to 1.35).
 pub const STORAGE_VERSION_STATUS_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("commonEncodingVersion", false, &STRING),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&STORAGE_VERSION_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "storageVersions",
-            false,
-            &Schema {
-                items: Some(&SERVER_STORAGE_VERSION_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &STORAGE_VERSION_STATUS_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_VERSION_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_VERSION_STATUS_1_33_TO_1_35_PROPERTIES: [Property<'static>; 3] = [
+    prop("commonEncodingVersion", false, &STRING),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&STORAGE_VERSION_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "storageVersions",
+        false,
+        &Schema {
+            items: Some(&SERVER_STORAGE_VERSION_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static STORAGE_VERSION_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_VERSION_STATUS_1_33_TO_1_35_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

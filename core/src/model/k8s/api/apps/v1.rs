@@ -5,1169 +5,1437 @@
 
 use crate::model::k8s::common::{BOOLEAN, INT32, INT64, NULLABLE_INT_OR_STRING, STRING, prop};
 use crate::model::k8s::{api, apimachinery};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::apps::v1::ControllerRevision` (Kubernetes 1.37).
 pub const CONTROLLER_REVISION: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("data", true, &apimachinery::pkg::runtime::RAW_EXTENSION),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("revision", false, &INT64),
-    ],
+    properties: &CONTROLLER_REVISION_PROPERTIES,
+    properties_fingerprint: Some(&CONTROLLER_REVISION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTROLLER_REVISION_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("data", true, &apimachinery::pkg::runtime::RAW_EXTENSION),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("revision", false, &INT64),
+];
+static CONTROLLER_REVISION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTROLLER_REVISION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ControllerRevision` (Kubernetes 1.33 to 1.36).
 pub const CONTROLLER_REVISION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("data", false, &apimachinery::pkg::runtime::RAW_EXTENSION),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("revision", true, &INT64),
-    ],
+    properties: &CONTROLLER_REVISION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&CONTROLLER_REVISION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTROLLER_REVISION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("data", false, &apimachinery::pkg::runtime::RAW_EXTENSION),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("revision", true, &INT64),
+];
+static CONTROLLER_REVISION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTROLLER_REVISION_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSet` (Kubernetes 1.37).
 pub const DAEMON_SET: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &DAEMON_SET_SPEC),
-        prop("status", false, &DAEMON_SET_STATUS),
-    ],
+    properties: &DAEMON_SET_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &DAEMON_SET_SPEC),
+    prop("status", false, &DAEMON_SET_STATUS),
+];
+static DAEMON_SET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSet` (Kubernetes 1.36).
 pub const DAEMON_SET_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &DAEMON_SET_SPEC_1_36),
-        prop("status", false, &DAEMON_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &DAEMON_SET_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &DAEMON_SET_SPEC_1_36),
+    prop("status", false, &DAEMON_SET_STATUS_1_33_TO_1_36),
+];
+static DAEMON_SET_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSet` (Kubernetes 1.35).
 pub const DAEMON_SET_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &DAEMON_SET_SPEC_1_35),
-        prop("status", false, &DAEMON_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &DAEMON_SET_1_35_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &DAEMON_SET_SPEC_1_35),
+    prop("status", false, &DAEMON_SET_STATUS_1_33_TO_1_36),
+];
+static DAEMON_SET_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSet` (Kubernetes 1.34).
 pub const DAEMON_SET_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &DAEMON_SET_SPEC_1_34),
-        prop("status", false, &DAEMON_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &DAEMON_SET_1_34_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &DAEMON_SET_SPEC_1_34),
+    prop("status", false, &DAEMON_SET_STATUS_1_33_TO_1_36),
+];
+static DAEMON_SET_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSet` (Kubernetes 1.33).
 pub const DAEMON_SET_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &DAEMON_SET_SPEC_1_33),
-        prop("status", false, &DAEMON_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &DAEMON_SET_1_33_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_1_33_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &DAEMON_SET_SPEC_1_33),
+    prop("status", false, &DAEMON_SET_STATUS_1_33_TO_1_36),
+];
+static DAEMON_SET_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSetCondition` (Kubernetes 1.37).
 pub const DAEMON_SET_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", false, &STRING),
-        prop("type", false, &STRING),
-    ],
+    properties: &DAEMON_SET_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_CONDITION_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", false, &STRING),
+    prop("type", false, &STRING),
+];
+static DAEMON_SET_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSetCondition` (Kubernetes 1.33 to 1.36).
 pub const DAEMON_SET_CONDITION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &DAEMON_SET_CONDITION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_CONDITION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static DAEMON_SET_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_CONDITION_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSetSpec` (Kubernetes 1.37).
 pub const DAEMON_SET_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC),
-        prop("updateStrategy", false, &DAEMON_SET_UPDATE_STRATEGY),
-    ],
+    properties: &DAEMON_SET_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_SPEC_PROPERTIES: [Property<'static>; 5] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC),
+    prop("updateStrategy", false, &DAEMON_SET_UPDATE_STRATEGY),
+];
+static DAEMON_SET_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSetSpec` (Kubernetes 1.36).
 pub const DAEMON_SET_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_36),
-        prop("updateStrategy", false, &DAEMON_SET_UPDATE_STRATEGY),
-    ],
+    properties: &DAEMON_SET_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_SPEC_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_SPEC_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_36),
+    prop("updateStrategy", false, &DAEMON_SET_UPDATE_STRATEGY),
+];
+static DAEMON_SET_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_SPEC_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSetSpec` (Kubernetes 1.35).
 pub const DAEMON_SET_SPEC_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_35),
-        prop("updateStrategy", false, &DAEMON_SET_UPDATE_STRATEGY),
-    ],
+    properties: &DAEMON_SET_SPEC_1_35_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_SPEC_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_SPEC_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_35),
+    prop("updateStrategy", false, &DAEMON_SET_UPDATE_STRATEGY),
+];
+static DAEMON_SET_SPEC_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_SPEC_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSetSpec` (Kubernetes 1.34).
 pub const DAEMON_SET_SPEC_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_34),
-        prop("updateStrategy", false, &DAEMON_SET_UPDATE_STRATEGY),
-    ],
+    properties: &DAEMON_SET_SPEC_1_34_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_SPEC_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_SPEC_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_34),
+    prop("updateStrategy", false, &DAEMON_SET_UPDATE_STRATEGY),
+];
+static DAEMON_SET_SPEC_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_SPEC_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSetSpec` (Kubernetes 1.33).
 pub const DAEMON_SET_SPEC_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_33),
-        prop("updateStrategy", false, &DAEMON_SET_UPDATE_STRATEGY),
-    ],
+    properties: &DAEMON_SET_SPEC_1_33_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_SPEC_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_SPEC_1_33_PROPERTIES: [Property<'static>; 5] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_33),
+    prop("updateStrategy", false, &DAEMON_SET_UPDATE_STRATEGY),
+];
+static DAEMON_SET_SPEC_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_SPEC_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSetStatus` (Kubernetes 1.37).
 pub const DAEMON_SET_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("collisionCount", false, &INT32),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&DAEMON_SET_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("currentNumberScheduled", true, &INT32),
-        prop("desiredNumberScheduled", true, &INT32),
-        prop("numberAvailable", false, &INT32),
-        prop("numberMisscheduled", true, &INT32),
-        prop("numberReady", true, &INT32),
-        prop("numberUnavailable", false, &INT32),
-        prop("observedGeneration", false, &INT64),
-        prop("updatedNumberScheduled", false, &INT32),
-    ],
+    properties: &DAEMON_SET_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_STATUS_PROPERTIES: [Property<'static>; 10] = [
+    prop("collisionCount", false, &INT32),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&DAEMON_SET_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("currentNumberScheduled", true, &INT32),
+    prop("desiredNumberScheduled", true, &INT32),
+    prop("numberAvailable", false, &INT32),
+    prop("numberMisscheduled", true, &INT32),
+    prop("numberReady", true, &INT32),
+    prop("numberUnavailable", false, &INT32),
+    prop("observedGeneration", false, &INT64),
+    prop("updatedNumberScheduled", false, &INT32),
+];
+static DAEMON_SET_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSetStatus` (Kubernetes 1.33 to 1.36).
 pub const DAEMON_SET_STATUS_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("collisionCount", false, &INT32),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&DAEMON_SET_CONDITION_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("currentNumberScheduled", true, &INT32),
-        prop("desiredNumberScheduled", true, &INT32),
-        prop("numberAvailable", false, &INT32),
-        prop("numberMisscheduled", true, &INT32),
-        prop("numberReady", true, &INT32),
-        prop("numberUnavailable", false, &INT32),
-        prop("observedGeneration", false, &INT64),
-        prop("updatedNumberScheduled", false, &INT32),
-    ],
+    properties: &DAEMON_SET_STATUS_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_STATUS_1_33_TO_1_36_PROPERTIES: [Property<'static>; 10] = [
+    prop("collisionCount", false, &INT32),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&DAEMON_SET_CONDITION_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("currentNumberScheduled", true, &INT32),
+    prop("desiredNumberScheduled", true, &INT32),
+    prop("numberAvailable", false, &INT32),
+    prop("numberMisscheduled", true, &INT32),
+    prop("numberReady", true, &INT32),
+    prop("numberUnavailable", false, &INT32),
+    prop("observedGeneration", false, &INT64),
+    prop("updatedNumberScheduled", false, &INT32),
+];
+static DAEMON_SET_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_STATUS_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DaemonSetUpdateStrategy`.
 pub const DAEMON_SET_UPDATE_STRATEGY: Schema<'static> = Schema {
-    properties: &[
-        prop("rollingUpdate", false, &ROLLING_UPDATE_DAEMON_SET),
-        prop("type", false, &STRING),
-    ],
+    properties: &DAEMON_SET_UPDATE_STRATEGY_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_SET_UPDATE_STRATEGY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_SET_UPDATE_STRATEGY_PROPERTIES: [Property<'static>; 2] = [
+    prop("rollingUpdate", false, &ROLLING_UPDATE_DAEMON_SET),
+    prop("type", false, &STRING),
+];
+static DAEMON_SET_UPDATE_STRATEGY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_SET_UPDATE_STRATEGY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::Deployment` (Kubernetes 1.37).
 pub const DEPLOYMENT: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &DEPLOYMENT_SPEC),
-        prop("status", false, &DEPLOYMENT_STATUS),
-    ],
+    properties: &DEPLOYMENT_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &DEPLOYMENT_SPEC),
+    prop("status", false, &DEPLOYMENT_STATUS),
+];
+static DEPLOYMENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::Deployment` (Kubernetes 1.36).
 pub const DEPLOYMENT_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &DEPLOYMENT_SPEC_1_36),
-        prop("status", false, &DEPLOYMENT_STATUS_1_33_TO_1_36),
-    ],
+    properties: &DEPLOYMENT_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &DEPLOYMENT_SPEC_1_36),
+    prop("status", false, &DEPLOYMENT_STATUS_1_33_TO_1_36),
+];
+static DEPLOYMENT_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::Deployment` (Kubernetes 1.35).
 pub const DEPLOYMENT_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &DEPLOYMENT_SPEC_1_35),
-        prop("status", false, &DEPLOYMENT_STATUS_1_33_TO_1_36),
-    ],
+    properties: &DEPLOYMENT_1_35_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &DEPLOYMENT_SPEC_1_35),
+    prop("status", false, &DEPLOYMENT_STATUS_1_33_TO_1_36),
+];
+static DEPLOYMENT_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::Deployment` (Kubernetes 1.34).
 pub const DEPLOYMENT_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &DEPLOYMENT_SPEC_1_34),
-        prop("status", false, &DEPLOYMENT_STATUS_1_33_TO_1_36),
-    ],
+    properties: &DEPLOYMENT_1_34_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &DEPLOYMENT_SPEC_1_34),
+    prop("status", false, &DEPLOYMENT_STATUS_1_33_TO_1_36),
+];
+static DEPLOYMENT_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::Deployment` (Kubernetes 1.33).
 pub const DEPLOYMENT_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &DEPLOYMENT_SPEC_1_33),
-        prop("status", false, &DEPLOYMENT_STATUS_1_33_TO_1_36),
-    ],
+    properties: &DEPLOYMENT_1_33_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_1_33_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &DEPLOYMENT_SPEC_1_33),
+    prop("status", false, &DEPLOYMENT_STATUS_1_33_TO_1_36),
+];
+static DEPLOYMENT_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DeploymentCondition` (Kubernetes 1.37).
 pub const DEPLOYMENT_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "lastUpdateTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", false, &STRING),
-        prop("type", false, &STRING),
-    ],
+    properties: &DEPLOYMENT_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_CONDITION_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "lastUpdateTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", false, &STRING),
+    prop("type", false, &STRING),
+];
+static DEPLOYMENT_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DeploymentCondition` (Kubernetes 1.33 to 1.36).
 pub const DEPLOYMENT_CONDITION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "lastUpdateTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &DEPLOYMENT_CONDITION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_CONDITION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "lastUpdateTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static DEPLOYMENT_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_CONDITION_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DeploymentSpec` (Kubernetes 1.37).
 pub const DEPLOYMENT_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("paused", false, &BOOLEAN),
-        prop("progressDeadlineSeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("strategy", false, &DEPLOYMENT_STRATEGY),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC),
-    ],
+    properties: &DEPLOYMENT_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_SPEC_PROPERTIES: [Property<'static>; 8] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("paused", false, &BOOLEAN),
+    prop("progressDeadlineSeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("strategy", false, &DEPLOYMENT_STRATEGY),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC),
+];
+static DEPLOYMENT_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DeploymentSpec` (Kubernetes 1.36).
 pub const DEPLOYMENT_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("paused", false, &BOOLEAN),
-        prop("progressDeadlineSeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("strategy", false, &DEPLOYMENT_STRATEGY),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_36),
-    ],
+    properties: &DEPLOYMENT_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_SPEC_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_SPEC_1_36_PROPERTIES: [Property<'static>; 8] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("paused", false, &BOOLEAN),
+    prop("progressDeadlineSeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("strategy", false, &DEPLOYMENT_STRATEGY),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_36),
+];
+static DEPLOYMENT_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_SPEC_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DeploymentSpec` (Kubernetes 1.35).
 pub const DEPLOYMENT_SPEC_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("paused", false, &BOOLEAN),
-        prop("progressDeadlineSeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("strategy", false, &DEPLOYMENT_STRATEGY),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_35),
-    ],
+    properties: &DEPLOYMENT_SPEC_1_35_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_SPEC_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_SPEC_1_35_PROPERTIES: [Property<'static>; 8] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("paused", false, &BOOLEAN),
+    prop("progressDeadlineSeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("strategy", false, &DEPLOYMENT_STRATEGY),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_35),
+];
+static DEPLOYMENT_SPEC_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_SPEC_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DeploymentSpec` (Kubernetes 1.34).
 pub const DEPLOYMENT_SPEC_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("paused", false, &BOOLEAN),
-        prop("progressDeadlineSeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("strategy", false, &DEPLOYMENT_STRATEGY),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_34),
-    ],
+    properties: &DEPLOYMENT_SPEC_1_34_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_SPEC_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_SPEC_1_34_PROPERTIES: [Property<'static>; 8] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("paused", false, &BOOLEAN),
+    prop("progressDeadlineSeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("strategy", false, &DEPLOYMENT_STRATEGY),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_34),
+];
+static DEPLOYMENT_SPEC_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_SPEC_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DeploymentSpec` (Kubernetes 1.33).
 pub const DEPLOYMENT_SPEC_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("paused", false, &BOOLEAN),
-        prop("progressDeadlineSeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("strategy", false, &DEPLOYMENT_STRATEGY),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_33),
-    ],
+    properties: &DEPLOYMENT_SPEC_1_33_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_SPEC_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_SPEC_1_33_PROPERTIES: [Property<'static>; 8] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("paused", false, &BOOLEAN),
+    prop("progressDeadlineSeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("strategy", false, &DEPLOYMENT_STRATEGY),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_33),
+];
+static DEPLOYMENT_SPEC_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_SPEC_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DeploymentStatus` (Kubernetes 1.37).
 pub const DEPLOYMENT_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("availableReplicas", false, &INT32),
-        prop("collisionCount", false, &INT32),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&DEPLOYMENT_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("observedGeneration", false, &INT64),
-        prop("readyReplicas", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("terminatingReplicas", false, &INT32),
-        prop("unavailableReplicas", false, &INT32),
-        prop("updatedReplicas", false, &INT32),
-    ],
+    properties: &DEPLOYMENT_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_STATUS_PROPERTIES: [Property<'static>; 9] = [
+    prop("availableReplicas", false, &INT32),
+    prop("collisionCount", false, &INT32),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&DEPLOYMENT_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("observedGeneration", false, &INT64),
+    prop("readyReplicas", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("terminatingReplicas", false, &INT32),
+    prop("unavailableReplicas", false, &INT32),
+    prop("updatedReplicas", false, &INT32),
+];
+static DEPLOYMENT_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DeploymentStatus` (Kubernetes 1.33 to 1.36).
 pub const DEPLOYMENT_STATUS_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("availableReplicas", false, &INT32),
-        prop("collisionCount", false, &INT32),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&DEPLOYMENT_CONDITION_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("observedGeneration", false, &INT64),
-        prop("readyReplicas", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("terminatingReplicas", false, &INT32),
-        prop("unavailableReplicas", false, &INT32),
-        prop("updatedReplicas", false, &INT32),
-    ],
+    properties: &DEPLOYMENT_STATUS_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_STATUS_1_33_TO_1_36_PROPERTIES: [Property<'static>; 9] = [
+    prop("availableReplicas", false, &INT32),
+    prop("collisionCount", false, &INT32),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&DEPLOYMENT_CONDITION_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("observedGeneration", false, &INT64),
+    prop("readyReplicas", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("terminatingReplicas", false, &INT32),
+    prop("unavailableReplicas", false, &INT32),
+    prop("updatedReplicas", false, &INT32),
+];
+static DEPLOYMENT_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_STATUS_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::DeploymentStrategy`.
 pub const DEPLOYMENT_STRATEGY: Schema<'static> = Schema {
-    properties: &[
-        prop("rollingUpdate", false, &ROLLING_UPDATE_DEPLOYMENT),
-        prop("type", false, &STRING),
-    ],
+    properties: &DEPLOYMENT_STRATEGY_PROPERTIES,
+    properties_fingerprint: Some(&DEPLOYMENT_STRATEGY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEPLOYMENT_STRATEGY_PROPERTIES: [Property<'static>; 2] = [
+    prop("rollingUpdate", false, &ROLLING_UPDATE_DEPLOYMENT),
+    prop("type", false, &STRING),
+];
+static DEPLOYMENT_STRATEGY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEPLOYMENT_STRATEGY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSet` (Kubernetes 1.37).
 pub const REPLICA_SET: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &REPLICA_SET_SPEC),
-        prop("status", false, &REPLICA_SET_STATUS),
-    ],
+    properties: &REPLICA_SET_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &REPLICA_SET_SPEC),
+    prop("status", false, &REPLICA_SET_STATUS),
+];
+static REPLICA_SET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSet` (Kubernetes 1.36).
 pub const REPLICA_SET_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &REPLICA_SET_SPEC_1_36),
-        prop("status", false, &REPLICA_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &REPLICA_SET_1_36_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &REPLICA_SET_SPEC_1_36),
+    prop("status", false, &REPLICA_SET_STATUS_1_33_TO_1_36),
+];
+static REPLICA_SET_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSet` (Kubernetes 1.35).
 pub const REPLICA_SET_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &REPLICA_SET_SPEC_1_35),
-        prop("status", false, &REPLICA_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &REPLICA_SET_1_35_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &REPLICA_SET_SPEC_1_35),
+    prop("status", false, &REPLICA_SET_STATUS_1_33_TO_1_36),
+];
+static REPLICA_SET_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSet` (Kubernetes 1.34).
 pub const REPLICA_SET_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &REPLICA_SET_SPEC_1_34),
-        prop("status", false, &REPLICA_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &REPLICA_SET_1_34_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &REPLICA_SET_SPEC_1_34),
+    prop("status", false, &REPLICA_SET_STATUS_1_33_TO_1_36),
+];
+static REPLICA_SET_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSet` (Kubernetes 1.33).
 pub const REPLICA_SET_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &REPLICA_SET_SPEC_1_33),
-        prop("status", false, &REPLICA_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &REPLICA_SET_1_33_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_1_33_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &REPLICA_SET_SPEC_1_33),
+    prop("status", false, &REPLICA_SET_STATUS_1_33_TO_1_36),
+];
+static REPLICA_SET_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSetCondition` (Kubernetes 1.37).
 pub const REPLICA_SET_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", false, &STRING),
-        prop("type", false, &STRING),
-    ],
+    properties: &REPLICA_SET_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_CONDITION_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", false, &STRING),
+    prop("type", false, &STRING),
+];
+static REPLICA_SET_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSetCondition` (Kubernetes 1.33 to 1.36).
 pub const REPLICA_SET_CONDITION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &REPLICA_SET_CONDITION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_CONDITION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static REPLICA_SET_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_CONDITION_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSetSpec` (Kubernetes 1.37).
 pub const REPLICA_SET_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("template", false, &api::core::v1::POD_TEMPLATE_SPEC),
-    ],
+    properties: &REPLICA_SET_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_SPEC_PROPERTIES: [Property<'static>; 4] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("template", false, &api::core::v1::POD_TEMPLATE_SPEC),
+];
+static REPLICA_SET_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSetSpec` (Kubernetes 1.36).
 pub const REPLICA_SET_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("template", false, &api::core::v1::POD_TEMPLATE_SPEC_1_36),
-    ],
+    properties: &REPLICA_SET_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_SPEC_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_SPEC_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("template", false, &api::core::v1::POD_TEMPLATE_SPEC_1_36),
+];
+static REPLICA_SET_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_SPEC_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSetSpec` (Kubernetes 1.35).
 pub const REPLICA_SET_SPEC_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("template", false, &api::core::v1::POD_TEMPLATE_SPEC_1_35),
-    ],
+    properties: &REPLICA_SET_SPEC_1_35_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_SPEC_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_SPEC_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("template", false, &api::core::v1::POD_TEMPLATE_SPEC_1_35),
+];
+static REPLICA_SET_SPEC_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_SPEC_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSetSpec` (Kubernetes 1.34).
 pub const REPLICA_SET_SPEC_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("template", false, &api::core::v1::POD_TEMPLATE_SPEC_1_34),
-    ],
+    properties: &REPLICA_SET_SPEC_1_34_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_SPEC_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_SPEC_1_34_PROPERTIES: [Property<'static>; 4] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("template", false, &api::core::v1::POD_TEMPLATE_SPEC_1_34),
+];
+static REPLICA_SET_SPEC_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_SPEC_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSetSpec` (Kubernetes 1.33).
 pub const REPLICA_SET_SPEC_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("template", false, &api::core::v1::POD_TEMPLATE_SPEC_1_33),
-    ],
+    properties: &REPLICA_SET_SPEC_1_33_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_SPEC_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_SPEC_1_33_PROPERTIES: [Property<'static>; 4] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("template", false, &api::core::v1::POD_TEMPLATE_SPEC_1_33),
+];
+static REPLICA_SET_SPEC_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_SPEC_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSetStatus` (Kubernetes 1.37).
 pub const REPLICA_SET_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("availableReplicas", false, &INT32),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&REPLICA_SET_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("fullyLabeledReplicas", false, &INT32),
-        prop("observedGeneration", false, &INT64),
-        prop("readyReplicas", false, &INT32),
-        prop("replicas", true, &INT32),
-        prop("terminatingReplicas", false, &INT32),
-    ],
+    properties: &REPLICA_SET_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_STATUS_PROPERTIES: [Property<'static>; 7] = [
+    prop("availableReplicas", false, &INT32),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&REPLICA_SET_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("fullyLabeledReplicas", false, &INT32),
+    prop("observedGeneration", false, &INT64),
+    prop("readyReplicas", false, &INT32),
+    prop("replicas", true, &INT32),
+    prop("terminatingReplicas", false, &INT32),
+];
+static REPLICA_SET_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::ReplicaSetStatus` (Kubernetes 1.33 to 1.36).
 pub const REPLICA_SET_STATUS_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("availableReplicas", false, &INT32),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&REPLICA_SET_CONDITION_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("fullyLabeledReplicas", false, &INT32),
-        prop("observedGeneration", false, &INT64),
-        prop("readyReplicas", false, &INT32),
-        prop("replicas", true, &INT32),
-        prop("terminatingReplicas", false, &INT32),
-    ],
+    properties: &REPLICA_SET_STATUS_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&REPLICA_SET_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REPLICA_SET_STATUS_1_33_TO_1_36_PROPERTIES: [Property<'static>; 7] = [
+    prop("availableReplicas", false, &INT32),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&REPLICA_SET_CONDITION_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("fullyLabeledReplicas", false, &INT32),
+    prop("observedGeneration", false, &INT64),
+    prop("readyReplicas", false, &INT32),
+    prop("replicas", true, &INT32),
+    prop("terminatingReplicas", false, &INT32),
+];
+static REPLICA_SET_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICA_SET_STATUS_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::RollingUpdateDaemonSet`.
 pub const ROLLING_UPDATE_DAEMON_SET: Schema<'static> = Schema {
-    properties: &[
-        prop("maxSurge", false, &NULLABLE_INT_OR_STRING),
-        prop("maxUnavailable", false, &NULLABLE_INT_OR_STRING),
-    ],
+    properties: &ROLLING_UPDATE_DAEMON_SET_PROPERTIES,
+    properties_fingerprint: Some(&ROLLING_UPDATE_DAEMON_SET_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ROLLING_UPDATE_DAEMON_SET_PROPERTIES: [Property<'static>; 2] = [
+    prop("maxSurge", false, &NULLABLE_INT_OR_STRING),
+    prop("maxUnavailable", false, &NULLABLE_INT_OR_STRING),
+];
+static ROLLING_UPDATE_DAEMON_SET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ROLLING_UPDATE_DAEMON_SET_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::RollingUpdateDeployment`.
 pub const ROLLING_UPDATE_DEPLOYMENT: Schema<'static> = Schema {
-    properties: &[
-        prop("maxSurge", false, &NULLABLE_INT_OR_STRING),
-        prop("maxUnavailable", false, &NULLABLE_INT_OR_STRING),
-    ],
+    properties: &ROLLING_UPDATE_DEPLOYMENT_PROPERTIES,
+    properties_fingerprint: Some(&ROLLING_UPDATE_DEPLOYMENT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ROLLING_UPDATE_DEPLOYMENT_PROPERTIES: [Property<'static>; 2] = [
+    prop("maxSurge", false, &NULLABLE_INT_OR_STRING),
+    prop("maxUnavailable", false, &NULLABLE_INT_OR_STRING),
+];
+static ROLLING_UPDATE_DEPLOYMENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ROLLING_UPDATE_DEPLOYMENT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy`.
 pub const ROLLING_UPDATE_STATEFUL_SET_STRATEGY: Schema<'static> = Schema {
-    properties: &[
-        prop("maxUnavailable", false, &NULLABLE_INT_OR_STRING),
-        prop("partition", false, &INT32),
-    ],
+    properties: &ROLLING_UPDATE_STATEFUL_SET_STRATEGY_PROPERTIES,
+    properties_fingerprint: Some(&ROLLING_UPDATE_STATEFUL_SET_STRATEGY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ROLLING_UPDATE_STATEFUL_SET_STRATEGY_PROPERTIES: [Property<'static>; 2] = [
+    prop("maxUnavailable", false, &NULLABLE_INT_OR_STRING),
+    prop("partition", false, &INT32),
+];
+static ROLLING_UPDATE_STATEFUL_SET_STRATEGY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ROLLING_UPDATE_STATEFUL_SET_STRATEGY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSet` (Kubernetes 1.37).
 pub const STATEFUL_SET: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &STATEFUL_SET_SPEC),
-        prop("status", false, &STATEFUL_SET_STATUS),
-    ],
+    properties: &STATEFUL_SET_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &STATEFUL_SET_SPEC),
+    prop("status", false, &STATEFUL_SET_STATUS),
+];
+static STATEFUL_SET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSet` (Kubernetes 1.36).
 pub const STATEFUL_SET_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &STATEFUL_SET_SPEC_1_36),
-        prop("status", false, &STATEFUL_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &STATEFUL_SET_1_36_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &STATEFUL_SET_SPEC_1_36),
+    prop("status", false, &STATEFUL_SET_STATUS_1_33_TO_1_36),
+];
+static STATEFUL_SET_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSet` (Kubernetes 1.35).
 pub const STATEFUL_SET_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &STATEFUL_SET_SPEC_1_35),
-        prop("status", false, &STATEFUL_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &STATEFUL_SET_1_35_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &STATEFUL_SET_SPEC_1_35),
+    prop("status", false, &STATEFUL_SET_STATUS_1_33_TO_1_36),
+];
+static STATEFUL_SET_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSet` (Kubernetes 1.34).
 pub const STATEFUL_SET_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &STATEFUL_SET_SPEC_1_34),
-        prop("status", false, &STATEFUL_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &STATEFUL_SET_1_34_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &STATEFUL_SET_SPEC_1_34),
+    prop("status", false, &STATEFUL_SET_STATUS_1_33_TO_1_36),
+];
+static STATEFUL_SET_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSet` (Kubernetes 1.33).
 pub const STATEFUL_SET_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &STATEFUL_SET_SPEC_1_33),
-        prop("status", false, &STATEFUL_SET_STATUS_1_33_TO_1_36),
-    ],
+    properties: &STATEFUL_SET_1_33_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_1_33_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &STATEFUL_SET_SPEC_1_33),
+    prop("status", false, &STATEFUL_SET_STATUS_1_33_TO_1_36),
+];
+static STATEFUL_SET_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetCondition` (Kubernetes 1.37).
 pub const STATEFUL_SET_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", false, &STRING),
-        prop("type", false, &STRING),
-    ],
+    properties: &STATEFUL_SET_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_CONDITION_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", false, &STRING),
+    prop("type", false, &STRING),
+];
+static STATEFUL_SET_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetCondition` (Kubernetes 1.33 to 1.36).
 pub const STATEFUL_SET_CONDITION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &STATEFUL_SET_CONDITION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_CONDITION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static STATEFUL_SET_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_CONDITION_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetOrdinals`.
 pub const STATEFUL_SET_ORDINALS: Schema<'static> = Schema {
-    properties: &[prop("start", false, &INT32)],
+    properties: &STATEFUL_SET_ORDINALS_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_ORDINALS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_ORDINALS_PROPERTIES: [Property<'static>; 1] = [prop("start", false, &INT32)];
+static STATEFUL_SET_ORDINALS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_ORDINALS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy`.
 pub const STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("whenDeleted", false, &STRING),
-        prop("whenScaled", false, &STRING),
-    ],
+    properties: &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY_PROPERTIES,
+    properties_fingerprint: Some(
+        &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY_PROPERTIES: [Property<'static>; 2] = [
+    prop("whenDeleted", false, &STRING),
+    prop("whenScaled", false, &STRING),
+];
+static STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetSpec` (Kubernetes 1.37).
 pub const STATEFUL_SET_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("ordinals", false, &STATEFUL_SET_ORDINALS),
-        prop(
-            "persistentVolumeClaimRetentionPolicy",
-            false,
-            &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY,
-        ),
-        prop("podManagementPolicy", false, &STRING),
-        prop("replicas", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("serviceName", false, &STRING),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC),
-        prop("updateStrategy", false, &STATEFUL_SET_UPDATE_STRATEGY),
-        prop(
-            "volumeClaimTemplates",
-            false,
-            &Schema {
-                items: Some(&api::core::v1::PERSISTENT_VOLUME_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &STATEFUL_SET_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_SPEC_PROPERTIES: [Property<'static>; 11] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("ordinals", false, &STATEFUL_SET_ORDINALS),
+    prop(
+        "persistentVolumeClaimRetentionPolicy",
+        false,
+        &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY,
+    ),
+    prop("podManagementPolicy", false, &STRING),
+    prop("replicas", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("serviceName", false, &STRING),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC),
+    prop("updateStrategy", false, &STATEFUL_SET_UPDATE_STRATEGY),
+    prop(
+        "volumeClaimTemplates",
+        false,
+        &Schema {
+            items: Some(&api::core::v1::PERSISTENT_VOLUME_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static STATEFUL_SET_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetSpec` (Kubernetes 1.36).
 pub const STATEFUL_SET_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("ordinals", false, &STATEFUL_SET_ORDINALS),
-        prop(
-            "persistentVolumeClaimRetentionPolicy",
-            false,
-            &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY,
-        ),
-        prop("podManagementPolicy", false, &STRING),
-        prop("replicas", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("serviceName", false, &STRING),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_36),
-        prop("updateStrategy", false, &STATEFUL_SET_UPDATE_STRATEGY),
-        prop(
-            "volumeClaimTemplates",
-            false,
-            &Schema {
-                items: Some(&api::core::v1::PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &STATEFUL_SET_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_SPEC_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_SPEC_1_36_PROPERTIES: [Property<'static>; 11] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("ordinals", false, &STATEFUL_SET_ORDINALS),
+    prop(
+        "persistentVolumeClaimRetentionPolicy",
+        false,
+        &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY,
+    ),
+    prop("podManagementPolicy", false, &STRING),
+    prop("replicas", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("serviceName", false, &STRING),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_36),
+    prop("updateStrategy", false, &STATEFUL_SET_UPDATE_STRATEGY),
+    prop(
+        "volumeClaimTemplates",
+        false,
+        &Schema {
+            items: Some(&api::core::v1::PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static STATEFUL_SET_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_SPEC_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetSpec` (Kubernetes 1.35).
 pub const STATEFUL_SET_SPEC_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("ordinals", false, &STATEFUL_SET_ORDINALS),
-        prop(
-            "persistentVolumeClaimRetentionPolicy",
-            false,
-            &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY,
-        ),
-        prop("podManagementPolicy", false, &STRING),
-        prop("replicas", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("serviceName", false, &STRING),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_35),
-        prop("updateStrategy", false, &STATEFUL_SET_UPDATE_STRATEGY),
-        prop(
-            "volumeClaimTemplates",
-            false,
-            &Schema {
-                items: Some(&api::core::v1::PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &STATEFUL_SET_SPEC_1_35_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_SPEC_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_SPEC_1_35_PROPERTIES: [Property<'static>; 11] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("ordinals", false, &STATEFUL_SET_ORDINALS),
+    prop(
+        "persistentVolumeClaimRetentionPolicy",
+        false,
+        &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY,
+    ),
+    prop("podManagementPolicy", false, &STRING),
+    prop("replicas", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("serviceName", false, &STRING),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_35),
+    prop("updateStrategy", false, &STATEFUL_SET_UPDATE_STRATEGY),
+    prop(
+        "volumeClaimTemplates",
+        false,
+        &Schema {
+            items: Some(&api::core::v1::PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static STATEFUL_SET_SPEC_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_SPEC_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetSpec` (Kubernetes 1.34).
 pub const STATEFUL_SET_SPEC_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("ordinals", false, &STATEFUL_SET_ORDINALS),
-        prop(
-            "persistentVolumeClaimRetentionPolicy",
-            false,
-            &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY,
-        ),
-        prop("podManagementPolicy", false, &STRING),
-        prop("replicas", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("serviceName", false, &STRING),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_34),
-        prop("updateStrategy", false, &STATEFUL_SET_UPDATE_STRATEGY),
-        prop(
-            "volumeClaimTemplates",
-            false,
-            &Schema {
-                items: Some(&api::core::v1::PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &STATEFUL_SET_SPEC_1_34_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_SPEC_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_SPEC_1_34_PROPERTIES: [Property<'static>; 11] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("ordinals", false, &STATEFUL_SET_ORDINALS),
+    prop(
+        "persistentVolumeClaimRetentionPolicy",
+        false,
+        &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY,
+    ),
+    prop("podManagementPolicy", false, &STRING),
+    prop("replicas", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("serviceName", false, &STRING),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_34),
+    prop("updateStrategy", false, &STATEFUL_SET_UPDATE_STRATEGY),
+    prop(
+        "volumeClaimTemplates",
+        false,
+        &Schema {
+            items: Some(&api::core::v1::PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static STATEFUL_SET_SPEC_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_SPEC_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetSpec` (Kubernetes 1.33).
 pub const STATEFUL_SET_SPEC_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("ordinals", false, &STATEFUL_SET_ORDINALS),
-        prop(
-            "persistentVolumeClaimRetentionPolicy",
-            false,
-            &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY,
-        ),
-        prop("podManagementPolicy", false, &STRING),
-        prop("replicas", false, &INT32),
-        prop("revisionHistoryLimit", false, &INT32),
-        prop(
-            "selector",
-            true,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("serviceName", false, &STRING),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_33),
-        prop("updateStrategy", false, &STATEFUL_SET_UPDATE_STRATEGY),
-        prop(
-            "volumeClaimTemplates",
-            false,
-            &Schema {
-                items: Some(&api::core::v1::PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &STATEFUL_SET_SPEC_1_33_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_SPEC_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_SPEC_1_33_PROPERTIES: [Property<'static>; 11] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("ordinals", false, &STATEFUL_SET_ORDINALS),
+    prop(
+        "persistentVolumeClaimRetentionPolicy",
+        false,
+        &STATEFUL_SET_PERSISTENT_VOLUME_CLAIM_RETENTION_POLICY,
+    ),
+    prop("podManagementPolicy", false, &STRING),
+    prop("replicas", false, &INT32),
+    prop("revisionHistoryLimit", false, &INT32),
+    prop(
+        "selector",
+        true,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("serviceName", false, &STRING),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_33),
+    prop("updateStrategy", false, &STATEFUL_SET_UPDATE_STRATEGY),
+    prop(
+        "volumeClaimTemplates",
+        false,
+        &Schema {
+            items: Some(&api::core::v1::PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static STATEFUL_SET_SPEC_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_SPEC_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetStatus` (Kubernetes 1.37).
 pub const STATEFUL_SET_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("availableReplicas", false, &INT32),
-        prop("collisionCount", false, &INT32),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&STATEFUL_SET_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("currentReplicas", false, &INT32),
-        prop("currentRevision", false, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("readyReplicas", false, &INT32),
-        prop("replicas", true, &INT32),
-        prop("updateRevision", false, &STRING),
-        prop("updatedReplicas", false, &INT32),
-    ],
+    properties: &STATEFUL_SET_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_STATUS_PROPERTIES: [Property<'static>; 10] = [
+    prop("availableReplicas", false, &INT32),
+    prop("collisionCount", false, &INT32),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&STATEFUL_SET_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("currentReplicas", false, &INT32),
+    prop("currentRevision", false, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("readyReplicas", false, &INT32),
+    prop("replicas", true, &INT32),
+    prop("updateRevision", false, &STRING),
+    prop("updatedReplicas", false, &INT32),
+];
+static STATEFUL_SET_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetStatus` (Kubernetes 1.33 to 1.36).
 pub const STATEFUL_SET_STATUS_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("availableReplicas", false, &INT32),
-        prop("collisionCount", false, &INT32),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&STATEFUL_SET_CONDITION_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("currentReplicas", false, &INT32),
-        prop("currentRevision", false, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("readyReplicas", false, &INT32),
-        prop("replicas", true, &INT32),
-        prop("updateRevision", false, &STRING),
-        prop("updatedReplicas", false, &INT32),
-    ],
+    properties: &STATEFUL_SET_STATUS_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_STATUS_1_33_TO_1_36_PROPERTIES: [Property<'static>; 10] = [
+    prop("availableReplicas", false, &INT32),
+    prop("collisionCount", false, &INT32),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&STATEFUL_SET_CONDITION_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("currentReplicas", false, &INT32),
+    prop("currentRevision", false, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("readyReplicas", false, &INT32),
+    prop("replicas", true, &INT32),
+    prop("updateRevision", false, &STRING),
+    prop("updatedReplicas", false, &INT32),
+];
+static STATEFUL_SET_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_STATUS_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::apps::v1::StatefulSetUpdateStrategy`.
 pub const STATEFUL_SET_UPDATE_STRATEGY: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "rollingUpdate",
-            false,
-            &ROLLING_UPDATE_STATEFUL_SET_STRATEGY,
-        ),
-        prop("type", false, &STRING),
-    ],
+    properties: &STATEFUL_SET_UPDATE_STRATEGY_PROPERTIES,
+    properties_fingerprint: Some(&STATEFUL_SET_UPDATE_STRATEGY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATEFUL_SET_UPDATE_STRATEGY_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "rollingUpdate",
+        false,
+        &ROLLING_UPDATE_STATEFUL_SET_STRATEGY,
+    ),
+    prop("type", false, &STRING),
+];
+static STATEFUL_SET_UPDATE_STRATEGY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATEFUL_SET_UPDATE_STRATEGY_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

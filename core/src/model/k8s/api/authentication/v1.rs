@@ -5,230 +5,299 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{BOOLEAN, INT64, STRING, STRING_LIST, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::authentication::v1::BoundObjectReference`.
 pub const BOUND_OBJECT_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop("name", false, &STRING),
-        prop("uid", false, &STRING),
-    ],
+    properties: &BOUND_OBJECT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&BOUND_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static BOUND_OBJECT_REFERENCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop("name", false, &STRING),
+    prop("uid", false, &STRING),
+];
+static BOUND_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&BOUND_OBJECT_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::SelfSubjectReview`.
 pub const SELF_SUBJECT_REVIEW: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("status", false, &SELF_SUBJECT_REVIEW_STATUS),
-    ],
+    properties: &SELF_SUBJECT_REVIEW_PROPERTIES,
+    properties_fingerprint: Some(&SELF_SUBJECT_REVIEW_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SELF_SUBJECT_REVIEW_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("status", false, &SELF_SUBJECT_REVIEW_STATUS),
+];
+static SELF_SUBJECT_REVIEW_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SELF_SUBJECT_REVIEW_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::SelfSubjectReviewStatus`.
 pub const SELF_SUBJECT_REVIEW_STATUS: Schema<'static> = Schema {
-    properties: &[prop("userInfo", false, &USER_INFO)],
+    properties: &SELF_SUBJECT_REVIEW_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&SELF_SUBJECT_REVIEW_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SELF_SUBJECT_REVIEW_STATUS_PROPERTIES: [Property<'static>; 1] =
+    [prop("userInfo", false, &USER_INFO)];
+static SELF_SUBJECT_REVIEW_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SELF_SUBJECT_REVIEW_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenRequest` (Kubernetes 1.37).
 pub const TOKEN_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &TOKEN_REQUEST_SPEC),
-        prop("status", false, &TOKEN_REQUEST_STATUS),
-    ],
+    properties: &TOKEN_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REQUEST_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REQUEST_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &TOKEN_REQUEST_SPEC),
+    prop("status", false, &TOKEN_REQUEST_STATUS),
+];
+static TOKEN_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REQUEST_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenRequest` (Kubernetes 1.36).
 pub const TOKEN_REQUEST_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &TOKEN_REQUEST_SPEC_1_36),
-        prop("status", false, &TOKEN_REQUEST_STATUS),
-    ],
+    properties: &TOKEN_REQUEST_1_36_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REQUEST_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REQUEST_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &TOKEN_REQUEST_SPEC_1_36),
+    prop("status", false, &TOKEN_REQUEST_STATUS),
+];
+static TOKEN_REQUEST_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REQUEST_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenRequest` (Kubernetes 1.33 to 1.35).
 pub const TOKEN_REQUEST_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &TOKEN_REQUEST_SPEC_1_33_TO_1_35),
-        prop("status", false, &TOKEN_REQUEST_STATUS_1_33_TO_1_35),
-    ],
+    properties: &TOKEN_REQUEST_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REQUEST_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REQUEST_1_33_TO_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &TOKEN_REQUEST_SPEC_1_33_TO_1_35),
+    prop("status", false, &TOKEN_REQUEST_STATUS_1_33_TO_1_35),
+];
+static TOKEN_REQUEST_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REQUEST_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenRequestSpec` (Kubernetes 1.37).
 pub const TOKEN_REQUEST_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "attestations",
-            false,
-            &Schema {
-                additional_properties: Some(&STRING_LIST),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("audiences", false, &STRING_LIST),
-        prop("boundObjectRef", false, &BOUND_OBJECT_REFERENCE),
-        prop("expirationSeconds", false, &INT64),
-    ],
+    properties: &TOKEN_REQUEST_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REQUEST_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REQUEST_SPEC_PROPERTIES: [Property<'static>; 4] = [
+    prop(
+        "attestations",
+        false,
+        &Schema {
+            additional_properties: Some(&STRING_LIST),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("audiences", false, &STRING_LIST),
+    prop("boundObjectRef", false, &BOUND_OBJECT_REFERENCE),
+    prop("expirationSeconds", false, &INT64),
+];
+static TOKEN_REQUEST_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REQUEST_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenRequestSpec` (Kubernetes 1.36).
 pub const TOKEN_REQUEST_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("audiences", false, &STRING_LIST),
-        prop("boundObjectRef", false, &BOUND_OBJECT_REFERENCE),
-        prop("expirationSeconds", false, &INT64),
-    ],
+    properties: &TOKEN_REQUEST_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REQUEST_SPEC_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REQUEST_SPEC_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop("audiences", false, &STRING_LIST),
+    prop("boundObjectRef", false, &BOUND_OBJECT_REFERENCE),
+    prop("expirationSeconds", false, &INT64),
+];
+static TOKEN_REQUEST_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REQUEST_SPEC_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenRequestSpec` (Kubernetes 1.33 to 1.35).
 pub const TOKEN_REQUEST_SPEC_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("audiences", true, &STRING_LIST),
-        prop("boundObjectRef", false, &BOUND_OBJECT_REFERENCE),
-        prop("expirationSeconds", false, &INT64),
-    ],
+    properties: &TOKEN_REQUEST_SPEC_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REQUEST_SPEC_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REQUEST_SPEC_1_33_TO_1_35_PROPERTIES: [Property<'static>; 3] = [
+    prop("audiences", true, &STRING_LIST),
+    prop("boundObjectRef", false, &BOUND_OBJECT_REFERENCE),
+    prop("expirationSeconds", false, &INT64),
+];
+static TOKEN_REQUEST_SPEC_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REQUEST_SPEC_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenRequestStatus` (Kubernetes 1.36 to 1.37).
 pub const TOKEN_REQUEST_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "expirationTimestamp",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("token", false, &STRING),
-    ],
+    properties: &TOKEN_REQUEST_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REQUEST_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REQUEST_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "expirationTimestamp",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("token", false, &STRING),
+];
+static TOKEN_REQUEST_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REQUEST_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenRequestStatus` (Kubernetes 1.33 to 1.35).
 pub const TOKEN_REQUEST_STATUS_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "expirationTimestamp",
-            true,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("token", true, &STRING),
-    ],
+    properties: &TOKEN_REQUEST_STATUS_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REQUEST_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REQUEST_STATUS_1_33_TO_1_35_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "expirationTimestamp",
+        true,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("token", true, &STRING),
+];
+static TOKEN_REQUEST_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REQUEST_STATUS_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenReview` (Kubernetes 1.36 to 1.37).
 pub const TOKEN_REVIEW: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &TOKEN_REVIEW_SPEC),
-        prop("status", false, &TOKEN_REVIEW_STATUS),
-    ],
+    properties: &TOKEN_REVIEW_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REVIEW_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REVIEW_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &TOKEN_REVIEW_SPEC),
+    prop("status", false, &TOKEN_REVIEW_STATUS),
+];
+static TOKEN_REVIEW_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REVIEW_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenReview` (Kubernetes 1.33 to 1.35).
 pub const TOKEN_REVIEW_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &TOKEN_REVIEW_SPEC_1_33_TO_1_35),
-        prop("status", false, &TOKEN_REVIEW_STATUS),
-    ],
+    properties: &TOKEN_REVIEW_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REVIEW_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REVIEW_1_33_TO_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &TOKEN_REVIEW_SPEC_1_33_TO_1_35),
+    prop("status", false, &TOKEN_REVIEW_STATUS),
+];
+static TOKEN_REVIEW_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REVIEW_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenReviewSpec` (Kubernetes 1.36 to 1.37).
 pub const TOKEN_REVIEW_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("audiences", false, &STRING_LIST),
-        prop("token", true, &STRING),
-    ],
+    properties: &TOKEN_REVIEW_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REVIEW_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REVIEW_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop("audiences", false, &STRING_LIST),
+    prop("token", true, &STRING),
+];
+static TOKEN_REVIEW_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REVIEW_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenReviewSpec` (Kubernetes 1.33 to 1.35).
 pub const TOKEN_REVIEW_SPEC_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("audiences", false, &STRING_LIST),
-        prop("token", false, &STRING),
-    ],
+    properties: &TOKEN_REVIEW_SPEC_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REVIEW_SPEC_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REVIEW_SPEC_1_33_TO_1_35_PROPERTIES: [Property<'static>; 2] = [
+    prop("audiences", false, &STRING_LIST),
+    prop("token", false, &STRING),
+];
+static TOKEN_REVIEW_SPEC_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REVIEW_SPEC_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::TokenReviewStatus`.
 pub const TOKEN_REVIEW_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("audiences", false, &STRING_LIST),
-        prop("authenticated", false, &BOOLEAN),
-        prop("error", false, &STRING),
-        prop("user", false, &USER_INFO),
-    ],
+    properties: &TOKEN_REVIEW_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REVIEW_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REVIEW_STATUS_PROPERTIES: [Property<'static>; 4] = [
+    prop("audiences", false, &STRING_LIST),
+    prop("authenticated", false, &BOOLEAN),
+    prop("error", false, &STRING),
+    prop("user", false, &USER_INFO),
+];
+static TOKEN_REVIEW_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REVIEW_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authentication::v1::UserInfo`.
 pub const USER_INFO: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "extra",
-            false,
-            &Schema {
-                additional_properties: Some(&STRING_LIST),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("groups", false, &STRING_LIST),
-        prop("uid", false, &STRING),
-        prop("username", false, &STRING),
-    ],
+    properties: &USER_INFO_PROPERTIES,
+    properties_fingerprint: Some(&USER_INFO_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static USER_INFO_PROPERTIES: [Property<'static>; 4] = [
+    prop(
+        "extra",
+        false,
+        &Schema {
+            additional_properties: Some(&STRING_LIST),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("groups", false, &STRING_LIST),
+    prop("uid", false, &STRING),
+    prop("username", false, &STRING),
+];
+static USER_INFO_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&USER_INFO_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

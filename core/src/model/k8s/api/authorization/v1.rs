@@ -5,216 +5,278 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{BOOLEAN, STRING, STRING_LIST, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::authorization::v1::FieldSelectorAttributes`.
 pub const FIELD_SELECTOR_ATTRIBUTES: Schema<'static> = Schema {
-    properties: &[
-        prop("rawSelector", false, &STRING),
-        prop(
-            "requirements",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::FIELD_SELECTOR_REQUIREMENT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &FIELD_SELECTOR_ATTRIBUTES_PROPERTIES,
+    properties_fingerprint: Some(&FIELD_SELECTOR_ATTRIBUTES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FIELD_SELECTOR_ATTRIBUTES_PROPERTIES: [Property<'static>; 2] = [
+    prop("rawSelector", false, &STRING),
+    prop(
+        "requirements",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::FIELD_SELECTOR_REQUIREMENT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static FIELD_SELECTOR_ATTRIBUTES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FIELD_SELECTOR_ATTRIBUTES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::LabelSelectorAttributes`.
 pub const LABEL_SELECTOR_ATTRIBUTES: Schema<'static> = Schema {
-    properties: &[
-        prop("rawSelector", false, &STRING),
-        prop(
-            "requirements",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR_REQUIREMENT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &LABEL_SELECTOR_ATTRIBUTES_PROPERTIES,
+    properties_fingerprint: Some(&LABEL_SELECTOR_ATTRIBUTES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LABEL_SELECTOR_ATTRIBUTES_PROPERTIES: [Property<'static>; 2] = [
+    prop("rawSelector", false, &STRING),
+    prop(
+        "requirements",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR_REQUIREMENT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static LABEL_SELECTOR_ATTRIBUTES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LABEL_SELECTOR_ATTRIBUTES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::LocalSubjectAccessReview`.
 pub const LOCAL_SUBJECT_ACCESS_REVIEW: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &SUBJECT_ACCESS_REVIEW_SPEC),
-        prop("status", false, &SUBJECT_ACCESS_REVIEW_STATUS),
-    ],
+    properties: &LOCAL_SUBJECT_ACCESS_REVIEW_PROPERTIES,
+    properties_fingerprint: Some(&LOCAL_SUBJECT_ACCESS_REVIEW_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LOCAL_SUBJECT_ACCESS_REVIEW_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &SUBJECT_ACCESS_REVIEW_SPEC),
+    prop("status", false, &SUBJECT_ACCESS_REVIEW_STATUS),
+];
+static LOCAL_SUBJECT_ACCESS_REVIEW_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LOCAL_SUBJECT_ACCESS_REVIEW_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::NonResourceAttributes`.
 pub const NON_RESOURCE_ATTRIBUTES: Schema<'static> = Schema {
-    properties: &[prop("path", false, &STRING), prop("verb", false, &STRING)],
+    properties: &NON_RESOURCE_ATTRIBUTES_PROPERTIES,
+    properties_fingerprint: Some(&NON_RESOURCE_ATTRIBUTES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NON_RESOURCE_ATTRIBUTES_PROPERTIES: [Property<'static>; 2] =
+    [prop("path", false, &STRING), prop("verb", false, &STRING)];
+static NON_RESOURCE_ATTRIBUTES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NON_RESOURCE_ATTRIBUTES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::NonResourceRule`.
 pub const NON_RESOURCE_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("nonResourceURLs", false, &STRING_LIST),
-        prop("verbs", true, &STRING_LIST),
-    ],
+    properties: &NON_RESOURCE_RULE_PROPERTIES,
+    properties_fingerprint: Some(&NON_RESOURCE_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NON_RESOURCE_RULE_PROPERTIES: [Property<'static>; 2] = [
+    prop("nonResourceURLs", false, &STRING_LIST),
+    prop("verbs", true, &STRING_LIST),
+];
+static NON_RESOURCE_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NON_RESOURCE_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::ResourceAttributes`.
 pub const RESOURCE_ATTRIBUTES: Schema<'static> = Schema {
-    properties: &[
-        prop("fieldSelector", false, &FIELD_SELECTOR_ATTRIBUTES),
-        prop("group", false, &STRING),
-        prop("labelSelector", false, &LABEL_SELECTOR_ATTRIBUTES),
-        prop("name", false, &STRING),
-        prop("namespace", false, &STRING),
-        prop("resource", false, &STRING),
-        prop("subresource", false, &STRING),
-        prop("verb", false, &STRING),
-        prop("version", false, &STRING),
-    ],
+    properties: &RESOURCE_ATTRIBUTES_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_ATTRIBUTES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_ATTRIBUTES_PROPERTIES: [Property<'static>; 9] = [
+    prop("fieldSelector", false, &FIELD_SELECTOR_ATTRIBUTES),
+    prop("group", false, &STRING),
+    prop("labelSelector", false, &LABEL_SELECTOR_ATTRIBUTES),
+    prop("name", false, &STRING),
+    prop("namespace", false, &STRING),
+    prop("resource", false, &STRING),
+    prop("subresource", false, &STRING),
+    prop("verb", false, &STRING),
+    prop("version", false, &STRING),
+];
+static RESOURCE_ATTRIBUTES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_ATTRIBUTES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::ResourceRule`.
 pub const RESOURCE_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroups", false, &STRING_LIST),
-        prop("resourceNames", false, &STRING_LIST),
-        prop("resources", false, &STRING_LIST),
-        prop("verbs", true, &STRING_LIST),
-    ],
+    properties: &RESOURCE_RULE_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_RULE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiGroups", false, &STRING_LIST),
+    prop("resourceNames", false, &STRING_LIST),
+    prop("resources", false, &STRING_LIST),
+    prop("verbs", true, &STRING_LIST),
+];
+static RESOURCE_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::SelfSubjectAccessReview`.
 pub const SELF_SUBJECT_ACCESS_REVIEW: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &SELF_SUBJECT_ACCESS_REVIEW_SPEC),
-        prop("status", false, &SUBJECT_ACCESS_REVIEW_STATUS),
-    ],
+    properties: &SELF_SUBJECT_ACCESS_REVIEW_PROPERTIES,
+    properties_fingerprint: Some(&SELF_SUBJECT_ACCESS_REVIEW_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SELF_SUBJECT_ACCESS_REVIEW_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &SELF_SUBJECT_ACCESS_REVIEW_SPEC),
+    prop("status", false, &SUBJECT_ACCESS_REVIEW_STATUS),
+];
+static SELF_SUBJECT_ACCESS_REVIEW_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SELF_SUBJECT_ACCESS_REVIEW_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::SelfSubjectAccessReviewSpec`.
 pub const SELF_SUBJECT_ACCESS_REVIEW_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("nonResourceAttributes", false, &NON_RESOURCE_ATTRIBUTES),
-        prop("resourceAttributes", false, &RESOURCE_ATTRIBUTES),
-    ],
+    properties: &SELF_SUBJECT_ACCESS_REVIEW_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&SELF_SUBJECT_ACCESS_REVIEW_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SELF_SUBJECT_ACCESS_REVIEW_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop("nonResourceAttributes", false, &NON_RESOURCE_ATTRIBUTES),
+    prop("resourceAttributes", false, &RESOURCE_ATTRIBUTES),
+];
+static SELF_SUBJECT_ACCESS_REVIEW_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SELF_SUBJECT_ACCESS_REVIEW_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::SelfSubjectRulesReview`.
 pub const SELF_SUBJECT_RULES_REVIEW: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &SELF_SUBJECT_RULES_REVIEW_SPEC),
-        prop("status", false, &SUBJECT_RULES_REVIEW_STATUS),
-    ],
+    properties: &SELF_SUBJECT_RULES_REVIEW_PROPERTIES,
+    properties_fingerprint: Some(&SELF_SUBJECT_RULES_REVIEW_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SELF_SUBJECT_RULES_REVIEW_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &SELF_SUBJECT_RULES_REVIEW_SPEC),
+    prop("status", false, &SUBJECT_RULES_REVIEW_STATUS),
+];
+static SELF_SUBJECT_RULES_REVIEW_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SELF_SUBJECT_RULES_REVIEW_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::SelfSubjectRulesReviewSpec`.
 pub const SELF_SUBJECT_RULES_REVIEW_SPEC: Schema<'static> = Schema {
-    properties: &[prop("namespace", false, &STRING)],
+    properties: &SELF_SUBJECT_RULES_REVIEW_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&SELF_SUBJECT_RULES_REVIEW_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SELF_SUBJECT_RULES_REVIEW_SPEC_PROPERTIES: [Property<'static>; 1] =
+    [prop("namespace", false, &STRING)];
+static SELF_SUBJECT_RULES_REVIEW_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SELF_SUBJECT_RULES_REVIEW_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::SubjectAccessReview`.
 pub const SUBJECT_ACCESS_REVIEW: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &SUBJECT_ACCESS_REVIEW_SPEC),
-        prop("status", false, &SUBJECT_ACCESS_REVIEW_STATUS),
-    ],
+    properties: &SUBJECT_ACCESS_REVIEW_PROPERTIES,
+    properties_fingerprint: Some(&SUBJECT_ACCESS_REVIEW_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SUBJECT_ACCESS_REVIEW_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &SUBJECT_ACCESS_REVIEW_SPEC),
+    prop("status", false, &SUBJECT_ACCESS_REVIEW_STATUS),
+];
+static SUBJECT_ACCESS_REVIEW_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SUBJECT_ACCESS_REVIEW_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::SubjectAccessReviewSpec`.
 pub const SUBJECT_ACCESS_REVIEW_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "extra",
-            false,
-            &Schema {
-                additional_properties: Some(&STRING_LIST),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("groups", false, &STRING_LIST),
-        prop("nonResourceAttributes", false, &NON_RESOURCE_ATTRIBUTES),
-        prop("resourceAttributes", false, &RESOURCE_ATTRIBUTES),
-        prop("uid", false, &STRING),
-        prop("user", false, &STRING),
-    ],
+    properties: &SUBJECT_ACCESS_REVIEW_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&SUBJECT_ACCESS_REVIEW_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SUBJECT_ACCESS_REVIEW_SPEC_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "extra",
+        false,
+        &Schema {
+            additional_properties: Some(&STRING_LIST),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("groups", false, &STRING_LIST),
+    prop("nonResourceAttributes", false, &NON_RESOURCE_ATTRIBUTES),
+    prop("resourceAttributes", false, &RESOURCE_ATTRIBUTES),
+    prop("uid", false, &STRING),
+    prop("user", false, &STRING),
+];
+static SUBJECT_ACCESS_REVIEW_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SUBJECT_ACCESS_REVIEW_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus`.
 pub const SUBJECT_ACCESS_REVIEW_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("allowed", true, &BOOLEAN),
-        prop("denied", false, &BOOLEAN),
-        prop("evaluationError", false, &STRING),
-        prop("reason", false, &STRING),
-    ],
+    properties: &SUBJECT_ACCESS_REVIEW_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&SUBJECT_ACCESS_REVIEW_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SUBJECT_ACCESS_REVIEW_STATUS_PROPERTIES: [Property<'static>; 4] = [
+    prop("allowed", true, &BOOLEAN),
+    prop("denied", false, &BOOLEAN),
+    prop("evaluationError", false, &STRING),
+    prop("reason", false, &STRING),
+];
+static SUBJECT_ACCESS_REVIEW_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SUBJECT_ACCESS_REVIEW_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::authorization::v1::SubjectRulesReviewStatus`.
 pub const SUBJECT_RULES_REVIEW_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("evaluationError", false, &STRING),
-        prop("incomplete", true, &BOOLEAN),
-        prop(
-            "nonResourceRules",
-            true,
-            &Schema {
-                items: Some(&NON_RESOURCE_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "resourceRules",
-            true,
-            &Schema {
-                items: Some(&RESOURCE_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &SUBJECT_RULES_REVIEW_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&SUBJECT_RULES_REVIEW_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SUBJECT_RULES_REVIEW_STATUS_PROPERTIES: [Property<'static>; 4] = [
+    prop("evaluationError", false, &STRING),
+    prop("incomplete", true, &BOOLEAN),
+    prop(
+        "nonResourceRules",
+        true,
+        &Schema {
+            items: Some(&NON_RESOURCE_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "resourceRules",
+        true,
+        &Schema {
+            items: Some(&RESOURCE_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static SUBJECT_RULES_REVIEW_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SUBJECT_RULES_REVIEW_STATUS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -5,107 +5,139 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{INT32, INT64, STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::autoscaling::v1::CrossVersionObjectReference`.
 pub const CROSS_VERSION_OBJECT_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &CROSS_VERSION_OBJECT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&CROSS_VERSION_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CROSS_VERSION_OBJECT_REFERENCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+];
+static CROSS_VERSION_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CROSS_VERSION_OBJECT_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler` (Kubernetes 1.36 to 1.37).
 pub const HORIZONTAL_POD_AUTOSCALER: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &HORIZONTAL_POD_AUTOSCALER_SPEC),
-        prop("status", false, &HORIZONTAL_POD_AUTOSCALER_STATUS),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_PROPERTIES,
+    properties_fingerprint: Some(&HORIZONTAL_POD_AUTOSCALER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &HORIZONTAL_POD_AUTOSCALER_SPEC),
+    prop("status", false, &HORIZONTAL_POD_AUTOSCALER_STATUS),
+];
+static HORIZONTAL_POD_AUTOSCALER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HORIZONTAL_POD_AUTOSCALER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler` (Kubernetes 1.33 to 1.35).
 pub const HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &HORIZONTAL_POD_AUTOSCALER_SPEC),
-        prop("status", false, &HORIZONTAL_POD_AUTOSCALER_STATUS),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &HORIZONTAL_POD_AUTOSCALER_SPEC),
+    prop("status", false, &HORIZONTAL_POD_AUTOSCALER_STATUS),
+];
+static HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerSpec`.
 pub const HORIZONTAL_POD_AUTOSCALER_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("maxReplicas", true, &INT32),
-        prop("minReplicas", false, &INT32),
-        prop("scaleTargetRef", true, &CROSS_VERSION_OBJECT_REFERENCE),
-        prop("targetCPUUtilizationPercentage", false, &INT32),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&HORIZONTAL_POD_AUTOSCALER_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_SPEC_PROPERTIES: [Property<'static>; 4] = [
+    prop("maxReplicas", true, &INT32),
+    prop("minReplicas", false, &INT32),
+    prop("scaleTargetRef", true, &CROSS_VERSION_OBJECT_REFERENCE),
+    prop("targetCPUUtilizationPercentage", false, &INT32),
+];
+static HORIZONTAL_POD_AUTOSCALER_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HORIZONTAL_POD_AUTOSCALER_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscalerStatus`.
 pub const HORIZONTAL_POD_AUTOSCALER_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("currentCPUUtilizationPercentage", false, &INT32),
-        prop("currentReplicas", true, &INT32),
-        prop("desiredReplicas", true, &INT32),
-        prop(
-            "lastScaleTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("observedGeneration", false, &INT64),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&HORIZONTAL_POD_AUTOSCALER_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_STATUS_PROPERTIES: [Property<'static>; 5] = [
+    prop("currentCPUUtilizationPercentage", false, &INT32),
+    prop("currentReplicas", true, &INT32),
+    prop("desiredReplicas", true, &INT32),
+    prop(
+        "lastScaleTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("observedGeneration", false, &INT64),
+];
+static HORIZONTAL_POD_AUTOSCALER_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HORIZONTAL_POD_AUTOSCALER_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v1::Scale`.
 pub const SCALE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &SCALE_SPEC),
-        prop("status", false, &SCALE_STATUS),
-    ],
+    properties: &SCALE_PROPERTIES,
+    properties_fingerprint: Some(&SCALE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SCALE_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &SCALE_SPEC),
+    prop("status", false, &SCALE_STATUS),
+];
+static SCALE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SCALE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v1::ScaleSpec`.
 pub const SCALE_SPEC: Schema<'static> = Schema {
-    properties: &[prop("replicas", false, &INT32)],
+    properties: &SCALE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&SCALE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SCALE_SPEC_PROPERTIES: [Property<'static>; 1] = [prop("replicas", false, &INT32)];
+static SCALE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SCALE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v1::ScaleStatus`.
 pub const SCALE_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("replicas", true, &INT32),
-        prop("selector", false, &STRING),
-    ],
+    properties: &SCALE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&SCALE_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SCALE_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop("replicas", true, &INT32),
+    prop("selector", false, &STRING),
+];
+static SCALE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SCALE_STATUS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

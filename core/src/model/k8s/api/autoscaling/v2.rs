@@ -5,386 +5,502 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{INT32, INT64, NULLABLE_INT_OR_STRING, STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::autoscaling::v2::ContainerResourceMetricSource`.
 pub const CONTAINER_RESOURCE_METRIC_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("container", true, &STRING),
-        prop("name", true, &STRING),
-        prop("target", true, &METRIC_TARGET),
-    ],
+    properties: &CONTAINER_RESOURCE_METRIC_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_RESOURCE_METRIC_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_RESOURCE_METRIC_SOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("container", true, &STRING),
+    prop("name", true, &STRING),
+    prop("target", true, &METRIC_TARGET),
+];
+static CONTAINER_RESOURCE_METRIC_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_RESOURCE_METRIC_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::ContainerResourceMetricStatus`.
 pub const CONTAINER_RESOURCE_METRIC_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("container", true, &STRING),
-        prop("current", true, &METRIC_VALUE_STATUS),
-        prop("name", true, &STRING),
-    ],
+    properties: &CONTAINER_RESOURCE_METRIC_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_RESOURCE_METRIC_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_RESOURCE_METRIC_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop("container", true, &STRING),
+    prop("current", true, &METRIC_VALUE_STATUS),
+    prop("name", true, &STRING),
+];
+static CONTAINER_RESOURCE_METRIC_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_RESOURCE_METRIC_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::CrossVersionObjectReference`.
 pub const CROSS_VERSION_OBJECT_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &CROSS_VERSION_OBJECT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&CROSS_VERSION_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CROSS_VERSION_OBJECT_REFERENCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+];
+static CROSS_VERSION_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CROSS_VERSION_OBJECT_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::ExternalMetricSource`.
 pub const EXTERNAL_METRIC_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("metric", true, &METRIC_IDENTIFIER),
-        prop("target", true, &METRIC_TARGET),
-    ],
+    properties: &EXTERNAL_METRIC_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&EXTERNAL_METRIC_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EXTERNAL_METRIC_SOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("metric", true, &METRIC_IDENTIFIER),
+    prop("target", true, &METRIC_TARGET),
+];
+static EXTERNAL_METRIC_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EXTERNAL_METRIC_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::ExternalMetricStatus`.
 pub const EXTERNAL_METRIC_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("current", true, &METRIC_VALUE_STATUS),
-        prop("metric", true, &METRIC_IDENTIFIER),
-    ],
+    properties: &EXTERNAL_METRIC_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&EXTERNAL_METRIC_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EXTERNAL_METRIC_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop("current", true, &METRIC_VALUE_STATUS),
+    prop("metric", true, &METRIC_IDENTIFIER),
+];
+static EXTERNAL_METRIC_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EXTERNAL_METRIC_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::HPAScalingPolicy`.
 pub const HPA_SCALING_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("periodSeconds", true, &INT32),
-        prop("type", true, &STRING),
-        prop("value", true, &INT32),
-    ],
+    properties: &HPA_SCALING_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&HPA_SCALING_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HPA_SCALING_POLICY_PROPERTIES: [Property<'static>; 3] = [
+    prop("periodSeconds", true, &INT32),
+    prop("type", true, &STRING),
+    prop("value", true, &INT32),
+];
+static HPA_SCALING_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HPA_SCALING_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::HPAScalingRules`.
 pub const HPA_SCALING_RULES: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "policies",
-            false,
-            &Schema {
-                items: Some(&HPA_SCALING_POLICY),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("selectPolicy", false, &STRING),
-        prop("stabilizationWindowSeconds", false, &INT32),
-        prop("tolerance", false, &NULLABLE_INT_OR_STRING),
-    ],
+    properties: &HPA_SCALING_RULES_PROPERTIES,
+    properties_fingerprint: Some(&HPA_SCALING_RULES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HPA_SCALING_RULES_PROPERTIES: [Property<'static>; 4] = [
+    prop(
+        "policies",
+        false,
+        &Schema {
+            items: Some(&HPA_SCALING_POLICY),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("selectPolicy", false, &STRING),
+    prop("stabilizationWindowSeconds", false, &INT32),
+    prop("tolerance", false, &NULLABLE_INT_OR_STRING),
+];
+static HPA_SCALING_RULES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HPA_SCALING_RULES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler` (Kubernetes 1.37).
 pub const HORIZONTAL_POD_AUTOSCALER: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &HORIZONTAL_POD_AUTOSCALER_SPEC),
-        prop("status", false, &HORIZONTAL_POD_AUTOSCALER_STATUS),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_PROPERTIES,
+    properties_fingerprint: Some(&HORIZONTAL_POD_AUTOSCALER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &HORIZONTAL_POD_AUTOSCALER_SPEC),
+    prop("status", false, &HORIZONTAL_POD_AUTOSCALER_STATUS),
+];
+static HORIZONTAL_POD_AUTOSCALER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HORIZONTAL_POD_AUTOSCALER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler` (Kubernetes 1.36).
 pub const HORIZONTAL_POD_AUTOSCALER_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &HORIZONTAL_POD_AUTOSCALER_SPEC),
-        prop(
-            "status",
-            false,
-            &HORIZONTAL_POD_AUTOSCALER_STATUS_1_33_TO_1_36,
-        ),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_1_36_PROPERTIES,
+    properties_fingerprint: Some(&HORIZONTAL_POD_AUTOSCALER_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &HORIZONTAL_POD_AUTOSCALER_SPEC),
+    prop(
+        "status",
+        false,
+        &HORIZONTAL_POD_AUTOSCALER_STATUS_1_33_TO_1_36,
+    ),
+];
+static HORIZONTAL_POD_AUTOSCALER_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HORIZONTAL_POD_AUTOSCALER_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler` (Kubernetes 1.33 to 1.35).
 pub const HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &HORIZONTAL_POD_AUTOSCALER_SPEC),
-        prop(
-            "status",
-            false,
-            &HORIZONTAL_POD_AUTOSCALER_STATUS_1_33_TO_1_36,
-        ),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &HORIZONTAL_POD_AUTOSCALER_SPEC),
+    prop(
+        "status",
+        false,
+        &HORIZONTAL_POD_AUTOSCALER_STATUS_1_33_TO_1_36,
+    ),
+];
+static HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HORIZONTAL_POD_AUTOSCALER_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerBehavior`.
 pub const HORIZONTAL_POD_AUTOSCALER_BEHAVIOR: Schema<'static> = Schema {
-    properties: &[
-        prop("scaleDown", false, &HPA_SCALING_RULES),
-        prop("scaleUp", false, &HPA_SCALING_RULES),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_BEHAVIOR_PROPERTIES,
+    properties_fingerprint: Some(&HORIZONTAL_POD_AUTOSCALER_BEHAVIOR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_BEHAVIOR_PROPERTIES: [Property<'static>; 2] = [
+    prop("scaleDown", false, &HPA_SCALING_RULES),
+    prop("scaleUp", false, &HPA_SCALING_RULES),
+];
+static HORIZONTAL_POD_AUTOSCALER_BEHAVIOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HORIZONTAL_POD_AUTOSCALER_BEHAVIOR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition` (Kubernetes 1.37).
 pub const HORIZONTAL_POD_AUTOSCALER_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&HORIZONTAL_POD_AUTOSCALER_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_CONDITION_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static HORIZONTAL_POD_AUTOSCALER_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HORIZONTAL_POD_AUTOSCALER_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition` (Kubernetes 1.33 to 1.36).
 pub const HORIZONTAL_POD_AUTOSCALER_CONDITION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_CONDITION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(
+        &HORIZONTAL_POD_AUTOSCALER_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_CONDITION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static HORIZONTAL_POD_AUTOSCALER_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &HORIZONTAL_POD_AUTOSCALER_CONDITION_1_33_TO_1_36_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec`.
 pub const HORIZONTAL_POD_AUTOSCALER_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("behavior", false, &HORIZONTAL_POD_AUTOSCALER_BEHAVIOR),
-        prop("maxReplicas", true, &INT32),
-        prop(
-            "metrics",
-            false,
-            &Schema {
-                items: Some(&METRIC_SPEC),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("minReplicas", false, &INT32),
-        prop("scaleTargetRef", true, &CROSS_VERSION_OBJECT_REFERENCE),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&HORIZONTAL_POD_AUTOSCALER_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_SPEC_PROPERTIES: [Property<'static>; 5] = [
+    prop("behavior", false, &HORIZONTAL_POD_AUTOSCALER_BEHAVIOR),
+    prop("maxReplicas", true, &INT32),
+    prop(
+        "metrics",
+        false,
+        &Schema {
+            items: Some(&METRIC_SPEC),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("minReplicas", false, &INT32),
+    prop("scaleTargetRef", true, &CROSS_VERSION_OBJECT_REFERENCE),
+];
+static HORIZONTAL_POD_AUTOSCALER_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HORIZONTAL_POD_AUTOSCALER_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatus` (Kubernetes 1.37).
 pub const HORIZONTAL_POD_AUTOSCALER_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&HORIZONTAL_POD_AUTOSCALER_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "currentMetrics",
-            false,
-            &Schema {
-                items: Some(&METRIC_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("currentReplicas", false, &INT32),
-        prop("desiredReplicas", true, &INT32),
-        prop(
-            "lastScaleTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("observedGeneration", false, &INT64),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&HORIZONTAL_POD_AUTOSCALER_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_STATUS_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&HORIZONTAL_POD_AUTOSCALER_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "currentMetrics",
+        false,
+        &Schema {
+            items: Some(&METRIC_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("currentReplicas", false, &INT32),
+    prop("desiredReplicas", true, &INT32),
+    prop(
+        "lastScaleTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("observedGeneration", false, &INT64),
+];
+static HORIZONTAL_POD_AUTOSCALER_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HORIZONTAL_POD_AUTOSCALER_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatus` (Kubernetes 1.33 to 1.36).
 pub const HORIZONTAL_POD_AUTOSCALER_STATUS_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&HORIZONTAL_POD_AUTOSCALER_CONDITION_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "currentMetrics",
-            false,
-            &Schema {
-                items: Some(&METRIC_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("currentReplicas", false, &INT32),
-        prop("desiredReplicas", true, &INT32),
-        prop(
-            "lastScaleTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("observedGeneration", false, &INT64),
-    ],
+    properties: &HORIZONTAL_POD_AUTOSCALER_STATUS_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(
+        &HORIZONTAL_POD_AUTOSCALER_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static HORIZONTAL_POD_AUTOSCALER_STATUS_1_33_TO_1_36_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&HORIZONTAL_POD_AUTOSCALER_CONDITION_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "currentMetrics",
+        false,
+        &Schema {
+            items: Some(&METRIC_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("currentReplicas", false, &INT32),
+    prop("desiredReplicas", true, &INT32),
+    prop(
+        "lastScaleTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("observedGeneration", false, &INT64),
+];
+static HORIZONTAL_POD_AUTOSCALER_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &HORIZONTAL_POD_AUTOSCALER_STATUS_1_33_TO_1_36_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::autoscaling::v2::MetricIdentifier`.
 pub const METRIC_IDENTIFIER: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop(
-            "selector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-    ],
+    properties: &METRIC_IDENTIFIER_PROPERTIES,
+    properties_fingerprint: Some(&METRIC_IDENTIFIER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static METRIC_IDENTIFIER_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop(
+        "selector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+];
+static METRIC_IDENTIFIER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&METRIC_IDENTIFIER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::MetricSpec`.
 pub const METRIC_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "containerResource",
-            false,
-            &CONTAINER_RESOURCE_METRIC_SOURCE,
-        ),
-        prop("external", false, &EXTERNAL_METRIC_SOURCE),
-        prop("object", false, &OBJECT_METRIC_SOURCE),
-        prop("pods", false, &PODS_METRIC_SOURCE),
-        prop("resource", false, &RESOURCE_METRIC_SOURCE),
-        prop("type", true, &STRING),
-    ],
+    properties: &METRIC_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&METRIC_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static METRIC_SPEC_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "containerResource",
+        false,
+        &CONTAINER_RESOURCE_METRIC_SOURCE,
+    ),
+    prop("external", false, &EXTERNAL_METRIC_SOURCE),
+    prop("object", false, &OBJECT_METRIC_SOURCE),
+    prop("pods", false, &PODS_METRIC_SOURCE),
+    prop("resource", false, &RESOURCE_METRIC_SOURCE),
+    prop("type", true, &STRING),
+];
+static METRIC_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&METRIC_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::MetricStatus`.
 pub const METRIC_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "containerResource",
-            false,
-            &CONTAINER_RESOURCE_METRIC_STATUS,
-        ),
-        prop("external", false, &EXTERNAL_METRIC_STATUS),
-        prop("object", false, &OBJECT_METRIC_STATUS),
-        prop("pods", false, &PODS_METRIC_STATUS),
-        prop("resource", false, &RESOURCE_METRIC_STATUS),
-        prop("type", true, &STRING),
-    ],
+    properties: &METRIC_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&METRIC_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static METRIC_STATUS_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "containerResource",
+        false,
+        &CONTAINER_RESOURCE_METRIC_STATUS,
+    ),
+    prop("external", false, &EXTERNAL_METRIC_STATUS),
+    prop("object", false, &OBJECT_METRIC_STATUS),
+    prop("pods", false, &PODS_METRIC_STATUS),
+    prop("resource", false, &RESOURCE_METRIC_STATUS),
+    prop("type", true, &STRING),
+];
+static METRIC_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&METRIC_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::MetricTarget`.
 pub const METRIC_TARGET: Schema<'static> = Schema {
-    properties: &[
-        prop("averageUtilization", false, &INT32),
-        prop("averageValue", false, &NULLABLE_INT_OR_STRING),
-        prop("type", true, &STRING),
-        prop("value", false, &NULLABLE_INT_OR_STRING),
-    ],
+    properties: &METRIC_TARGET_PROPERTIES,
+    properties_fingerprint: Some(&METRIC_TARGET_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static METRIC_TARGET_PROPERTIES: [Property<'static>; 4] = [
+    prop("averageUtilization", false, &INT32),
+    prop("averageValue", false, &NULLABLE_INT_OR_STRING),
+    prop("type", true, &STRING),
+    prop("value", false, &NULLABLE_INT_OR_STRING),
+];
+static METRIC_TARGET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&METRIC_TARGET_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::MetricValueStatus`.
 pub const METRIC_VALUE_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("averageUtilization", false, &INT32),
-        prop("averageValue", false, &NULLABLE_INT_OR_STRING),
-        prop("value", false, &NULLABLE_INT_OR_STRING),
-    ],
+    properties: &METRIC_VALUE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&METRIC_VALUE_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static METRIC_VALUE_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop("averageUtilization", false, &INT32),
+    prop("averageValue", false, &NULLABLE_INT_OR_STRING),
+    prop("value", false, &NULLABLE_INT_OR_STRING),
+];
+static METRIC_VALUE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&METRIC_VALUE_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::ObjectMetricSource`.
 pub const OBJECT_METRIC_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("describedObject", true, &CROSS_VERSION_OBJECT_REFERENCE),
-        prop("metric", true, &METRIC_IDENTIFIER),
-        prop("target", true, &METRIC_TARGET),
-    ],
+    properties: &OBJECT_METRIC_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&OBJECT_METRIC_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static OBJECT_METRIC_SOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("describedObject", true, &CROSS_VERSION_OBJECT_REFERENCE),
+    prop("metric", true, &METRIC_IDENTIFIER),
+    prop("target", true, &METRIC_TARGET),
+];
+static OBJECT_METRIC_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&OBJECT_METRIC_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::ObjectMetricStatus`.
 pub const OBJECT_METRIC_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("current", true, &METRIC_VALUE_STATUS),
-        prop("describedObject", true, &CROSS_VERSION_OBJECT_REFERENCE),
-        prop("metric", true, &METRIC_IDENTIFIER),
-    ],
+    properties: &OBJECT_METRIC_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&OBJECT_METRIC_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static OBJECT_METRIC_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop("current", true, &METRIC_VALUE_STATUS),
+    prop("describedObject", true, &CROSS_VERSION_OBJECT_REFERENCE),
+    prop("metric", true, &METRIC_IDENTIFIER),
+];
+static OBJECT_METRIC_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&OBJECT_METRIC_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::PodsMetricSource`.
 pub const PODS_METRIC_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("metric", true, &METRIC_IDENTIFIER),
-        prop("target", true, &METRIC_TARGET),
-    ],
+    properties: &PODS_METRIC_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&PODS_METRIC_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PODS_METRIC_SOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("metric", true, &METRIC_IDENTIFIER),
+    prop("target", true, &METRIC_TARGET),
+];
+static PODS_METRIC_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PODS_METRIC_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::PodsMetricStatus`.
 pub const PODS_METRIC_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("current", true, &METRIC_VALUE_STATUS),
-        prop("metric", true, &METRIC_IDENTIFIER),
-    ],
+    properties: &PODS_METRIC_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&PODS_METRIC_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PODS_METRIC_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop("current", true, &METRIC_VALUE_STATUS),
+    prop("metric", true, &METRIC_IDENTIFIER),
+];
+static PODS_METRIC_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PODS_METRIC_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::ResourceMetricSource`.
 pub const RESOURCE_METRIC_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("target", true, &METRIC_TARGET),
-    ],
+    properties: &RESOURCE_METRIC_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_METRIC_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_METRIC_SOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop("target", true, &METRIC_TARGET),
+];
+static RESOURCE_METRIC_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_METRIC_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::autoscaling::v2::ResourceMetricStatus`.
 pub const RESOURCE_METRIC_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("current", true, &METRIC_VALUE_STATUS),
-        prop("name", true, &STRING),
-    ],
+    properties: &RESOURCE_METRIC_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_METRIC_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_METRIC_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop("current", true, &METRIC_VALUE_STATUS),
+    prop("name", true, &STRING),
+];
+static RESOURCE_METRIC_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_METRIC_STATUS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

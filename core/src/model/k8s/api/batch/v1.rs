@@ -5,676 +5,845 @@
 
 use crate::model::k8s::common::{BOOLEAN, INT32, INT64, STRING, STRING_LIST, prop};
 use crate::model::k8s::{api, apimachinery};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::batch::v1::CronJob` (Kubernetes 1.37).
 pub const CRON_JOB: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CRON_JOB_SPEC),
-        prop("status", false, &CRON_JOB_STATUS),
-    ],
+    properties: &CRON_JOB_PROPERTIES,
+    properties_fingerprint: Some(&CRON_JOB_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CRON_JOB_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CRON_JOB_SPEC),
+    prop("status", false, &CRON_JOB_STATUS),
+];
+static CRON_JOB_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CRON_JOB_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::CronJob` (Kubernetes 1.36).
 pub const CRON_JOB_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CRON_JOB_SPEC_1_36),
-        prop("status", false, &CRON_JOB_STATUS),
-    ],
+    properties: &CRON_JOB_1_36_PROPERTIES,
+    properties_fingerprint: Some(&CRON_JOB_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CRON_JOB_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CRON_JOB_SPEC_1_36),
+    prop("status", false, &CRON_JOB_STATUS),
+];
+static CRON_JOB_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CRON_JOB_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::CronJob` (Kubernetes 1.35).
 pub const CRON_JOB_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &CRON_JOB_SPEC_1_35),
-        prop("status", false, &CRON_JOB_STATUS),
-    ],
+    properties: &CRON_JOB_1_35_PROPERTIES,
+    properties_fingerprint: Some(&CRON_JOB_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CRON_JOB_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &CRON_JOB_SPEC_1_35),
+    prop("status", false, &CRON_JOB_STATUS),
+];
+static CRON_JOB_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CRON_JOB_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::CronJob` (Kubernetes 1.34).
 pub const CRON_JOB_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &CRON_JOB_SPEC_1_34),
-        prop("status", false, &CRON_JOB_STATUS),
-    ],
+    properties: &CRON_JOB_1_34_PROPERTIES,
+    properties_fingerprint: Some(&CRON_JOB_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CRON_JOB_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &CRON_JOB_SPEC_1_34),
+    prop("status", false, &CRON_JOB_STATUS),
+];
+static CRON_JOB_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CRON_JOB_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::CronJob` (Kubernetes 1.33).
 pub const CRON_JOB_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &CRON_JOB_SPEC_1_33),
-        prop("status", false, &CRON_JOB_STATUS),
-    ],
+    properties: &CRON_JOB_1_33_PROPERTIES,
+    properties_fingerprint: Some(&CRON_JOB_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CRON_JOB_1_33_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &CRON_JOB_SPEC_1_33),
+    prop("status", false, &CRON_JOB_STATUS),
+];
+static CRON_JOB_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CRON_JOB_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::CronJobSpec` (Kubernetes 1.37).
 pub const CRON_JOB_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("concurrencyPolicy", false, &STRING),
-        prop("failedJobsHistoryLimit", false, &INT32),
-        prop("jobTemplate", true, &JOB_TEMPLATE_SPEC),
-        prop("schedule", true, &STRING),
-        prop("startingDeadlineSeconds", false, &INT64),
-        prop("successfulJobsHistoryLimit", false, &INT32),
-        prop("suspend", false, &BOOLEAN),
-        prop("timeZone", false, &STRING),
-    ],
+    properties: &CRON_JOB_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&CRON_JOB_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CRON_JOB_SPEC_PROPERTIES: [Property<'static>; 8] = [
+    prop("concurrencyPolicy", false, &STRING),
+    prop("failedJobsHistoryLimit", false, &INT32),
+    prop("jobTemplate", true, &JOB_TEMPLATE_SPEC),
+    prop("schedule", true, &STRING),
+    prop("startingDeadlineSeconds", false, &INT64),
+    prop("successfulJobsHistoryLimit", false, &INT32),
+    prop("suspend", false, &BOOLEAN),
+    prop("timeZone", false, &STRING),
+];
+static CRON_JOB_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CRON_JOB_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::CronJobSpec` (Kubernetes 1.36).
 pub const CRON_JOB_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("concurrencyPolicy", false, &STRING),
-        prop("failedJobsHistoryLimit", false, &INT32),
-        prop("jobTemplate", true, &JOB_TEMPLATE_SPEC_1_36),
-        prop("schedule", true, &STRING),
-        prop("startingDeadlineSeconds", false, &INT64),
-        prop("successfulJobsHistoryLimit", false, &INT32),
-        prop("suspend", false, &BOOLEAN),
-        prop("timeZone", false, &STRING),
-    ],
+    properties: &CRON_JOB_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&CRON_JOB_SPEC_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CRON_JOB_SPEC_1_36_PROPERTIES: [Property<'static>; 8] = [
+    prop("concurrencyPolicy", false, &STRING),
+    prop("failedJobsHistoryLimit", false, &INT32),
+    prop("jobTemplate", true, &JOB_TEMPLATE_SPEC_1_36),
+    prop("schedule", true, &STRING),
+    prop("startingDeadlineSeconds", false, &INT64),
+    prop("successfulJobsHistoryLimit", false, &INT32),
+    prop("suspend", false, &BOOLEAN),
+    prop("timeZone", false, &STRING),
+];
+static CRON_JOB_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CRON_JOB_SPEC_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::CronJobSpec` (Kubernetes 1.35).
 pub const CRON_JOB_SPEC_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("concurrencyPolicy", false, &STRING),
-        prop("failedJobsHistoryLimit", false, &INT32),
-        prop("jobTemplate", true, &JOB_TEMPLATE_SPEC_1_35),
-        prop("schedule", true, &STRING),
-        prop("startingDeadlineSeconds", false, &INT64),
-        prop("successfulJobsHistoryLimit", false, &INT32),
-        prop("suspend", false, &BOOLEAN),
-        prop("timeZone", false, &STRING),
-    ],
+    properties: &CRON_JOB_SPEC_1_35_PROPERTIES,
+    properties_fingerprint: Some(&CRON_JOB_SPEC_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CRON_JOB_SPEC_1_35_PROPERTIES: [Property<'static>; 8] = [
+    prop("concurrencyPolicy", false, &STRING),
+    prop("failedJobsHistoryLimit", false, &INT32),
+    prop("jobTemplate", true, &JOB_TEMPLATE_SPEC_1_35),
+    prop("schedule", true, &STRING),
+    prop("startingDeadlineSeconds", false, &INT64),
+    prop("successfulJobsHistoryLimit", false, &INT32),
+    prop("suspend", false, &BOOLEAN),
+    prop("timeZone", false, &STRING),
+];
+static CRON_JOB_SPEC_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CRON_JOB_SPEC_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::CronJobSpec` (Kubernetes 1.34).
 pub const CRON_JOB_SPEC_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("concurrencyPolicy", false, &STRING),
-        prop("failedJobsHistoryLimit", false, &INT32),
-        prop("jobTemplate", true, &JOB_TEMPLATE_SPEC_1_34),
-        prop("schedule", true, &STRING),
-        prop("startingDeadlineSeconds", false, &INT64),
-        prop("successfulJobsHistoryLimit", false, &INT32),
-        prop("suspend", false, &BOOLEAN),
-        prop("timeZone", false, &STRING),
-    ],
+    properties: &CRON_JOB_SPEC_1_34_PROPERTIES,
+    properties_fingerprint: Some(&CRON_JOB_SPEC_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CRON_JOB_SPEC_1_34_PROPERTIES: [Property<'static>; 8] = [
+    prop("concurrencyPolicy", false, &STRING),
+    prop("failedJobsHistoryLimit", false, &INT32),
+    prop("jobTemplate", true, &JOB_TEMPLATE_SPEC_1_34),
+    prop("schedule", true, &STRING),
+    prop("startingDeadlineSeconds", false, &INT64),
+    prop("successfulJobsHistoryLimit", false, &INT32),
+    prop("suspend", false, &BOOLEAN),
+    prop("timeZone", false, &STRING),
+];
+static CRON_JOB_SPEC_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CRON_JOB_SPEC_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::CronJobSpec` (Kubernetes 1.33).
 pub const CRON_JOB_SPEC_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("concurrencyPolicy", false, &STRING),
-        prop("failedJobsHistoryLimit", false, &INT32),
-        prop("jobTemplate", true, &JOB_TEMPLATE_SPEC_1_33),
-        prop("schedule", true, &STRING),
-        prop("startingDeadlineSeconds", false, &INT64),
-        prop("successfulJobsHistoryLimit", false, &INT32),
-        prop("suspend", false, &BOOLEAN),
-        prop("timeZone", false, &STRING),
-    ],
+    properties: &CRON_JOB_SPEC_1_33_PROPERTIES,
+    properties_fingerprint: Some(&CRON_JOB_SPEC_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CRON_JOB_SPEC_1_33_PROPERTIES: [Property<'static>; 8] = [
+    prop("concurrencyPolicy", false, &STRING),
+    prop("failedJobsHistoryLimit", false, &INT32),
+    prop("jobTemplate", true, &JOB_TEMPLATE_SPEC_1_33),
+    prop("schedule", true, &STRING),
+    prop("startingDeadlineSeconds", false, &INT64),
+    prop("successfulJobsHistoryLimit", false, &INT32),
+    prop("suspend", false, &BOOLEAN),
+    prop("timeZone", false, &STRING),
+];
+static CRON_JOB_SPEC_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CRON_JOB_SPEC_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::CronJobStatus`.
 pub const CRON_JOB_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "active",
-            false,
-            &Schema {
-                items: Some(&api::core::v1::OBJECT_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "lastScheduleTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "lastSuccessfulTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-    ],
+    properties: &CRON_JOB_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&CRON_JOB_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CRON_JOB_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "active",
+        false,
+        &Schema {
+            items: Some(&api::core::v1::OBJECT_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "lastScheduleTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "lastSuccessfulTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+];
+static CRON_JOB_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CRON_JOB_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::Job` (Kubernetes 1.37).
 pub const JOB: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &JOB_SPEC),
-        prop("status", false, &JOB_STATUS),
-    ],
+    properties: &JOB_PROPERTIES,
+    properties_fingerprint: Some(&JOB_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &JOB_SPEC),
+    prop("status", false, &JOB_STATUS),
+];
+static JOB_PROPERTIES_FINGERPRINT: u64 = crate::model::fingerprint::of_properties(&JOB_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::Job` (Kubernetes 1.36).
 pub const JOB_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &JOB_SPEC_1_36),
-        prop("status", false, &JOB_STATUS),
-    ],
+    properties: &JOB_1_36_PROPERTIES,
+    properties_fingerprint: Some(&JOB_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &JOB_SPEC_1_36),
+    prop("status", false, &JOB_STATUS),
+];
+static JOB_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::Job` (Kubernetes 1.35).
 pub const JOB_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &JOB_SPEC_1_35),
-        prop("status", false, &JOB_STATUS),
-    ],
+    properties: &JOB_1_35_PROPERTIES,
+    properties_fingerprint: Some(&JOB_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &JOB_SPEC_1_35),
+    prop("status", false, &JOB_STATUS),
+];
+static JOB_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::Job` (Kubernetes 1.34).
 pub const JOB_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &JOB_SPEC_1_34),
-        prop("status", false, &JOB_STATUS),
-    ],
+    properties: &JOB_1_34_PROPERTIES,
+    properties_fingerprint: Some(&JOB_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &JOB_SPEC_1_34),
+    prop("status", false, &JOB_STATUS),
+];
+static JOB_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::Job` (Kubernetes 1.33).
 pub const JOB_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &JOB_SPEC_1_33),
-        prop("status", false, &JOB_STATUS),
-    ],
+    properties: &JOB_1_33_PROPERTIES,
+    properties_fingerprint: Some(&JOB_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_1_33_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &JOB_SPEC_1_33),
+    prop("status", false, &JOB_STATUS),
+];
+static JOB_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobCondition`.
 pub const JOB_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastProbeTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &JOB_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&JOB_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_CONDITION_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "lastProbeTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static JOB_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobSchedulingConfiguration` (Kubernetes 1.37).
 pub const JOB_SCHEDULING_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "disruptionMode",
-            false,
-            &api::scheduling::v1alpha3::WORKLOAD_POD_GROUP_DISRUPTION_MODE,
-        ),
-        prop(
-            "resourceClaims",
-            false,
-            &Schema {
-                items: Some(&api::scheduling::v1alpha3::WORKLOAD_POD_GROUP_RESOURCE_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "schedulingConstraints",
-            false,
-            &api::scheduling::v1alpha3::WORKLOAD_POD_GROUP_SCHEDULING_CONSTRAINTS,
-        ),
-        prop(
-            "schedulingPolicy",
-            false,
-            &api::scheduling::v1alpha3::WORKLOAD_POD_GROUP_SCHEDULING_POLICY,
-        ),
-    ],
+    properties: &JOB_SCHEDULING_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&JOB_SCHEDULING_CONFIGURATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_SCHEDULING_CONFIGURATION_PROPERTIES: [Property<'static>; 4] = [
+    prop(
+        "disruptionMode",
+        false,
+        &api::scheduling::v1alpha3::WORKLOAD_POD_GROUP_DISRUPTION_MODE,
+    ),
+    prop(
+        "resourceClaims",
+        false,
+        &Schema {
+            items: Some(&api::scheduling::v1alpha3::WORKLOAD_POD_GROUP_RESOURCE_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "schedulingConstraints",
+        false,
+        &api::scheduling::v1alpha3::WORKLOAD_POD_GROUP_SCHEDULING_CONSTRAINTS,
+    ),
+    prop(
+        "schedulingPolicy",
+        false,
+        &api::scheduling::v1alpha3::WORKLOAD_POD_GROUP_SCHEDULING_POLICY,
+    ),
+];
+static JOB_SCHEDULING_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_SCHEDULING_CONFIGURATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobSpec` (Kubernetes 1.37).
 pub const JOB_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("activeDeadlineSeconds", false, &INT64),
-        prop("backoffLimit", false, &INT32),
-        prop("backoffLimitPerIndex", false, &INT32),
-        prop("completionMode", false, &STRING),
-        prop("completions", false, &INT32),
-        prop("managedBy", false, &STRING),
-        prop("manualSelector", false, &BOOLEAN),
-        prop("maxFailedIndexes", false, &INT32),
-        prop("parallelism", false, &INT32),
-        prop("podFailurePolicy", false, &POD_FAILURE_POLICY),
-        prop("podReplacementPolicy", false, &STRING),
-        prop("scheduling", false, &JOB_SCHEDULING_CONFIGURATION),
-        prop(
-            "selector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("successPolicy", false, &SUCCESS_POLICY),
-        prop("suspend", false, &BOOLEAN),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC),
-        prop("ttlSecondsAfterFinished", false, &INT32),
-    ],
+    properties: &JOB_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&JOB_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_SPEC_PROPERTIES: [Property<'static>; 17] = [
+    prop("activeDeadlineSeconds", false, &INT64),
+    prop("backoffLimit", false, &INT32),
+    prop("backoffLimitPerIndex", false, &INT32),
+    prop("completionMode", false, &STRING),
+    prop("completions", false, &INT32),
+    prop("managedBy", false, &STRING),
+    prop("manualSelector", false, &BOOLEAN),
+    prop("maxFailedIndexes", false, &INT32),
+    prop("parallelism", false, &INT32),
+    prop("podFailurePolicy", false, &POD_FAILURE_POLICY),
+    prop("podReplacementPolicy", false, &STRING),
+    prop("scheduling", false, &JOB_SCHEDULING_CONFIGURATION),
+    prop(
+        "selector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("successPolicy", false, &SUCCESS_POLICY),
+    prop("suspend", false, &BOOLEAN),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC),
+    prop("ttlSecondsAfterFinished", false, &INT32),
+];
+static JOB_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobSpec` (Kubernetes 1.36).
 pub const JOB_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("activeDeadlineSeconds", false, &INT64),
-        prop("backoffLimit", false, &INT32),
-        prop("backoffLimitPerIndex", false, &INT32),
-        prop("completionMode", false, &STRING),
-        prop("completions", false, &INT32),
-        prop("managedBy", false, &STRING),
-        prop("manualSelector", false, &BOOLEAN),
-        prop("maxFailedIndexes", false, &INT32),
-        prop("parallelism", false, &INT32),
-        prop("podFailurePolicy", false, &POD_FAILURE_POLICY),
-        prop("podReplacementPolicy", false, &STRING),
-        prop(
-            "selector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("successPolicy", false, &SUCCESS_POLICY),
-        prop("suspend", false, &BOOLEAN),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_36),
-        prop("ttlSecondsAfterFinished", false, &INT32),
-    ],
+    properties: &JOB_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&JOB_SPEC_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_SPEC_1_36_PROPERTIES: [Property<'static>; 16] = [
+    prop("activeDeadlineSeconds", false, &INT64),
+    prop("backoffLimit", false, &INT32),
+    prop("backoffLimitPerIndex", false, &INT32),
+    prop("completionMode", false, &STRING),
+    prop("completions", false, &INT32),
+    prop("managedBy", false, &STRING),
+    prop("manualSelector", false, &BOOLEAN),
+    prop("maxFailedIndexes", false, &INT32),
+    prop("parallelism", false, &INT32),
+    prop("podFailurePolicy", false, &POD_FAILURE_POLICY),
+    prop("podReplacementPolicy", false, &STRING),
+    prop(
+        "selector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("successPolicy", false, &SUCCESS_POLICY),
+    prop("suspend", false, &BOOLEAN),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_36),
+    prop("ttlSecondsAfterFinished", false, &INT32),
+];
+static JOB_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_SPEC_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobSpec` (Kubernetes 1.35).
 pub const JOB_SPEC_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("activeDeadlineSeconds", false, &INT64),
-        prop("backoffLimit", false, &INT32),
-        prop("backoffLimitPerIndex", false, &INT32),
-        prop("completionMode", false, &STRING),
-        prop("completions", false, &INT32),
-        prop("managedBy", false, &STRING),
-        prop("manualSelector", false, &BOOLEAN),
-        prop("maxFailedIndexes", false, &INT32),
-        prop("parallelism", false, &INT32),
-        prop("podFailurePolicy", false, &POD_FAILURE_POLICY),
-        prop("podReplacementPolicy", false, &STRING),
-        prop(
-            "selector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("successPolicy", false, &SUCCESS_POLICY),
-        prop("suspend", false, &BOOLEAN),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_35),
-        prop("ttlSecondsAfterFinished", false, &INT32),
-    ],
+    properties: &JOB_SPEC_1_35_PROPERTIES,
+    properties_fingerprint: Some(&JOB_SPEC_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_SPEC_1_35_PROPERTIES: [Property<'static>; 16] = [
+    prop("activeDeadlineSeconds", false, &INT64),
+    prop("backoffLimit", false, &INT32),
+    prop("backoffLimitPerIndex", false, &INT32),
+    prop("completionMode", false, &STRING),
+    prop("completions", false, &INT32),
+    prop("managedBy", false, &STRING),
+    prop("manualSelector", false, &BOOLEAN),
+    prop("maxFailedIndexes", false, &INT32),
+    prop("parallelism", false, &INT32),
+    prop("podFailurePolicy", false, &POD_FAILURE_POLICY),
+    prop("podReplacementPolicy", false, &STRING),
+    prop(
+        "selector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("successPolicy", false, &SUCCESS_POLICY),
+    prop("suspend", false, &BOOLEAN),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_35),
+    prop("ttlSecondsAfterFinished", false, &INT32),
+];
+static JOB_SPEC_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_SPEC_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobSpec` (Kubernetes 1.34).
 pub const JOB_SPEC_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("activeDeadlineSeconds", false, &INT64),
-        prop("backoffLimit", false, &INT32),
-        prop("backoffLimitPerIndex", false, &INT32),
-        prop("completionMode", false, &STRING),
-        prop("completions", false, &INT32),
-        prop("managedBy", false, &STRING),
-        prop("manualSelector", false, &BOOLEAN),
-        prop("maxFailedIndexes", false, &INT32),
-        prop("parallelism", false, &INT32),
-        prop("podFailurePolicy", false, &POD_FAILURE_POLICY_1_33_TO_1_34),
-        prop("podReplacementPolicy", false, &STRING),
-        prop(
-            "selector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("successPolicy", false, &SUCCESS_POLICY),
-        prop("suspend", false, &BOOLEAN),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_34),
-        prop("ttlSecondsAfterFinished", false, &INT32),
-    ],
+    properties: &JOB_SPEC_1_34_PROPERTIES,
+    properties_fingerprint: Some(&JOB_SPEC_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_SPEC_1_34_PROPERTIES: [Property<'static>; 16] = [
+    prop("activeDeadlineSeconds", false, &INT64),
+    prop("backoffLimit", false, &INT32),
+    prop("backoffLimitPerIndex", false, &INT32),
+    prop("completionMode", false, &STRING),
+    prop("completions", false, &INT32),
+    prop("managedBy", false, &STRING),
+    prop("manualSelector", false, &BOOLEAN),
+    prop("maxFailedIndexes", false, &INT32),
+    prop("parallelism", false, &INT32),
+    prop("podFailurePolicy", false, &POD_FAILURE_POLICY_1_33_TO_1_34),
+    prop("podReplacementPolicy", false, &STRING),
+    prop(
+        "selector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("successPolicy", false, &SUCCESS_POLICY),
+    prop("suspend", false, &BOOLEAN),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_34),
+    prop("ttlSecondsAfterFinished", false, &INT32),
+];
+static JOB_SPEC_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_SPEC_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobSpec` (Kubernetes 1.33).
 pub const JOB_SPEC_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("activeDeadlineSeconds", false, &INT64),
-        prop("backoffLimit", false, &INT32),
-        prop("backoffLimitPerIndex", false, &INT32),
-        prop("completionMode", false, &STRING),
-        prop("completions", false, &INT32),
-        prop("managedBy", false, &STRING),
-        prop("manualSelector", false, &BOOLEAN),
-        prop("maxFailedIndexes", false, &INT32),
-        prop("parallelism", false, &INT32),
-        prop("podFailurePolicy", false, &POD_FAILURE_POLICY_1_33_TO_1_34),
-        prop("podReplacementPolicy", false, &STRING),
-        prop(
-            "selector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("successPolicy", false, &SUCCESS_POLICY),
-        prop("suspend", false, &BOOLEAN),
-        prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_33),
-        prop("ttlSecondsAfterFinished", false, &INT32),
-    ],
+    properties: &JOB_SPEC_1_33_PROPERTIES,
+    properties_fingerprint: Some(&JOB_SPEC_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_SPEC_1_33_PROPERTIES: [Property<'static>; 16] = [
+    prop("activeDeadlineSeconds", false, &INT64),
+    prop("backoffLimit", false, &INT32),
+    prop("backoffLimitPerIndex", false, &INT32),
+    prop("completionMode", false, &STRING),
+    prop("completions", false, &INT32),
+    prop("managedBy", false, &STRING),
+    prop("manualSelector", false, &BOOLEAN),
+    prop("maxFailedIndexes", false, &INT32),
+    prop("parallelism", false, &INT32),
+    prop("podFailurePolicy", false, &POD_FAILURE_POLICY_1_33_TO_1_34),
+    prop("podReplacementPolicy", false, &STRING),
+    prop(
+        "selector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("successPolicy", false, &SUCCESS_POLICY),
+    prop("suspend", false, &BOOLEAN),
+    prop("template", true, &api::core::v1::POD_TEMPLATE_SPEC_1_33),
+    prop("ttlSecondsAfterFinished", false, &INT32),
+];
+static JOB_SPEC_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_SPEC_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobStatus`.
 pub const JOB_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("active", false, &INT32),
-        prop("completedIndexes", false, &STRING),
-        prop(
-            "completionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&JOB_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("failed", false, &INT32),
-        prop("failedIndexes", false, &STRING),
-        prop("ready", false, &INT32),
-        prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
-        prop("succeeded", false, &INT32),
-        prop("terminating", false, &INT32),
-        prop("uncountedTerminatedPods", false, &UNCOUNTED_TERMINATED_PODS),
-    ],
+    properties: &JOB_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&JOB_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_STATUS_PROPERTIES: [Property<'static>; 11] = [
+    prop("active", false, &INT32),
+    prop("completedIndexes", false, &STRING),
+    prop(
+        "completionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&JOB_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("failed", false, &INT32),
+    prop("failedIndexes", false, &STRING),
+    prop("ready", false, &INT32),
+    prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
+    prop("succeeded", false, &INT32),
+    prop("terminating", false, &INT32),
+    prop("uncountedTerminatedPods", false, &UNCOUNTED_TERMINATED_PODS),
+];
+static JOB_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobTemplateSpec` (Kubernetes 1.37).
 pub const JOB_TEMPLATE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &JOB_SPEC),
-    ],
+    properties: &JOB_TEMPLATE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&JOB_TEMPLATE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_TEMPLATE_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &JOB_SPEC),
+];
+static JOB_TEMPLATE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_TEMPLATE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobTemplateSpec` (Kubernetes 1.36).
 pub const JOB_TEMPLATE_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &JOB_SPEC_1_36),
-    ],
+    properties: &JOB_TEMPLATE_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&JOB_TEMPLATE_SPEC_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_TEMPLATE_SPEC_1_36_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &JOB_SPEC_1_36),
+];
+static JOB_TEMPLATE_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_TEMPLATE_SPEC_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobTemplateSpec` (Kubernetes 1.35).
 pub const JOB_TEMPLATE_SPEC_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &JOB_SPEC_1_35),
-    ],
+    properties: &JOB_TEMPLATE_SPEC_1_35_PROPERTIES,
+    properties_fingerprint: Some(&JOB_TEMPLATE_SPEC_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_TEMPLATE_SPEC_1_35_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &JOB_SPEC_1_35),
+];
+static JOB_TEMPLATE_SPEC_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_TEMPLATE_SPEC_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobTemplateSpec` (Kubernetes 1.34).
 pub const JOB_TEMPLATE_SPEC_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &JOB_SPEC_1_34),
-    ],
+    properties: &JOB_TEMPLATE_SPEC_1_34_PROPERTIES,
+    properties_fingerprint: Some(&JOB_TEMPLATE_SPEC_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_TEMPLATE_SPEC_1_34_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &JOB_SPEC_1_34),
+];
+static JOB_TEMPLATE_SPEC_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_TEMPLATE_SPEC_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::JobTemplateSpec` (Kubernetes 1.33).
 pub const JOB_TEMPLATE_SPEC_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &JOB_SPEC_1_33),
-    ],
+    properties: &JOB_TEMPLATE_SPEC_1_33_PROPERTIES,
+    properties_fingerprint: Some(&JOB_TEMPLATE_SPEC_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JOB_TEMPLATE_SPEC_1_33_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &JOB_SPEC_1_33),
+];
+static JOB_TEMPLATE_SPEC_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JOB_TEMPLATE_SPEC_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::PodFailurePolicy` (Kubernetes 1.35 to 1.37).
 pub const POD_FAILURE_POLICY: Schema<'static> = Schema {
-    properties: &[prop(
-        "rules",
-        true,
-        &Schema {
-            items: Some(&POD_FAILURE_POLICY_RULE),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &POD_FAILURE_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&POD_FAILURE_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_FAILURE_POLICY_PROPERTIES: [Property<'static>; 1] = [prop(
+    "rules",
+    true,
+    &Schema {
+        items: Some(&POD_FAILURE_POLICY_RULE),
+        ..Schema::of(Type::Array)
+    },
+)];
+static POD_FAILURE_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_FAILURE_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::PodFailurePolicy` (Kubernetes 1.33 to 1.34).
 pub const POD_FAILURE_POLICY_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[prop(
-        "rules",
-        true,
-        &Schema {
-            items: Some(&POD_FAILURE_POLICY_RULE_1_33_TO_1_34),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &POD_FAILURE_POLICY_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(&POD_FAILURE_POLICY_1_33_TO_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_FAILURE_POLICY_1_33_TO_1_34_PROPERTIES: [Property<'static>; 1] = [prop(
+    "rules",
+    true,
+    &Schema {
+        items: Some(&POD_FAILURE_POLICY_RULE_1_33_TO_1_34),
+        ..Schema::of(Type::Array)
+    },
+)];
+static POD_FAILURE_POLICY_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_FAILURE_POLICY_1_33_TO_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::PodFailurePolicyOnExitCodesRequirement`.
 pub const POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT: Schema<'static> = Schema {
-    properties: &[
-        prop("containerName", false, &STRING),
-        prop("operator", true, &STRING),
-        prop(
-            "values",
-            true,
-            &Schema {
-                items: Some(&INT32),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT_PROPERTIES,
+    properties_fingerprint: Some(
+        &POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT_PROPERTIES: [Property<'static>; 3] = [
+    prop("containerName", false, &STRING),
+    prop("operator", true, &STRING),
+    prop(
+        "values",
+        true,
+        &Schema {
+            items: Some(&INT32),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditionsPattern` (Kubernetes 1.35 to 1.37).
 pub const POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN: Schema<'static> = Schema {
-    properties: &[prop("status", false, &STRING), prop("type", true, &STRING)],
+    properties: &POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_PROPERTIES,
+    properties_fingerprint: Some(
+        &POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_PROPERTIES: [Property<'static>; 2] =
+    [prop("status", false, &STRING), prop("type", true, &STRING)];
+static POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::batch::v1::PodFailurePolicyOnPodConditionsPattern` (Kubernetes 1.33 to 1.34).
 pub const POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[prop("status", true, &STRING), prop("type", true, &STRING)],
+    properties: &POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(
+        &POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_1_33_TO_1_34_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_1_33_TO_1_34_PROPERTIES: [Property<'static>;
+    2] = [prop("status", true, &STRING), prop("type", true, &STRING)];
+static POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_1_33_TO_1_34_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::batch::v1::PodFailurePolicyRule` (Kubernetes 1.35 to 1.37).
 pub const POD_FAILURE_POLICY_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("action", true, &STRING),
-        prop(
-            "onExitCodes",
-            false,
-            &POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT,
-        ),
-        prop(
-            "onPodConditions",
-            false,
-            &Schema {
-                items: Some(&POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &POD_FAILURE_POLICY_RULE_PROPERTIES,
+    properties_fingerprint: Some(&POD_FAILURE_POLICY_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_FAILURE_POLICY_RULE_PROPERTIES: [Property<'static>; 3] = [
+    prop("action", true, &STRING),
+    prop(
+        "onExitCodes",
+        false,
+        &POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT,
+    ),
+    prop(
+        "onPodConditions",
+        false,
+        &Schema {
+            items: Some(&POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POD_FAILURE_POLICY_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_FAILURE_POLICY_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::PodFailurePolicyRule` (Kubernetes 1.33 to 1.34).
 pub const POD_FAILURE_POLICY_RULE_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("action", true, &STRING),
-        prop(
-            "onExitCodes",
-            false,
-            &POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT,
-        ),
-        prop(
-            "onPodConditions",
-            false,
-            &Schema {
-                items: Some(&POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_1_33_TO_1_34),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &POD_FAILURE_POLICY_RULE_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(&POD_FAILURE_POLICY_RULE_1_33_TO_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_FAILURE_POLICY_RULE_1_33_TO_1_34_PROPERTIES: [Property<'static>; 3] = [
+    prop("action", true, &STRING),
+    prop(
+        "onExitCodes",
+        false,
+        &POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT,
+    ),
+    prop(
+        "onPodConditions",
+        false,
+        &Schema {
+            items: Some(&POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN_1_33_TO_1_34),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POD_FAILURE_POLICY_RULE_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_FAILURE_POLICY_RULE_1_33_TO_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::SuccessPolicy`.
 pub const SUCCESS_POLICY: Schema<'static> = Schema {
-    properties: &[prop(
-        "rules",
-        true,
-        &Schema {
-            items: Some(&SUCCESS_POLICY_RULE),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &SUCCESS_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&SUCCESS_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SUCCESS_POLICY_PROPERTIES: [Property<'static>; 1] = [prop(
+    "rules",
+    true,
+    &Schema {
+        items: Some(&SUCCESS_POLICY_RULE),
+        ..Schema::of(Type::Array)
+    },
+)];
+static SUCCESS_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SUCCESS_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::SuccessPolicyRule`.
 pub const SUCCESS_POLICY_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("succeededCount", false, &INT32),
-        prop("succeededIndexes", false, &STRING),
-    ],
+    properties: &SUCCESS_POLICY_RULE_PROPERTIES,
+    properties_fingerprint: Some(&SUCCESS_POLICY_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SUCCESS_POLICY_RULE_PROPERTIES: [Property<'static>; 2] = [
+    prop("succeededCount", false, &INT32),
+    prop("succeededIndexes", false, &STRING),
+];
+static SUCCESS_POLICY_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SUCCESS_POLICY_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::batch::v1::UncountedTerminatedPods`.
 pub const UNCOUNTED_TERMINATED_PODS: Schema<'static> = Schema {
-    properties: &[
-        prop("failed", false, &STRING_LIST),
-        prop("succeeded", false, &STRING_LIST),
-    ],
+    properties: &UNCOUNTED_TERMINATED_PODS_PROPERTIES,
+    properties_fingerprint: Some(&UNCOUNTED_TERMINATED_PODS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static UNCOUNTED_TERMINATED_PODS_PROPERTIES: [Property<'static>; 2] = [
+    prop("failed", false, &STRING_LIST),
+    prop("succeeded", false, &STRING_LIST),
+];
+static UNCOUNTED_TERMINATED_PODS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&UNCOUNTED_TERMINATED_PODS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

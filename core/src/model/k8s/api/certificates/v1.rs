@@ -5,162 +5,198 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{BYTE, INT32, STRING, STRING_LIST, STRING_MAP, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::certificates::v1::CertificateSigningRequest`.
 pub const CERTIFICATE_SIGNING_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CERTIFICATE_SIGNING_REQUEST_SPEC),
-        prop("status", false, &CERTIFICATE_SIGNING_REQUEST_STATUS),
-    ],
+    properties: &CERTIFICATE_SIGNING_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&CERTIFICATE_SIGNING_REQUEST_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CERTIFICATE_SIGNING_REQUEST_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CERTIFICATE_SIGNING_REQUEST_SPEC),
+    prop("status", false, &CERTIFICATE_SIGNING_REQUEST_STATUS),
+];
+static CERTIFICATE_SIGNING_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CERTIFICATE_SIGNING_REQUEST_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1::CertificateSigningRequestCondition`.
 pub const CERTIFICATE_SIGNING_REQUEST_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "lastUpdateTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &CERTIFICATE_SIGNING_REQUEST_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&CERTIFICATE_SIGNING_REQUEST_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CERTIFICATE_SIGNING_REQUEST_CONDITION_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "lastUpdateTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static CERTIFICATE_SIGNING_REQUEST_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CERTIFICATE_SIGNING_REQUEST_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1::CertificateSigningRequestSpec`.
 pub const CERTIFICATE_SIGNING_REQUEST_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("expirationSeconds", false, &INT32),
-        prop(
-            "extra",
-            false,
-            &Schema {
-                additional_properties: Some(&STRING_LIST),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("groups", false, &STRING_LIST),
-        prop("request", true, &BYTE),
-        prop("signerName", true, &STRING),
-        prop("uid", false, &STRING),
-        prop("usages", false, &STRING_LIST),
-        prop("username", false, &STRING),
-    ],
+    properties: &CERTIFICATE_SIGNING_REQUEST_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&CERTIFICATE_SIGNING_REQUEST_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CERTIFICATE_SIGNING_REQUEST_SPEC_PROPERTIES: [Property<'static>; 8] = [
+    prop("expirationSeconds", false, &INT32),
+    prop(
+        "extra",
+        false,
+        &Schema {
+            additional_properties: Some(&STRING_LIST),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("groups", false, &STRING_LIST),
+    prop("request", true, &BYTE),
+    prop("signerName", true, &STRING),
+    prop("uid", false, &STRING),
+    prop("usages", false, &STRING_LIST),
+    prop("username", false, &STRING),
+];
+static CERTIFICATE_SIGNING_REQUEST_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CERTIFICATE_SIGNING_REQUEST_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1::CertificateSigningRequestStatus`.
 pub const CERTIFICATE_SIGNING_REQUEST_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("certificate", false, &BYTE),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&CERTIFICATE_SIGNING_REQUEST_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &CERTIFICATE_SIGNING_REQUEST_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&CERTIFICATE_SIGNING_REQUEST_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CERTIFICATE_SIGNING_REQUEST_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop("certificate", false, &BYTE),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&CERTIFICATE_SIGNING_REQUEST_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static CERTIFICATE_SIGNING_REQUEST_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CERTIFICATE_SIGNING_REQUEST_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1::ClusterTrustBundle` (Kubernetes 1.37).
 pub const CLUSTER_TRUST_BUNDLE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CLUSTER_TRUST_BUNDLE_SPEC),
-    ],
+    properties: &CLUSTER_TRUST_BUNDLE_PROPERTIES,
+    properties_fingerprint: Some(&CLUSTER_TRUST_BUNDLE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CLUSTER_TRUST_BUNDLE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CLUSTER_TRUST_BUNDLE_SPEC),
+];
+static CLUSTER_TRUST_BUNDLE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CLUSTER_TRUST_BUNDLE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1::ClusterTrustBundleSpec` (Kubernetes 1.37).
 pub const CLUSTER_TRUST_BUNDLE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("signerName", false, &STRING),
-        prop("trustBundle", true, &STRING),
-    ],
+    properties: &CLUSTER_TRUST_BUNDLE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&CLUSTER_TRUST_BUNDLE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CLUSTER_TRUST_BUNDLE_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop("signerName", false, &STRING),
+    prop("trustBundle", true, &STRING),
+];
+static CLUSTER_TRUST_BUNDLE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CLUSTER_TRUST_BUNDLE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1::PodCertificateRequest` (Kubernetes 1.37).
 pub const POD_CERTIFICATE_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &POD_CERTIFICATE_REQUEST_SPEC),
-        prop("status", false, &POD_CERTIFICATE_REQUEST_STATUS),
-    ],
+    properties: &POD_CERTIFICATE_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&POD_CERTIFICATE_REQUEST_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_CERTIFICATE_REQUEST_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &POD_CERTIFICATE_REQUEST_SPEC),
+    prop("status", false, &POD_CERTIFICATE_REQUEST_STATUS),
+];
+static POD_CERTIFICATE_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_CERTIFICATE_REQUEST_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1::PodCertificateRequestSpec` (Kubernetes 1.37).
 pub const POD_CERTIFICATE_REQUEST_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("maxExpirationSeconds", false, &INT32),
-        prop("nodeName", true, &STRING),
-        prop("nodeUID", true, &STRING),
-        prop("podName", true, &STRING),
-        prop("podUID", true, &STRING),
-        prop("serviceAccountName", true, &STRING),
-        prop("serviceAccountUID", true, &STRING),
-        prop("signerName", true, &STRING),
-        prop("stubPKCS10Request", true, &BYTE),
-        prop("unverifiedUserAnnotations", false, &STRING_MAP),
-    ],
+    properties: &POD_CERTIFICATE_REQUEST_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&POD_CERTIFICATE_REQUEST_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_CERTIFICATE_REQUEST_SPEC_PROPERTIES: [Property<'static>; 10] = [
+    prop("maxExpirationSeconds", false, &INT32),
+    prop("nodeName", true, &STRING),
+    prop("nodeUID", true, &STRING),
+    prop("podName", true, &STRING),
+    prop("podUID", true, &STRING),
+    prop("serviceAccountName", true, &STRING),
+    prop("serviceAccountUID", true, &STRING),
+    prop("signerName", true, &STRING),
+    prop("stubPKCS10Request", true, &BYTE),
+    prop("unverifiedUserAnnotations", false, &STRING_MAP),
+];
+static POD_CERTIFICATE_REQUEST_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_CERTIFICATE_REQUEST_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1::PodCertificateRequestStatus` (Kubernetes 1.37).
 pub const POD_CERTIFICATE_REQUEST_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "beginRefreshAt",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("certificateChain", false, &STRING),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("notAfter", false, &apimachinery::pkg::apis::meta::v1::TIME),
-        prop("notBefore", false, &apimachinery::pkg::apis::meta::v1::TIME),
-    ],
+    properties: &POD_CERTIFICATE_REQUEST_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&POD_CERTIFICATE_REQUEST_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_CERTIFICATE_REQUEST_STATUS_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "beginRefreshAt",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("certificateChain", false, &STRING),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("notAfter", false, &apimachinery::pkg::apis::meta::v1::TIME),
+    prop("notBefore", false, &apimachinery::pkg::apis::meta::v1::TIME),
+];
+static POD_CERTIFICATE_REQUEST_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_CERTIFICATE_REQUEST_STATUS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

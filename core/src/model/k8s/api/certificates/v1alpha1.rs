@@ -5,87 +5,107 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{BYTE, INT32, STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundle` (Kubernetes 1.33 to 1.36).
 pub const CLUSTER_TRUST_BUNDLE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CLUSTER_TRUST_BUNDLE_SPEC),
-    ],
+    properties: &CLUSTER_TRUST_BUNDLE_PROPERTIES,
+    properties_fingerprint: Some(&CLUSTER_TRUST_BUNDLE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CLUSTER_TRUST_BUNDLE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CLUSTER_TRUST_BUNDLE_SPEC),
+];
+static CLUSTER_TRUST_BUNDLE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CLUSTER_TRUST_BUNDLE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1alpha1::ClusterTrustBundleSpec` (Kubernetes 1.33 to 1.36).
 pub const CLUSTER_TRUST_BUNDLE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("signerName", false, &STRING),
-        prop("trustBundle", true, &STRING),
-    ],
+    properties: &CLUSTER_TRUST_BUNDLE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&CLUSTER_TRUST_BUNDLE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CLUSTER_TRUST_BUNDLE_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop("signerName", false, &STRING),
+    prop("trustBundle", true, &STRING),
+];
+static CLUSTER_TRUST_BUNDLE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CLUSTER_TRUST_BUNDLE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1alpha1::PodCertificateRequest` (Kubernetes 1.34).
 pub const POD_CERTIFICATE_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &POD_CERTIFICATE_REQUEST_SPEC),
-        prop("status", false, &POD_CERTIFICATE_REQUEST_STATUS),
-    ],
+    properties: &POD_CERTIFICATE_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&POD_CERTIFICATE_REQUEST_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_CERTIFICATE_REQUEST_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &POD_CERTIFICATE_REQUEST_SPEC),
+    prop("status", false, &POD_CERTIFICATE_REQUEST_STATUS),
+];
+static POD_CERTIFICATE_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_CERTIFICATE_REQUEST_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1alpha1::PodCertificateRequestSpec` (Kubernetes 1.34).
 pub const POD_CERTIFICATE_REQUEST_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("maxExpirationSeconds", false, &INT32),
-        prop("nodeName", true, &STRING),
-        prop("nodeUID", true, &STRING),
-        prop("pkixPublicKey", true, &BYTE),
-        prop("podName", true, &STRING),
-        prop("podUID", true, &STRING),
-        prop("proofOfPossession", true, &BYTE),
-        prop("serviceAccountName", true, &STRING),
-        prop("serviceAccountUID", true, &STRING),
-        prop("signerName", true, &STRING),
-    ],
+    properties: &POD_CERTIFICATE_REQUEST_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&POD_CERTIFICATE_REQUEST_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_CERTIFICATE_REQUEST_SPEC_PROPERTIES: [Property<'static>; 10] = [
+    prop("maxExpirationSeconds", false, &INT32),
+    prop("nodeName", true, &STRING),
+    prop("nodeUID", true, &STRING),
+    prop("pkixPublicKey", true, &BYTE),
+    prop("podName", true, &STRING),
+    prop("podUID", true, &STRING),
+    prop("proofOfPossession", true, &BYTE),
+    prop("serviceAccountName", true, &STRING),
+    prop("serviceAccountUID", true, &STRING),
+    prop("signerName", true, &STRING),
+];
+static POD_CERTIFICATE_REQUEST_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_CERTIFICATE_REQUEST_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::certificates::v1alpha1::PodCertificateRequestStatus` (Kubernetes 1.34).
 pub const POD_CERTIFICATE_REQUEST_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "beginRefreshAt",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("certificateChain", false, &STRING),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("notAfter", false, &apimachinery::pkg::apis::meta::v1::TIME),
-        prop("notBefore", false, &apimachinery::pkg::apis::meta::v1::TIME),
-    ],
+    properties: &POD_CERTIFICATE_REQUEST_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&POD_CERTIFICATE_REQUEST_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_CERTIFICATE_REQUEST_STATUS_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "beginRefreshAt",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("certificateChain", false, &STRING),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("notAfter", false, &apimachinery::pkg::apis::meta::v1::TIME),
+    prop("notBefore", false, &apimachinery::pkg::apis::meta::v1::TIME),
+];
+static POD_CERTIFICATE_REQUEST_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_CERTIFICATE_REQUEST_STATUS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -5,44 +5,52 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{INT32, STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::coordination::v1::Lease`.
 pub const LEASE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &LEASE_SPEC),
-    ],
+    properties: &LEASE_PROPERTIES,
+    properties_fingerprint: Some(&LEASE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LEASE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &LEASE_SPEC),
+];
+static LEASE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LEASE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::coordination::v1::LeaseSpec`.
 pub const LEASE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "acquireTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
-        ),
-        prop("holderIdentity", false, &STRING),
-        prop("leaseDurationSeconds", false, &INT32),
-        prop("leaseTransitions", false, &INT32),
-        prop("preferredHolder", false, &STRING),
-        prop(
-            "renewTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
-        ),
-        prop("strategy", false, &STRING),
-    ],
+    properties: &LEASE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&LEASE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LEASE_SPEC_PROPERTIES: [Property<'static>; 7] = [
+    prop(
+        "acquireTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
+    ),
+    prop("holderIdentity", false, &STRING),
+    prop("leaseDurationSeconds", false, &INT32),
+    prop("leaseTransitions", false, &INT32),
+    prop("preferredHolder", false, &STRING),
+    prop(
+        "renewTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
+    ),
+    prop("strategy", false, &STRING),
+];
+static LEASE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LEASE_SPEC_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

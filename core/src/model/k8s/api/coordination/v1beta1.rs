@@ -5,58 +5,70 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::coordination::v1beta1::LeaseCandidate` (Kubernetes 1.36 to 1.37).
 pub const LEASE_CANDIDATE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &LEASE_CANDIDATE_SPEC),
-    ],
+    properties: &LEASE_CANDIDATE_PROPERTIES,
+    properties_fingerprint: Some(&LEASE_CANDIDATE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LEASE_CANDIDATE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &LEASE_CANDIDATE_SPEC),
+];
+static LEASE_CANDIDATE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LEASE_CANDIDATE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::coordination::v1beta1::LeaseCandidate` (Kubernetes 1.33 to 1.35).
 pub const LEASE_CANDIDATE_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &LEASE_CANDIDATE_SPEC),
-    ],
+    properties: &LEASE_CANDIDATE_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&LEASE_CANDIDATE_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LEASE_CANDIDATE_1_33_TO_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &LEASE_CANDIDATE_SPEC),
+];
+static LEASE_CANDIDATE_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LEASE_CANDIDATE_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::coordination::v1beta1::LeaseCandidateSpec`.
 pub const LEASE_CANDIDATE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("binaryVersion", true, &STRING),
-        prop("emulationVersion", false, &STRING),
-        prop("leaseName", true, &STRING),
-        prop(
-            "pingTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
-        ),
-        prop(
-            "renewTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
-        ),
-        prop("strategy", true, &STRING),
-    ],
+    properties: &LEASE_CANDIDATE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&LEASE_CANDIDATE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LEASE_CANDIDATE_SPEC_PROPERTIES: [Property<'static>; 6] = [
+    prop("binaryVersion", true, &STRING),
+    prop("emulationVersion", false, &STRING),
+    prop("leaseName", true, &STRING),
+    prop(
+        "pingTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
+    ),
+    prop(
+        "renewTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
+    ),
+    prop("strategy", true, &STRING),
+];
+static LEASE_CANDIDATE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LEASE_CANDIDATE_SPEC_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -7,5798 +7,6991 @@ use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{
     BOOLEAN, BYTE, INT32, INT64, NULLABLE_INT_OR_STRING, STRING, STRING_LIST, STRING_MAP, prop,
 };
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::core::v1::AWSElasticBlockStoreVolumeSource`.
 pub const AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("partition", false, &INT32),
-        prop("readOnly", false, &BOOLEAN),
-        prop("volumeID", true, &STRING),
-    ],
+    properties: &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("fsType", false, &STRING),
+    prop("partition", false, &INT32),
+    prop("readOnly", false, &BOOLEAN),
+    prop("volumeID", true, &STRING),
+];
+static AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Affinity`.
 pub const AFFINITY: Schema<'static> = Schema {
-    properties: &[
-        prop("nodeAffinity", false, &NODE_AFFINITY),
-        prop("podAffinity", false, &POD_AFFINITY),
-        prop("podAntiAffinity", false, &POD_ANTI_AFFINITY),
-    ],
+    properties: &AFFINITY_PROPERTIES,
+    properties_fingerprint: Some(&AFFINITY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static AFFINITY_PROPERTIES: [Property<'static>; 3] = [
+    prop("nodeAffinity", false, &NODE_AFFINITY),
+    prop("podAffinity", false, &POD_AFFINITY),
+    prop("podAntiAffinity", false, &POD_ANTI_AFFINITY),
+];
+static AFFINITY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&AFFINITY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::AppArmorProfile`.
 pub const APP_ARMOR_PROFILE: Schema<'static> = Schema {
-    properties: &[
-        prop("localhostProfile", false, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &APP_ARMOR_PROFILE_PROPERTIES,
+    properties_fingerprint: Some(&APP_ARMOR_PROFILE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static APP_ARMOR_PROFILE_PROPERTIES: [Property<'static>; 2] = [
+    prop("localhostProfile", false, &STRING),
+    prop("type", true, &STRING),
+];
+static APP_ARMOR_PROFILE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&APP_ARMOR_PROFILE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::AttachedVolume`.
 pub const ATTACHED_VOLUME: Schema<'static> = Schema {
-    properties: &[
-        prop("devicePath", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &ATTACHED_VOLUME_PROPERTIES,
+    properties_fingerprint: Some(&ATTACHED_VOLUME_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ATTACHED_VOLUME_PROPERTIES: [Property<'static>; 2] = [
+    prop("devicePath", true, &STRING),
+    prop("name", true, &STRING),
+];
+static ATTACHED_VOLUME_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ATTACHED_VOLUME_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::AzureDiskVolumeSource`.
 pub const AZURE_DISK_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("cachingMode", false, &STRING),
-        prop("diskName", true, &STRING),
-        prop("diskURI", true, &STRING),
-        prop("fsType", false, &STRING),
-        prop("kind", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-    ],
+    properties: &AZURE_DISK_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&AZURE_DISK_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static AZURE_DISK_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 6] = [
+    prop("cachingMode", false, &STRING),
+    prop("diskName", true, &STRING),
+    prop("diskURI", true, &STRING),
+    prop("fsType", false, &STRING),
+    prop("kind", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+];
+static AZURE_DISK_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&AZURE_DISK_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::AzureFilePersistentVolumeSource`.
 pub const AZURE_FILE_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretName", true, &STRING),
-        prop("secretNamespace", false, &STRING),
-        prop("shareName", true, &STRING),
-    ],
+    properties: &AZURE_FILE_PERSISTENT_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&AZURE_FILE_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static AZURE_FILE_PERSISTENT_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretName", true, &STRING),
+    prop("secretNamespace", false, &STRING),
+    prop("shareName", true, &STRING),
+];
+static AZURE_FILE_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&AZURE_FILE_PERSISTENT_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::AzureFileVolumeSource`.
 pub const AZURE_FILE_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretName", true, &STRING),
-        prop("shareName", true, &STRING),
-    ],
+    properties: &AZURE_FILE_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&AZURE_FILE_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static AZURE_FILE_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretName", true, &STRING),
+    prop("shareName", true, &STRING),
+];
+static AZURE_FILE_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&AZURE_FILE_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Binding`.
 pub const BINDING: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("target", true, &OBJECT_REFERENCE),
-    ],
+    properties: &BINDING_PROPERTIES,
+    properties_fingerprint: Some(&BINDING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static BINDING_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("target", true, &OBJECT_REFERENCE),
+];
+static BINDING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&BINDING_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::CSIPersistentVolumeSource`.
 pub const CSI_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("controllerExpandSecretRef", false, &SECRET_REFERENCE),
-        prop("controllerPublishSecretRef", false, &SECRET_REFERENCE),
-        prop("driver", true, &STRING),
-        prop("fsType", false, &STRING),
-        prop("nodeExpandSecretRef", false, &SECRET_REFERENCE),
-        prop("nodePublishSecretRef", false, &SECRET_REFERENCE),
-        prop("nodeStageSecretRef", false, &SECRET_REFERENCE),
-        prop("readOnly", false, &BOOLEAN),
-        prop("volumeAttributes", false, &STRING_MAP),
-        prop("volumeHandle", true, &STRING),
-    ],
+    properties: &CSI_PERSISTENT_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&CSI_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_PERSISTENT_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 10] = [
+    prop("controllerExpandSecretRef", false, &SECRET_REFERENCE),
+    prop("controllerPublishSecretRef", false, &SECRET_REFERENCE),
+    prop("driver", true, &STRING),
+    prop("fsType", false, &STRING),
+    prop("nodeExpandSecretRef", false, &SECRET_REFERENCE),
+    prop("nodePublishSecretRef", false, &SECRET_REFERENCE),
+    prop("nodeStageSecretRef", false, &SECRET_REFERENCE),
+    prop("readOnly", false, &BOOLEAN),
+    prop("volumeAttributes", false, &STRING_MAP),
+    prop("volumeHandle", true, &STRING),
+];
+static CSI_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_PERSISTENT_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::CSIVolumeSource`.
 pub const CSI_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("driver", true, &STRING),
-        prop("fsType", false, &STRING),
-        prop("nodePublishSecretRef", false, &LOCAL_OBJECT_REFERENCE),
-        prop("readOnly", false, &BOOLEAN),
-        prop("volumeAttributes", false, &STRING_MAP),
-    ],
+    properties: &CSI_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&CSI_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 5] = [
+    prop("driver", true, &STRING),
+    prop("fsType", false, &STRING),
+    prop("nodePublishSecretRef", false, &LOCAL_OBJECT_REFERENCE),
+    prop("readOnly", false, &BOOLEAN),
+    prop("volumeAttributes", false, &STRING_MAP),
+];
+static CSI_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Capabilities`.
 pub const CAPABILITIES: Schema<'static> = Schema {
-    properties: &[
-        prop("add", false, &STRING_LIST),
-        prop("drop", false, &STRING_LIST),
-    ],
+    properties: &CAPABILITIES_PROPERTIES,
+    properties_fingerprint: Some(&CAPABILITIES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CAPABILITIES_PROPERTIES: [Property<'static>; 2] = [
+    prop("add", false, &STRING_LIST),
+    prop("drop", false, &STRING_LIST),
+];
+static CAPABILITIES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CAPABILITIES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::CephFSPersistentVolumeSource`.
 pub const CEPH_FS_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("monitors", true, &STRING_LIST),
-        prop("path", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretFile", false, &STRING),
-        prop("secretRef", false, &SECRET_REFERENCE),
-        prop("user", false, &STRING),
-    ],
+    properties: &CEPH_FS_PERSISTENT_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&CEPH_FS_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CEPH_FS_PERSISTENT_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 6] = [
+    prop("monitors", true, &STRING_LIST),
+    prop("path", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretFile", false, &STRING),
+    prop("secretRef", false, &SECRET_REFERENCE),
+    prop("user", false, &STRING),
+];
+static CEPH_FS_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CEPH_FS_PERSISTENT_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::CephFSVolumeSource`.
 pub const CEPH_FS_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("monitors", true, &STRING_LIST),
-        prop("path", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretFile", false, &STRING),
-        prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
-        prop("user", false, &STRING),
-    ],
+    properties: &CEPH_FS_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&CEPH_FS_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CEPH_FS_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 6] = [
+    prop("monitors", true, &STRING_LIST),
+    prop("path", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretFile", false, &STRING),
+    prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
+    prop("user", false, &STRING),
+];
+static CEPH_FS_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CEPH_FS_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::CinderPersistentVolumeSource`.
 pub const CINDER_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", false, &SECRET_REFERENCE),
-        prop("volumeID", true, &STRING),
-    ],
+    properties: &CINDER_PERSISTENT_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&CINDER_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CINDER_PERSISTENT_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("fsType", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", false, &SECRET_REFERENCE),
+    prop("volumeID", true, &STRING),
+];
+static CINDER_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CINDER_PERSISTENT_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::CinderVolumeSource`.
 pub const CINDER_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
-        prop("volumeID", true, &STRING),
-    ],
+    properties: &CINDER_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&CINDER_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CINDER_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("fsType", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
+    prop("volumeID", true, &STRING),
+];
+static CINDER_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CINDER_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ClientIPConfig`.
 pub const CLIENT_IP_CONFIG: Schema<'static> = Schema {
-    properties: &[prop("timeoutSeconds", false, &INT32)],
+    properties: &CLIENT_IP_CONFIG_PROPERTIES,
+    properties_fingerprint: Some(&CLIENT_IP_CONFIG_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CLIENT_IP_CONFIG_PROPERTIES: [Property<'static>; 1] =
+    [prop("timeoutSeconds", false, &INT32)];
+static CLIENT_IP_CONFIG_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CLIENT_IP_CONFIG_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ClusterTrustBundleProjection` (Kubernetes 1.37).
 pub const CLUSTER_TRUST_BUNDLE_PROJECTION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "labelSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("name", false, &STRING),
-        prop("optional", false, &BOOLEAN),
-        prop("path", true, &STRING),
-        prop("signerName", false, &STRING),
-        prop("user", false, &INT64),
-    ],
+    properties: &CLUSTER_TRUST_BUNDLE_PROJECTION_PROPERTIES,
+    properties_fingerprint: Some(&CLUSTER_TRUST_BUNDLE_PROJECTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CLUSTER_TRUST_BUNDLE_PROJECTION_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "labelSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("name", false, &STRING),
+    prop("optional", false, &BOOLEAN),
+    prop("path", true, &STRING),
+    prop("signerName", false, &STRING),
+    prop("user", false, &INT64),
+];
+static CLUSTER_TRUST_BUNDLE_PROJECTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CLUSTER_TRUST_BUNDLE_PROJECTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ClusterTrustBundleProjection` (Kubernetes 1.33 to 1.36).
 pub const CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "labelSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("name", false, &STRING),
-        prop("optional", false, &BOOLEAN),
-        prop("path", true, &STRING),
-        prop("signerName", false, &STRING),
-    ],
+    properties: &CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(
+        &CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "labelSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("name", false, &STRING),
+    prop("optional", false, &BOOLEAN),
+    prop("path", true, &STRING),
+    prop("signerName", false, &STRING),
+];
+static CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::core::v1::ComponentCondition`.
 pub const COMPONENT_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop("error", false, &STRING),
-        prop("message", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &COMPONENT_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&COMPONENT_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static COMPONENT_CONDITION_PROPERTIES: [Property<'static>; 4] = [
+    prop("error", false, &STRING),
+    prop("message", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static COMPONENT_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COMPONENT_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ComponentStatus`.
 pub const COMPONENT_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&COMPONENT_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-    ],
+    properties: &COMPONENT_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&COMPONENT_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static COMPONENT_STATUS_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&COMPONENT_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+];
+static COMPONENT_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COMPONENT_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ConfigMap`.
 pub const CONFIG_MAP: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop(
-            "binaryData",
-            false,
-            &Schema {
-                additional_properties: Some(&BYTE),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("data", false, &STRING_MAP),
-        prop("immutable", false, &BOOLEAN),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-    ],
+    properties: &CONFIG_MAP_PROPERTIES,
+    properties_fingerprint: Some(&CONFIG_MAP_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONFIG_MAP_PROPERTIES: [Property<'static>; 6] = [
+    prop("apiVersion", false, &STRING),
+    prop(
+        "binaryData",
+        false,
+        &Schema {
+            additional_properties: Some(&BYTE),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("data", false, &STRING_MAP),
+    prop("immutable", false, &BOOLEAN),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+];
+static CONFIG_MAP_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONFIG_MAP_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ConfigMapEnvSource`.
 pub const CONFIG_MAP_ENV_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("optional", false, &BOOLEAN),
-    ],
+    properties: &CONFIG_MAP_ENV_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&CONFIG_MAP_ENV_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONFIG_MAP_ENV_SOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop("optional", false, &BOOLEAN),
+];
+static CONFIG_MAP_ENV_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONFIG_MAP_ENV_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ConfigMapKeySelector`.
 pub const CONFIG_MAP_KEY_SELECTOR: Schema<'static> = Schema {
-    properties: &[
-        prop("key", true, &STRING),
-        prop("name", true, &STRING),
-        prop("optional", false, &BOOLEAN),
-    ],
+    properties: &CONFIG_MAP_KEY_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&CONFIG_MAP_KEY_SELECTOR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONFIG_MAP_KEY_SELECTOR_PROPERTIES: [Property<'static>; 3] = [
+    prop("key", true, &STRING),
+    prop("name", true, &STRING),
+    prop("optional", false, &BOOLEAN),
+];
+static CONFIG_MAP_KEY_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONFIG_MAP_KEY_SELECTOR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ConfigMapNodeConfigSource`.
 pub const CONFIG_MAP_NODE_CONFIG_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("kubeletConfigKey", true, &STRING),
-        prop("name", true, &STRING),
-        prop("namespace", true, &STRING),
-        prop("resourceVersion", false, &STRING),
-        prop("uid", false, &STRING),
-    ],
+    properties: &CONFIG_MAP_NODE_CONFIG_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&CONFIG_MAP_NODE_CONFIG_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONFIG_MAP_NODE_CONFIG_SOURCE_PROPERTIES: [Property<'static>; 5] = [
+    prop("kubeletConfigKey", true, &STRING),
+    prop("name", true, &STRING),
+    prop("namespace", true, &STRING),
+    prop("resourceVersion", false, &STRING),
+    prop("uid", false, &STRING),
+];
+static CONFIG_MAP_NODE_CONFIG_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONFIG_MAP_NODE_CONFIG_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ConfigMapProjection` (Kubernetes 1.37).
 pub const CONFIG_MAP_PROJECTION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "items",
-            false,
-            &Schema {
-                items: Some(&KEY_TO_PATH),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-        prop("optional", false, &BOOLEAN),
-    ],
+    properties: &CONFIG_MAP_PROJECTION_PROPERTIES,
+    properties_fingerprint: Some(&CONFIG_MAP_PROJECTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONFIG_MAP_PROJECTION_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "items",
+        false,
+        &Schema {
+            items: Some(&KEY_TO_PATH),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+    prop("optional", false, &BOOLEAN),
+];
+static CONFIG_MAP_PROJECTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONFIG_MAP_PROJECTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ConfigMapProjection` (Kubernetes 1.33 to 1.36).
 pub const CONFIG_MAP_PROJECTION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "items",
-            false,
-            &Schema {
-                items: Some(&KEY_TO_PATH_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-        prop("optional", false, &BOOLEAN),
-    ],
+    properties: &CONFIG_MAP_PROJECTION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&CONFIG_MAP_PROJECTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONFIG_MAP_PROJECTION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "items",
+        false,
+        &Schema {
+            items: Some(&KEY_TO_PATH_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+    prop("optional", false, &BOOLEAN),
+];
+static CONFIG_MAP_PROJECTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONFIG_MAP_PROJECTION_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ConfigMapVolumeSource` (Kubernetes 1.37).
 pub const CONFIG_MAP_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultMode", false, &INT32),
-        prop("defaultUser", false, &INT64),
-        prop(
-            "items",
-            false,
-            &Schema {
-                items: Some(&KEY_TO_PATH),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-        prop("optional", false, &BOOLEAN),
-    ],
+    properties: &CONFIG_MAP_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&CONFIG_MAP_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONFIG_MAP_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 5] = [
+    prop("defaultMode", false, &INT32),
+    prop("defaultUser", false, &INT64),
+    prop(
+        "items",
+        false,
+        &Schema {
+            items: Some(&KEY_TO_PATH),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+    prop("optional", false, &BOOLEAN),
+];
+static CONFIG_MAP_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONFIG_MAP_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ConfigMapVolumeSource` (Kubernetes 1.33 to 1.36).
 pub const CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultMode", false, &INT32),
-        prop(
-            "items",
-            false,
-            &Schema {
-                items: Some(&KEY_TO_PATH_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-        prop("optional", false, &BOOLEAN),
-    ],
+    properties: &CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("defaultMode", false, &INT32),
+    prop(
+        "items",
+        false,
+        &Schema {
+            items: Some(&KEY_TO_PATH_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+    prop("optional", false, &BOOLEAN),
+];
+static CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Container` (Kubernetes 1.37).
 pub const CONTAINER: Schema<'static> = Schema {
-    properties: &[
-        prop("args", false, &STRING_LIST),
-        prop("command", false, &STRING_LIST),
-        prop(
-            "env",
-            false,
-            &Schema {
-                items: Some(&ENV_VAR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "envFrom",
-            false,
-            &Schema {
-                items: Some(&ENV_FROM_SOURCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("image", false, &STRING),
-        prop("imagePullPolicy", false, &STRING),
-        prop("lifecycle", false, &LIFECYCLE),
-        prop("livenessProbe", false, &PROBE),
-        prop("name", true, &STRING),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("readinessProbe", false, &PROBE),
-        prop(
-            "resizePolicy",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_RESIZE_POLICY),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartPolicy", false, &STRING),
-        prop(
-            "restartPolicyRules",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_RESTART_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("securityContext", false, &SECURITY_CONTEXT),
-        prop("startupProbe", false, &PROBE),
-        prop("stdin", false, &BOOLEAN),
-        prop("stdinOnce", false, &BOOLEAN),
-        prop("terminationMessagePath", false, &STRING),
-        prop("terminationMessagePolicy", false, &STRING),
-        prop("tty", false, &BOOLEAN),
-        prop(
-            "volumeDevices",
-            false,
-            &Schema {
-                items: Some(&VOLUME_DEVICE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumeMounts",
-            false,
-            &Schema {
-                items: Some(&VOLUME_MOUNT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("workingDir", false, &STRING),
-    ],
+    properties: &CONTAINER_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_PROPERTIES: [Property<'static>; 25] = [
+    prop("args", false, &STRING_LIST),
+    prop("command", false, &STRING_LIST),
+    prop(
+        "env",
+        false,
+        &Schema {
+            items: Some(&ENV_VAR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "envFrom",
+        false,
+        &Schema {
+            items: Some(&ENV_FROM_SOURCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("image", false, &STRING),
+    prop("imagePullPolicy", false, &STRING),
+    prop("lifecycle", false, &LIFECYCLE),
+    prop("livenessProbe", false, &PROBE),
+    prop("name", true, &STRING),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("readinessProbe", false, &PROBE),
+    prop(
+        "resizePolicy",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_RESIZE_POLICY),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartPolicy", false, &STRING),
+    prop(
+        "restartPolicyRules",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_RESTART_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("securityContext", false, &SECURITY_CONTEXT),
+    prop("startupProbe", false, &PROBE),
+    prop("stdin", false, &BOOLEAN),
+    prop("stdinOnce", false, &BOOLEAN),
+    prop("terminationMessagePath", false, &STRING),
+    prop("terminationMessagePolicy", false, &STRING),
+    prop("tty", false, &BOOLEAN),
+    prop(
+        "volumeDevices",
+        false,
+        &Schema {
+            items: Some(&VOLUME_DEVICE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumeMounts",
+        false,
+        &Schema {
+            items: Some(&VOLUME_MOUNT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("workingDir", false, &STRING),
+];
+static CONTAINER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Container` (Kubernetes 1.34 to 1.36).
 pub const CONTAINER_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("args", false, &STRING_LIST),
-        prop("command", false, &STRING_LIST),
-        prop(
-            "env",
-            false,
-            &Schema {
-                items: Some(&ENV_VAR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "envFrom",
-            false,
-            &Schema {
-                items: Some(&ENV_FROM_SOURCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("image", false, &STRING),
-        prop("imagePullPolicy", false, &STRING),
-        prop("lifecycle", false, &LIFECYCLE_1_33_TO_1_36),
-        prop("livenessProbe", false, &PROBE_1_33_TO_1_36),
-        prop("name", true, &STRING),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("readinessProbe", false, &PROBE_1_33_TO_1_36),
-        prop(
-            "resizePolicy",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_RESIZE_POLICY),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartPolicy", false, &STRING),
-        prop(
-            "restartPolicyRules",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_RESTART_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("securityContext", false, &SECURITY_CONTEXT),
-        prop("startupProbe", false, &PROBE_1_33_TO_1_36),
-        prop("stdin", false, &BOOLEAN),
-        prop("stdinOnce", false, &BOOLEAN),
-        prop("terminationMessagePath", false, &STRING),
-        prop("terminationMessagePolicy", false, &STRING),
-        prop("tty", false, &BOOLEAN),
-        prop(
-            "volumeDevices",
-            false,
-            &Schema {
-                items: Some(&VOLUME_DEVICE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumeMounts",
-            false,
-            &Schema {
-                items: Some(&VOLUME_MOUNT_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("workingDir", false, &STRING),
-    ],
+    properties: &CONTAINER_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_1_34_TO_1_36_PROPERTIES: [Property<'static>; 25] = [
+    prop("args", false, &STRING_LIST),
+    prop("command", false, &STRING_LIST),
+    prop(
+        "env",
+        false,
+        &Schema {
+            items: Some(&ENV_VAR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "envFrom",
+        false,
+        &Schema {
+            items: Some(&ENV_FROM_SOURCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("image", false, &STRING),
+    prop("imagePullPolicy", false, &STRING),
+    prop("lifecycle", false, &LIFECYCLE_1_33_TO_1_36),
+    prop("livenessProbe", false, &PROBE_1_33_TO_1_36),
+    prop("name", true, &STRING),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("readinessProbe", false, &PROBE_1_33_TO_1_36),
+    prop(
+        "resizePolicy",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_RESIZE_POLICY),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartPolicy", false, &STRING),
+    prop(
+        "restartPolicyRules",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_RESTART_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("securityContext", false, &SECURITY_CONTEXT),
+    prop("startupProbe", false, &PROBE_1_33_TO_1_36),
+    prop("stdin", false, &BOOLEAN),
+    prop("stdinOnce", false, &BOOLEAN),
+    prop("terminationMessagePath", false, &STRING),
+    prop("terminationMessagePolicy", false, &STRING),
+    prop("tty", false, &BOOLEAN),
+    prop(
+        "volumeDevices",
+        false,
+        &Schema {
+            items: Some(&VOLUME_DEVICE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumeMounts",
+        false,
+        &Schema {
+            items: Some(&VOLUME_MOUNT_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("workingDir", false, &STRING),
+];
+static CONTAINER_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_1_34_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Container` (Kubernetes 1.33).
 pub const CONTAINER_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("args", false, &STRING_LIST),
-        prop("command", false, &STRING_LIST),
-        prop(
-            "env",
-            false,
-            &Schema {
-                items: Some(&ENV_VAR_1_33),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "envFrom",
-            false,
-            &Schema {
-                items: Some(&ENV_FROM_SOURCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("image", false, &STRING),
-        prop("imagePullPolicy", false, &STRING),
-        prop("lifecycle", false, &LIFECYCLE_1_33_TO_1_36),
-        prop("livenessProbe", false, &PROBE_1_33_TO_1_36),
-        prop("name", true, &STRING),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("readinessProbe", false, &PROBE_1_33_TO_1_36),
-        prop(
-            "resizePolicy",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_RESIZE_POLICY),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartPolicy", false, &STRING),
-        prop("securityContext", false, &SECURITY_CONTEXT),
-        prop("startupProbe", false, &PROBE_1_33_TO_1_36),
-        prop("stdin", false, &BOOLEAN),
-        prop("stdinOnce", false, &BOOLEAN),
-        prop("terminationMessagePath", false, &STRING),
-        prop("terminationMessagePolicy", false, &STRING),
-        prop("tty", false, &BOOLEAN),
-        prop(
-            "volumeDevices",
-            false,
-            &Schema {
-                items: Some(&VOLUME_DEVICE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumeMounts",
-            false,
-            &Schema {
-                items: Some(&VOLUME_MOUNT_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("workingDir", false, &STRING),
-    ],
+    properties: &CONTAINER_1_33_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_1_33_PROPERTIES: [Property<'static>; 24] = [
+    prop("args", false, &STRING_LIST),
+    prop("command", false, &STRING_LIST),
+    prop(
+        "env",
+        false,
+        &Schema {
+            items: Some(&ENV_VAR_1_33),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "envFrom",
+        false,
+        &Schema {
+            items: Some(&ENV_FROM_SOURCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("image", false, &STRING),
+    prop("imagePullPolicy", false, &STRING),
+    prop("lifecycle", false, &LIFECYCLE_1_33_TO_1_36),
+    prop("livenessProbe", false, &PROBE_1_33_TO_1_36),
+    prop("name", true, &STRING),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("readinessProbe", false, &PROBE_1_33_TO_1_36),
+    prop(
+        "resizePolicy",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_RESIZE_POLICY),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartPolicy", false, &STRING),
+    prop("securityContext", false, &SECURITY_CONTEXT),
+    prop("startupProbe", false, &PROBE_1_33_TO_1_36),
+    prop("stdin", false, &BOOLEAN),
+    prop("stdinOnce", false, &BOOLEAN),
+    prop("terminationMessagePath", false, &STRING),
+    prop("terminationMessagePolicy", false, &STRING),
+    prop("tty", false, &BOOLEAN),
+    prop(
+        "volumeDevices",
+        false,
+        &Schema {
+            items: Some(&VOLUME_DEVICE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumeMounts",
+        false,
+        &Schema {
+            items: Some(&VOLUME_MOUNT_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("workingDir", false, &STRING),
+];
+static CONTAINER_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerExtendedResourceRequest` (Kubernetes 1.34 to 1.37).
 pub const CONTAINER_EXTENDED_RESOURCE_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("containerName", true, &STRING),
-        prop("requestName", true, &STRING),
-        prop("resourceName", true, &STRING),
-    ],
+    properties: &CONTAINER_EXTENDED_RESOURCE_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_EXTENDED_RESOURCE_REQUEST_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_EXTENDED_RESOURCE_REQUEST_PROPERTIES: [Property<'static>; 3] = [
+    prop("containerName", true, &STRING),
+    prop("requestName", true, &STRING),
+    prop("resourceName", true, &STRING),
+];
+static CONTAINER_EXTENDED_RESOURCE_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_EXTENDED_RESOURCE_REQUEST_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerImage`.
 pub const CONTAINER_IMAGE: Schema<'static> = Schema {
-    properties: &[
-        prop("names", false, &STRING_LIST),
-        prop("sizeBytes", false, &INT64),
-    ],
+    properties: &CONTAINER_IMAGE_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_IMAGE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_IMAGE_PROPERTIES: [Property<'static>; 2] = [
+    prop("names", false, &STRING_LIST),
+    prop("sizeBytes", false, &INT64),
+];
+static CONTAINER_IMAGE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_IMAGE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerPort`.
 pub const CONTAINER_PORT: Schema<'static> = Schema {
-    properties: &[
-        prop("containerPort", true, &INT32),
-        prop("hostIP", false, &STRING),
-        prop("hostPort", false, &INT32),
-        prop("name", false, &STRING),
-        prop("protocol", false, &STRING),
-    ],
+    properties: &CONTAINER_PORT_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_PORT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_PORT_PROPERTIES: [Property<'static>; 5] = [
+    prop("containerPort", true, &INT32),
+    prop("hostIP", false, &STRING),
+    prop("hostPort", false, &INT32),
+    prop("name", false, &STRING),
+    prop("protocol", false, &STRING),
+];
+static CONTAINER_PORT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_PORT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerResizePolicy`.
 pub const CONTAINER_RESIZE_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("resourceName", true, &STRING),
-        prop("restartPolicy", true, &STRING),
-    ],
+    properties: &CONTAINER_RESIZE_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_RESIZE_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_RESIZE_POLICY_PROPERTIES: [Property<'static>; 2] = [
+    prop("resourceName", true, &STRING),
+    prop("restartPolicy", true, &STRING),
+];
+static CONTAINER_RESIZE_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_RESIZE_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerRestartRule` (Kubernetes 1.34 to 1.37).
 pub const CONTAINER_RESTART_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("action", true, &STRING),
-        prop("exitCodes", false, &CONTAINER_RESTART_RULE_ON_EXIT_CODES),
-    ],
+    properties: &CONTAINER_RESTART_RULE_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_RESTART_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_RESTART_RULE_PROPERTIES: [Property<'static>; 2] = [
+    prop("action", true, &STRING),
+    prop("exitCodes", false, &CONTAINER_RESTART_RULE_ON_EXIT_CODES),
+];
+static CONTAINER_RESTART_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_RESTART_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerRestartRuleOnExitCodes` (Kubernetes 1.34 to 1.37).
 pub const CONTAINER_RESTART_RULE_ON_EXIT_CODES: Schema<'static> = Schema {
-    properties: &[
-        prop("operator", true, &STRING),
-        prop(
-            "values",
-            false,
-            &Schema {
-                items: Some(&INT32),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &CONTAINER_RESTART_RULE_ON_EXIT_CODES_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_RESTART_RULE_ON_EXIT_CODES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_RESTART_RULE_ON_EXIT_CODES_PROPERTIES: [Property<'static>; 2] = [
+    prop("operator", true, &STRING),
+    prop(
+        "values",
+        false,
+        &Schema {
+            items: Some(&INT32),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static CONTAINER_RESTART_RULE_ON_EXIT_CODES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_RESTART_RULE_ON_EXIT_CODES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerState`.
 pub const CONTAINER_STATE: Schema<'static> = Schema {
-    properties: &[
-        prop("running", false, &CONTAINER_STATE_RUNNING),
-        prop("terminated", false, &CONTAINER_STATE_TERMINATED),
-        prop("waiting", false, &CONTAINER_STATE_WAITING),
-    ],
+    properties: &CONTAINER_STATE_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_STATE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_STATE_PROPERTIES: [Property<'static>; 3] = [
+    prop("running", false, &CONTAINER_STATE_RUNNING),
+    prop("terminated", false, &CONTAINER_STATE_TERMINATED),
+    prop("waiting", false, &CONTAINER_STATE_WAITING),
+];
+static CONTAINER_STATE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_STATE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerStateRunning`.
 pub const CONTAINER_STATE_RUNNING: Schema<'static> = Schema {
-    properties: &[prop(
-        "startedAt",
-        false,
-        &apimachinery::pkg::apis::meta::v1::TIME,
-    )],
+    properties: &CONTAINER_STATE_RUNNING_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_STATE_RUNNING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_STATE_RUNNING_PROPERTIES: [Property<'static>; 1] = [prop(
+    "startedAt",
+    false,
+    &apimachinery::pkg::apis::meta::v1::TIME,
+)];
+static CONTAINER_STATE_RUNNING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_STATE_RUNNING_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerStateTerminated`.
 pub const CONTAINER_STATE_TERMINATED: Schema<'static> = Schema {
-    properties: &[
-        prop("containerID", false, &STRING),
-        prop("exitCode", true, &INT32),
-        prop(
-            "finishedAt",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("signal", false, &INT32),
-        prop("startedAt", false, &apimachinery::pkg::apis::meta::v1::TIME),
-    ],
+    properties: &CONTAINER_STATE_TERMINATED_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_STATE_TERMINATED_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_STATE_TERMINATED_PROPERTIES: [Property<'static>; 7] = [
+    prop("containerID", false, &STRING),
+    prop("exitCode", true, &INT32),
+    prop(
+        "finishedAt",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("signal", false, &INT32),
+    prop("startedAt", false, &apimachinery::pkg::apis::meta::v1::TIME),
+];
+static CONTAINER_STATE_TERMINATED_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_STATE_TERMINATED_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerStateWaiting`.
 pub const CONTAINER_STATE_WAITING: Schema<'static> = Schema {
-    properties: &[
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-    ],
+    properties: &CONTAINER_STATE_WAITING_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_STATE_WAITING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_STATE_WAITING_PROPERTIES: [Property<'static>; 2] = [
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+];
+static CONTAINER_STATE_WAITING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_STATE_WAITING_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerStatus` (Kubernetes 1.36 to 1.37).
 pub const CONTAINER_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "allocatedResources",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "allocatedResourcesStatus",
-            false,
-            &Schema {
-                items: Some(&RESOURCE_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("containerID", false, &STRING),
-        prop("image", true, &STRING),
-        prop("imageID", true, &STRING),
-        prop("lastState", false, &CONTAINER_STATE),
-        prop("name", true, &STRING),
-        prop("ready", true, &BOOLEAN),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartCount", true, &INT32),
-        prop("started", false, &BOOLEAN),
-        prop("state", false, &CONTAINER_STATE),
-        prop("stopSignal", false, &STRING),
-        prop("user", false, &CONTAINER_USER),
-        prop(
-            "volumeMounts",
-            false,
-            &Schema {
-                items: Some(&VOLUME_MOUNT_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &CONTAINER_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_STATUS_PROPERTIES: [Property<'static>; 15] = [
+    prop(
+        "allocatedResources",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "allocatedResourcesStatus",
+        false,
+        &Schema {
+            items: Some(&RESOURCE_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("containerID", false, &STRING),
+    prop("image", true, &STRING),
+    prop("imageID", true, &STRING),
+    prop("lastState", false, &CONTAINER_STATE),
+    prop("name", true, &STRING),
+    prop("ready", true, &BOOLEAN),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartCount", true, &INT32),
+    prop("started", false, &BOOLEAN),
+    prop("state", false, &CONTAINER_STATE),
+    prop("stopSignal", false, &STRING),
+    prop("user", false, &CONTAINER_USER),
+    prop(
+        "volumeMounts",
+        false,
+        &Schema {
+            items: Some(&VOLUME_MOUNT_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static CONTAINER_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerStatus` (Kubernetes 1.33 to 1.35).
 pub const CONTAINER_STATUS_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "allocatedResources",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "allocatedResourcesStatus",
-            false,
-            &Schema {
-                items: Some(&RESOURCE_STATUS_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("containerID", false, &STRING),
-        prop("image", true, &STRING),
-        prop("imageID", true, &STRING),
-        prop("lastState", false, &CONTAINER_STATE),
-        prop("name", true, &STRING),
-        prop("ready", true, &BOOLEAN),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartCount", true, &INT32),
-        prop("started", false, &BOOLEAN),
-        prop("state", false, &CONTAINER_STATE),
-        prop("stopSignal", false, &STRING),
-        prop("user", false, &CONTAINER_USER),
-        prop(
-            "volumeMounts",
-            false,
-            &Schema {
-                items: Some(&VOLUME_MOUNT_STATUS_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &CONTAINER_STATUS_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_STATUS_1_33_TO_1_35_PROPERTIES: [Property<'static>; 15] = [
+    prop(
+        "allocatedResources",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "allocatedResourcesStatus",
+        false,
+        &Schema {
+            items: Some(&RESOURCE_STATUS_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("containerID", false, &STRING),
+    prop("image", true, &STRING),
+    prop("imageID", true, &STRING),
+    prop("lastState", false, &CONTAINER_STATE),
+    prop("name", true, &STRING),
+    prop("ready", true, &BOOLEAN),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartCount", true, &INT32),
+    prop("started", false, &BOOLEAN),
+    prop("state", false, &CONTAINER_STATE),
+    prop("stopSignal", false, &STRING),
+    prop("user", false, &CONTAINER_USER),
+    prop(
+        "volumeMounts",
+        false,
+        &Schema {
+            items: Some(&VOLUME_MOUNT_STATUS_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static CONTAINER_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_STATUS_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ContainerUser`.
 pub const CONTAINER_USER: Schema<'static> = Schema {
-    properties: &[prop("linux", false, &LINUX_CONTAINER_USER)],
+    properties: &CONTAINER_USER_PROPERTIES,
+    properties_fingerprint: Some(&CONTAINER_USER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONTAINER_USER_PROPERTIES: [Property<'static>; 1] =
+    [prop("linux", false, &LINUX_CONTAINER_USER)];
+static CONTAINER_USER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONTAINER_USER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::DaemonEndpoint`.
 pub const DAEMON_ENDPOINT: Schema<'static> = Schema {
-    properties: &[prop("Port", true, &INT32)],
+    properties: &DAEMON_ENDPOINT_PROPERTIES,
+    properties_fingerprint: Some(&DAEMON_ENDPOINT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DAEMON_ENDPOINT_PROPERTIES: [Property<'static>; 1] = [prop("Port", true, &INT32)];
+static DAEMON_ENDPOINT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DAEMON_ENDPOINT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::DownwardAPIProjection` (Kubernetes 1.37).
 pub const DOWNWARD_API_PROJECTION: Schema<'static> = Schema {
-    properties: &[prop(
+    properties: &DOWNWARD_API_PROJECTION_PROPERTIES,
+    properties_fingerprint: Some(&DOWNWARD_API_PROJECTION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DOWNWARD_API_PROJECTION_PROPERTIES: [Property<'static>; 1] = [prop(
+    "items",
+    false,
+    &Schema {
+        items: Some(&DOWNWARD_API_VOLUME_FILE),
+        ..Schema::of(Type::Array)
+    },
+)];
+static DOWNWARD_API_PROJECTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DOWNWARD_API_PROJECTION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::DownwardAPIProjection` (Kubernetes 1.33 to 1.36).
+pub const DOWNWARD_API_PROJECTION_1_33_TO_1_36: Schema<'static> = Schema {
+    properties: &DOWNWARD_API_PROJECTION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DOWNWARD_API_PROJECTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DOWNWARD_API_PROJECTION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 1] = [prop(
+    "items",
+    false,
+    &Schema {
+        items: Some(&DOWNWARD_API_VOLUME_FILE_1_33_TO_1_36),
+        ..Schema::of(Type::Array)
+    },
+)];
+static DOWNWARD_API_PROJECTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DOWNWARD_API_PROJECTION_1_33_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::DownwardAPIVolumeFile` (Kubernetes 1.37).
+pub const DOWNWARD_API_VOLUME_FILE: Schema<'static> = Schema {
+    properties: &DOWNWARD_API_VOLUME_FILE_PROPERTIES,
+    properties_fingerprint: Some(&DOWNWARD_API_VOLUME_FILE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DOWNWARD_API_VOLUME_FILE_PROPERTIES: [Property<'static>; 5] = [
+    prop("fieldRef", false, &OBJECT_FIELD_SELECTOR),
+    prop("mode", false, &INT32),
+    prop("path", true, &STRING),
+    prop("resourceFieldRef", false, &RESOURCE_FIELD_SELECTOR),
+    prop("user", false, &INT64),
+];
+static DOWNWARD_API_VOLUME_FILE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DOWNWARD_API_VOLUME_FILE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::DownwardAPIVolumeFile` (Kubernetes 1.33 to 1.36).
+pub const DOWNWARD_API_VOLUME_FILE_1_33_TO_1_36: Schema<'static> = Schema {
+    properties: &DOWNWARD_API_VOLUME_FILE_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DOWNWARD_API_VOLUME_FILE_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DOWNWARD_API_VOLUME_FILE_1_33_TO_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("fieldRef", false, &OBJECT_FIELD_SELECTOR),
+    prop("mode", false, &INT32),
+    prop("path", true, &STRING),
+    prop("resourceFieldRef", false, &RESOURCE_FIELD_SELECTOR),
+];
+static DOWNWARD_API_VOLUME_FILE_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DOWNWARD_API_VOLUME_FILE_1_33_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::DownwardAPIVolumeSource` (Kubernetes 1.37).
+pub const DOWNWARD_API_VOLUME_SOURCE: Schema<'static> = Schema {
+    properties: &DOWNWARD_API_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&DOWNWARD_API_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DOWNWARD_API_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("defaultMode", false, &INT32),
+    prop("defaultUser", false, &INT64),
+    prop(
         "items",
         false,
         &Schema {
             items: Some(&DOWNWARD_API_VOLUME_FILE),
             ..Schema::of(Type::Array)
         },
-    )],
+    ),
+];
+static DOWNWARD_API_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DOWNWARD_API_VOLUME_SOURCE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::DownwardAPIVolumeSource` (Kubernetes 1.33 to 1.36).
+pub const DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36: Schema<'static> = Schema {
+    properties: &DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
-
-/// The model of `k8s_openapi::api::core::v1::DownwardAPIProjection` (Kubernetes 1.33 to 1.36).
-pub const DOWNWARD_API_PROJECTION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[prop(
+static DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES: [Property<'static>; 2] = [
+    prop("defaultMode", false, &INT32),
+    prop(
         "items",
         false,
         &Schema {
             items: Some(&DOWNWARD_API_VOLUME_FILE_1_33_TO_1_36),
             ..Schema::of(Type::Array)
         },
-    )],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::DownwardAPIVolumeFile` (Kubernetes 1.37).
-pub const DOWNWARD_API_VOLUME_FILE: Schema<'static> = Schema {
-    properties: &[
-        prop("fieldRef", false, &OBJECT_FIELD_SELECTOR),
-        prop("mode", false, &INT32),
-        prop("path", true, &STRING),
-        prop("resourceFieldRef", false, &RESOURCE_FIELD_SELECTOR),
-        prop("user", false, &INT64),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::DownwardAPIVolumeFile` (Kubernetes 1.33 to 1.36).
-pub const DOWNWARD_API_VOLUME_FILE_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("fieldRef", false, &OBJECT_FIELD_SELECTOR),
-        prop("mode", false, &INT32),
-        prop("path", true, &STRING),
-        prop("resourceFieldRef", false, &RESOURCE_FIELD_SELECTOR),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::DownwardAPIVolumeSource` (Kubernetes 1.37).
-pub const DOWNWARD_API_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultMode", false, &INT32),
-        prop("defaultUser", false, &INT64),
-        prop(
-            "items",
-            false,
-            &Schema {
-                items: Some(&DOWNWARD_API_VOLUME_FILE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::DownwardAPIVolumeSource` (Kubernetes 1.33 to 1.36).
-pub const DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultMode", false, &INT32),
-        prop(
-            "items",
-            false,
-            &Schema {
-                items: Some(&DOWNWARD_API_VOLUME_FILE_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
+    ),
+];
+static DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EmptyDirVolumeSource` (Kubernetes 1.37).
 pub const EMPTY_DIR_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("medium", false, &STRING),
-        prop("mode", false, &INT32),
-        prop("sizeLimit", false, &NULLABLE_INT_OR_STRING),
-    ],
+    properties: &EMPTY_DIR_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&EMPTY_DIR_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EMPTY_DIR_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("medium", false, &STRING),
+    prop("mode", false, &INT32),
+    prop("sizeLimit", false, &NULLABLE_INT_OR_STRING),
+];
+static EMPTY_DIR_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EMPTY_DIR_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EmptyDirVolumeSource` (Kubernetes 1.33 to 1.36).
 pub const EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("medium", false, &STRING),
-        prop("sizeLimit", false, &NULLABLE_INT_OR_STRING),
-    ],
+    properties: &EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES: [Property<'static>; 2] = [
+    prop("medium", false, &STRING),
+    prop("sizeLimit", false, &NULLABLE_INT_OR_STRING),
+];
+static EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EndpointAddress`.
 pub const ENDPOINT_ADDRESS: Schema<'static> = Schema {
-    properties: &[
-        prop("hostname", false, &STRING),
-        prop("ip", true, &STRING),
-        prop("nodeName", false, &STRING),
-        prop("targetRef", false, &OBJECT_REFERENCE),
-    ],
+    properties: &ENDPOINT_ADDRESS_PROPERTIES,
+    properties_fingerprint: Some(&ENDPOINT_ADDRESS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENDPOINT_ADDRESS_PROPERTIES: [Property<'static>; 4] = [
+    prop("hostname", false, &STRING),
+    prop("ip", true, &STRING),
+    prop("nodeName", false, &STRING),
+    prop("targetRef", false, &OBJECT_REFERENCE),
+];
+static ENDPOINT_ADDRESS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENDPOINT_ADDRESS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EndpointPort`.
 pub const ENDPOINT_PORT: Schema<'static> = Schema {
-    properties: &[
-        prop("appProtocol", false, &STRING),
-        prop("name", false, &STRING),
-        prop("port", true, &INT32),
-        prop("protocol", false, &STRING),
-    ],
+    properties: &ENDPOINT_PORT_PROPERTIES,
+    properties_fingerprint: Some(&ENDPOINT_PORT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENDPOINT_PORT_PROPERTIES: [Property<'static>; 4] = [
+    prop("appProtocol", false, &STRING),
+    prop("name", false, &STRING),
+    prop("port", true, &INT32),
+    prop("protocol", false, &STRING),
+];
+static ENDPOINT_PORT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENDPOINT_PORT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EndpointSubset`.
 pub const ENDPOINT_SUBSET: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "addresses",
-            false,
-            &Schema {
-                items: Some(&ENDPOINT_ADDRESS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "notReadyAddresses",
-            false,
-            &Schema {
-                items: Some(&ENDPOINT_ADDRESS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&ENDPOINT_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &ENDPOINT_SUBSET_PROPERTIES,
+    properties_fingerprint: Some(&ENDPOINT_SUBSET_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENDPOINT_SUBSET_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "addresses",
+        false,
+        &Schema {
+            items: Some(&ENDPOINT_ADDRESS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "notReadyAddresses",
+        false,
+        &Schema {
+            items: Some(&ENDPOINT_ADDRESS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&ENDPOINT_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static ENDPOINT_SUBSET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENDPOINT_SUBSET_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Endpoints`.
 pub const ENDPOINTS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop(
-            "subsets",
-            false,
-            &Schema {
-                items: Some(&ENDPOINT_SUBSET),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &ENDPOINTS_PROPERTIES,
+    properties_fingerprint: Some(&ENDPOINTS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENDPOINTS_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop(
+        "subsets",
+        false,
+        &Schema {
+            items: Some(&ENDPOINT_SUBSET),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static ENDPOINTS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENDPOINTS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EnvFromSource`.
 pub const ENV_FROM_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("configMapRef", false, &CONFIG_MAP_ENV_SOURCE),
-        prop("prefix", false, &STRING),
-        prop("secretRef", false, &SECRET_ENV_SOURCE),
-    ],
+    properties: &ENV_FROM_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&ENV_FROM_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENV_FROM_SOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("configMapRef", false, &CONFIG_MAP_ENV_SOURCE),
+    prop("prefix", false, &STRING),
+    prop("secretRef", false, &SECRET_ENV_SOURCE),
+];
+static ENV_FROM_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENV_FROM_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EnvVar` (Kubernetes 1.34 to 1.37).
 pub const ENV_VAR: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("value", false, &STRING),
-        prop("valueFrom", false, &ENV_VAR_SOURCE),
-    ],
+    properties: &ENV_VAR_PROPERTIES,
+    properties_fingerprint: Some(&ENV_VAR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENV_VAR_PROPERTIES: [Property<'static>; 3] = [
+    prop("name", true, &STRING),
+    prop("value", false, &STRING),
+    prop("valueFrom", false, &ENV_VAR_SOURCE),
+];
+static ENV_VAR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENV_VAR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EnvVar` (Kubernetes 1.33).
 pub const ENV_VAR_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("value", false, &STRING),
-        prop("valueFrom", false, &ENV_VAR_SOURCE_1_33),
-    ],
+    properties: &ENV_VAR_1_33_PROPERTIES,
+    properties_fingerprint: Some(&ENV_VAR_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENV_VAR_1_33_PROPERTIES: [Property<'static>; 3] = [
+    prop("name", true, &STRING),
+    prop("value", false, &STRING),
+    prop("valueFrom", false, &ENV_VAR_SOURCE_1_33),
+];
+static ENV_VAR_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENV_VAR_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EnvVarSource` (Kubernetes 1.34 to 1.37).
 pub const ENV_VAR_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("configMapKeyRef", false, &CONFIG_MAP_KEY_SELECTOR),
-        prop("fieldRef", false, &OBJECT_FIELD_SELECTOR),
-        prop("fileKeyRef", false, &FILE_KEY_SELECTOR),
-        prop("resourceFieldRef", false, &RESOURCE_FIELD_SELECTOR),
-        prop("secretKeyRef", false, &SECRET_KEY_SELECTOR),
-    ],
+    properties: &ENV_VAR_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&ENV_VAR_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENV_VAR_SOURCE_PROPERTIES: [Property<'static>; 5] = [
+    prop("configMapKeyRef", false, &CONFIG_MAP_KEY_SELECTOR),
+    prop("fieldRef", false, &OBJECT_FIELD_SELECTOR),
+    prop("fileKeyRef", false, &FILE_KEY_SELECTOR),
+    prop("resourceFieldRef", false, &RESOURCE_FIELD_SELECTOR),
+    prop("secretKeyRef", false, &SECRET_KEY_SELECTOR),
+];
+static ENV_VAR_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENV_VAR_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EnvVarSource` (Kubernetes 1.33).
 pub const ENV_VAR_SOURCE_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("configMapKeyRef", false, &CONFIG_MAP_KEY_SELECTOR),
-        prop("fieldRef", false, &OBJECT_FIELD_SELECTOR),
-        prop("resourceFieldRef", false, &RESOURCE_FIELD_SELECTOR),
-        prop("secretKeyRef", false, &SECRET_KEY_SELECTOR),
-    ],
+    properties: &ENV_VAR_SOURCE_1_33_PROPERTIES,
+    properties_fingerprint: Some(&ENV_VAR_SOURCE_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENV_VAR_SOURCE_1_33_PROPERTIES: [Property<'static>; 4] = [
+    prop("configMapKeyRef", false, &CONFIG_MAP_KEY_SELECTOR),
+    prop("fieldRef", false, &OBJECT_FIELD_SELECTOR),
+    prop("resourceFieldRef", false, &RESOURCE_FIELD_SELECTOR),
+    prop("secretKeyRef", false, &SECRET_KEY_SELECTOR),
+];
+static ENV_VAR_SOURCE_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENV_VAR_SOURCE_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EphemeralContainer` (Kubernetes 1.37).
 pub const EPHEMERAL_CONTAINER: Schema<'static> = Schema {
-    properties: &[
-        prop("args", false, &STRING_LIST),
-        prop("command", false, &STRING_LIST),
-        prop(
-            "env",
-            false,
-            &Schema {
-                items: Some(&ENV_VAR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "envFrom",
-            false,
-            &Schema {
-                items: Some(&ENV_FROM_SOURCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("image", false, &STRING),
-        prop("imagePullPolicy", false, &STRING),
-        prop("lifecycle", false, &LIFECYCLE),
-        prop("livenessProbe", false, &PROBE),
-        prop("name", true, &STRING),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("readinessProbe", false, &PROBE),
-        prop(
-            "resizePolicy",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_RESIZE_POLICY),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartPolicy", false, &STRING),
-        prop(
-            "restartPolicyRules",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_RESTART_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("securityContext", false, &SECURITY_CONTEXT),
-        prop("startupProbe", false, &PROBE),
-        prop("stdin", false, &BOOLEAN),
-        prop("stdinOnce", false, &BOOLEAN),
-        prop("targetContainerName", false, &STRING),
-        prop("terminationMessagePath", false, &STRING),
-        prop("terminationMessagePolicy", false, &STRING),
-        prop("tty", false, &BOOLEAN),
-        prop(
-            "volumeDevices",
-            false,
-            &Schema {
-                items: Some(&VOLUME_DEVICE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumeMounts",
-            false,
-            &Schema {
-                items: Some(&VOLUME_MOUNT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("workingDir", false, &STRING),
-    ],
+    properties: &EPHEMERAL_CONTAINER_PROPERTIES,
+    properties_fingerprint: Some(&EPHEMERAL_CONTAINER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EPHEMERAL_CONTAINER_PROPERTIES: [Property<'static>; 26] = [
+    prop("args", false, &STRING_LIST),
+    prop("command", false, &STRING_LIST),
+    prop(
+        "env",
+        false,
+        &Schema {
+            items: Some(&ENV_VAR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "envFrom",
+        false,
+        &Schema {
+            items: Some(&ENV_FROM_SOURCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("image", false, &STRING),
+    prop("imagePullPolicy", false, &STRING),
+    prop("lifecycle", false, &LIFECYCLE),
+    prop("livenessProbe", false, &PROBE),
+    prop("name", true, &STRING),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("readinessProbe", false, &PROBE),
+    prop(
+        "resizePolicy",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_RESIZE_POLICY),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartPolicy", false, &STRING),
+    prop(
+        "restartPolicyRules",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_RESTART_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("securityContext", false, &SECURITY_CONTEXT),
+    prop("startupProbe", false, &PROBE),
+    prop("stdin", false, &BOOLEAN),
+    prop("stdinOnce", false, &BOOLEAN),
+    prop("targetContainerName", false, &STRING),
+    prop("terminationMessagePath", false, &STRING),
+    prop("terminationMessagePolicy", false, &STRING),
+    prop("tty", false, &BOOLEAN),
+    prop(
+        "volumeDevices",
+        false,
+        &Schema {
+            items: Some(&VOLUME_DEVICE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumeMounts",
+        false,
+        &Schema {
+            items: Some(&VOLUME_MOUNT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("workingDir", false, &STRING),
+];
+static EPHEMERAL_CONTAINER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EPHEMERAL_CONTAINER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EphemeralContainer` (Kubernetes 1.34 to 1.36).
 pub const EPHEMERAL_CONTAINER_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("args", false, &STRING_LIST),
-        prop("command", false, &STRING_LIST),
-        prop(
-            "env",
-            false,
-            &Schema {
-                items: Some(&ENV_VAR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "envFrom",
-            false,
-            &Schema {
-                items: Some(&ENV_FROM_SOURCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("image", false, &STRING),
-        prop("imagePullPolicy", false, &STRING),
-        prop("lifecycle", false, &LIFECYCLE_1_33_TO_1_36),
-        prop("livenessProbe", false, &PROBE_1_33_TO_1_36),
-        prop("name", true, &STRING),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("readinessProbe", false, &PROBE_1_33_TO_1_36),
-        prop(
-            "resizePolicy",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_RESIZE_POLICY),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartPolicy", false, &STRING),
-        prop(
-            "restartPolicyRules",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_RESTART_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("securityContext", false, &SECURITY_CONTEXT),
-        prop("startupProbe", false, &PROBE_1_33_TO_1_36),
-        prop("stdin", false, &BOOLEAN),
-        prop("stdinOnce", false, &BOOLEAN),
-        prop("targetContainerName", false, &STRING),
-        prop("terminationMessagePath", false, &STRING),
-        prop("terminationMessagePolicy", false, &STRING),
-        prop("tty", false, &BOOLEAN),
-        prop(
-            "volumeDevices",
-            false,
-            &Schema {
-                items: Some(&VOLUME_DEVICE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumeMounts",
-            false,
-            &Schema {
-                items: Some(&VOLUME_MOUNT_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("workingDir", false, &STRING),
-    ],
+    properties: &EPHEMERAL_CONTAINER_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&EPHEMERAL_CONTAINER_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EPHEMERAL_CONTAINER_1_34_TO_1_36_PROPERTIES: [Property<'static>; 26] = [
+    prop("args", false, &STRING_LIST),
+    prop("command", false, &STRING_LIST),
+    prop(
+        "env",
+        false,
+        &Schema {
+            items: Some(&ENV_VAR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "envFrom",
+        false,
+        &Schema {
+            items: Some(&ENV_FROM_SOURCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("image", false, &STRING),
+    prop("imagePullPolicy", false, &STRING),
+    prop("lifecycle", false, &LIFECYCLE_1_33_TO_1_36),
+    prop("livenessProbe", false, &PROBE_1_33_TO_1_36),
+    prop("name", true, &STRING),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("readinessProbe", false, &PROBE_1_33_TO_1_36),
+    prop(
+        "resizePolicy",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_RESIZE_POLICY),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartPolicy", false, &STRING),
+    prop(
+        "restartPolicyRules",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_RESTART_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("securityContext", false, &SECURITY_CONTEXT),
+    prop("startupProbe", false, &PROBE_1_33_TO_1_36),
+    prop("stdin", false, &BOOLEAN),
+    prop("stdinOnce", false, &BOOLEAN),
+    prop("targetContainerName", false, &STRING),
+    prop("terminationMessagePath", false, &STRING),
+    prop("terminationMessagePolicy", false, &STRING),
+    prop("tty", false, &BOOLEAN),
+    prop(
+        "volumeDevices",
+        false,
+        &Schema {
+            items: Some(&VOLUME_DEVICE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumeMounts",
+        false,
+        &Schema {
+            items: Some(&VOLUME_MOUNT_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("workingDir", false, &STRING),
+];
+static EPHEMERAL_CONTAINER_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EPHEMERAL_CONTAINER_1_34_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EphemeralContainer` (Kubernetes 1.33).
 pub const EPHEMERAL_CONTAINER_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("args", false, &STRING_LIST),
-        prop("command", false, &STRING_LIST),
-        prop(
-            "env",
-            false,
-            &Schema {
-                items: Some(&ENV_VAR_1_33),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "envFrom",
-            false,
-            &Schema {
-                items: Some(&ENV_FROM_SOURCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("image", false, &STRING),
-        prop("imagePullPolicy", false, &STRING),
-        prop("lifecycle", false, &LIFECYCLE_1_33_TO_1_36),
-        prop("livenessProbe", false, &PROBE_1_33_TO_1_36),
-        prop("name", true, &STRING),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("readinessProbe", false, &PROBE_1_33_TO_1_36),
-        prop(
-            "resizePolicy",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_RESIZE_POLICY),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartPolicy", false, &STRING),
-        prop("securityContext", false, &SECURITY_CONTEXT),
-        prop("startupProbe", false, &PROBE_1_33_TO_1_36),
-        prop("stdin", false, &BOOLEAN),
-        prop("stdinOnce", false, &BOOLEAN),
-        prop("targetContainerName", false, &STRING),
-        prop("terminationMessagePath", false, &STRING),
-        prop("terminationMessagePolicy", false, &STRING),
-        prop("tty", false, &BOOLEAN),
-        prop(
-            "volumeDevices",
-            false,
-            &Schema {
-                items: Some(&VOLUME_DEVICE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumeMounts",
-            false,
-            &Schema {
-                items: Some(&VOLUME_MOUNT_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("workingDir", false, &STRING),
-    ],
+    properties: &EPHEMERAL_CONTAINER_1_33_PROPERTIES,
+    properties_fingerprint: Some(&EPHEMERAL_CONTAINER_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EPHEMERAL_CONTAINER_1_33_PROPERTIES: [Property<'static>; 25] = [
+    prop("args", false, &STRING_LIST),
+    prop("command", false, &STRING_LIST),
+    prop(
+        "env",
+        false,
+        &Schema {
+            items: Some(&ENV_VAR_1_33),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "envFrom",
+        false,
+        &Schema {
+            items: Some(&ENV_FROM_SOURCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("image", false, &STRING),
+    prop("imagePullPolicy", false, &STRING),
+    prop("lifecycle", false, &LIFECYCLE_1_33_TO_1_36),
+    prop("livenessProbe", false, &PROBE_1_33_TO_1_36),
+    prop("name", true, &STRING),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("readinessProbe", false, &PROBE_1_33_TO_1_36),
+    prop(
+        "resizePolicy",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_RESIZE_POLICY),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartPolicy", false, &STRING),
+    prop("securityContext", false, &SECURITY_CONTEXT),
+    prop("startupProbe", false, &PROBE_1_33_TO_1_36),
+    prop("stdin", false, &BOOLEAN),
+    prop("stdinOnce", false, &BOOLEAN),
+    prop("targetContainerName", false, &STRING),
+    prop("terminationMessagePath", false, &STRING),
+    prop("terminationMessagePolicy", false, &STRING),
+    prop("tty", false, &BOOLEAN),
+    prop(
+        "volumeDevices",
+        false,
+        &Schema {
+            items: Some(&VOLUME_DEVICE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumeMounts",
+        false,
+        &Schema {
+            items: Some(&VOLUME_MOUNT_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("workingDir", false, &STRING),
+];
+static EPHEMERAL_CONTAINER_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EPHEMERAL_CONTAINER_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EphemeralVolumeSource`.
 pub const EPHEMERAL_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[prop(
-        "volumeClaimTemplate",
-        false,
-        &PERSISTENT_VOLUME_CLAIM_TEMPLATE,
-    )],
+    properties: &EPHEMERAL_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&EPHEMERAL_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EPHEMERAL_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 1] = [prop(
+    "volumeClaimTemplate",
+    false,
+    &PERSISTENT_VOLUME_CLAIM_TEMPLATE,
+)];
+static EPHEMERAL_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EPHEMERAL_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Event`.
 pub const EVENT: Schema<'static> = Schema {
-    properties: &[
-        prop("action", false, &STRING),
-        prop("apiVersion", false, &STRING),
-        prop("count", false, &INT32),
-        prop(
-            "eventTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
-        ),
-        prop(
-            "firstTimestamp",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("involvedObject", true, &OBJECT_REFERENCE),
-        prop("kind", false, &STRING),
-        prop(
-            "lastTimestamp",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("reason", false, &STRING),
-        prop("related", false, &OBJECT_REFERENCE),
-        prop("reportingComponent", false, &STRING),
-        prop("reportingInstance", false, &STRING),
-        prop("series", false, &EVENT_SERIES),
-        prop("source", false, &EVENT_SOURCE),
-        prop("type", false, &STRING),
-    ],
+    properties: &EVENT_PROPERTIES,
+    properties_fingerprint: Some(&EVENT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVENT_PROPERTIES: [Property<'static>; 17] = [
+    prop("action", false, &STRING),
+    prop("apiVersion", false, &STRING),
+    prop("count", false, &INT32),
+    prop(
+        "eventTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
+    ),
+    prop(
+        "firstTimestamp",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("involvedObject", true, &OBJECT_REFERENCE),
+    prop("kind", false, &STRING),
+    prop(
+        "lastTimestamp",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("reason", false, &STRING),
+    prop("related", false, &OBJECT_REFERENCE),
+    prop("reportingComponent", false, &STRING),
+    prop("reportingInstance", false, &STRING),
+    prop("series", false, &EVENT_SERIES),
+    prop("source", false, &EVENT_SOURCE),
+    prop("type", false, &STRING),
+];
+static EVENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVENT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EventSeries`.
 pub const EVENT_SERIES: Schema<'static> = Schema {
-    properties: &[
-        prop("count", false, &INT32),
-        prop(
-            "lastObservedTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
-        ),
-    ],
+    properties: &EVENT_SERIES_PROPERTIES,
+    properties_fingerprint: Some(&EVENT_SERIES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVENT_SERIES_PROPERTIES: [Property<'static>; 2] = [
+    prop("count", false, &INT32),
+    prop(
+        "lastObservedTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
+    ),
+];
+static EVENT_SERIES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVENT_SERIES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EventSource`.
 pub const EVENT_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("component", false, &STRING),
-        prop("host", false, &STRING),
-    ],
+    properties: &EVENT_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&EVENT_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVENT_SOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("component", false, &STRING),
+    prop("host", false, &STRING),
+];
+static EVENT_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVENT_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::EvictionResponder` (Kubernetes 1.37).
 pub const EVICTION_RESPONDER: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING), prop("priority", true, &INT32)],
+    properties: &EVICTION_RESPONDER_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_RESPONDER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_RESPONDER_PROPERTIES: [Property<'static>; 2] =
+    [prop("name", true, &STRING), prop("priority", true, &INT32)];
+static EVICTION_RESPONDER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_RESPONDER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ExecAction`.
 pub const EXEC_ACTION: Schema<'static> = Schema {
-    properties: &[prop("command", false, &STRING_LIST)],
+    properties: &EXEC_ACTION_PROPERTIES,
+    properties_fingerprint: Some(&EXEC_ACTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EXEC_ACTION_PROPERTIES: [Property<'static>; 1] = [prop("command", false, &STRING_LIST)];
+static EXEC_ACTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EXEC_ACTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::FCVolumeSource`.
 pub const FC_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("lun", false, &INT32),
-        prop("readOnly", false, &BOOLEAN),
-        prop("targetWWNs", false, &STRING_LIST),
-        prop("wwids", false, &STRING_LIST),
-    ],
+    properties: &FC_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&FC_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FC_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 5] = [
+    prop("fsType", false, &STRING),
+    prop("lun", false, &INT32),
+    prop("readOnly", false, &BOOLEAN),
+    prop("targetWWNs", false, &STRING_LIST),
+    prop("wwids", false, &STRING_LIST),
+];
+static FC_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FC_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::FileKeySelector` (Kubernetes 1.34 to 1.37).
 pub const FILE_KEY_SELECTOR: Schema<'static> = Schema {
-    properties: &[
-        prop("key", true, &STRING),
-        prop("optional", false, &BOOLEAN),
-        prop("path", true, &STRING),
-        prop("volumeName", true, &STRING),
-    ],
+    properties: &FILE_KEY_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&FILE_KEY_SELECTOR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FILE_KEY_SELECTOR_PROPERTIES: [Property<'static>; 4] = [
+    prop("key", true, &STRING),
+    prop("optional", false, &BOOLEAN),
+    prop("path", true, &STRING),
+    prop("volumeName", true, &STRING),
+];
+static FILE_KEY_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FILE_KEY_SELECTOR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::FlexPersistentVolumeSource`.
 pub const FLEX_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("driver", true, &STRING),
-        prop("fsType", false, &STRING),
-        prop("options", false, &STRING_MAP),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", false, &SECRET_REFERENCE),
-    ],
+    properties: &FLEX_PERSISTENT_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&FLEX_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FLEX_PERSISTENT_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 5] = [
+    prop("driver", true, &STRING),
+    prop("fsType", false, &STRING),
+    prop("options", false, &STRING_MAP),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", false, &SECRET_REFERENCE),
+];
+static FLEX_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FLEX_PERSISTENT_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::FlexVolumeSource`.
 pub const FLEX_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("driver", true, &STRING),
-        prop("fsType", false, &STRING),
-        prop("options", false, &STRING_MAP),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
-    ],
+    properties: &FLEX_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&FLEX_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FLEX_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 5] = [
+    prop("driver", true, &STRING),
+    prop("fsType", false, &STRING),
+    prop("options", false, &STRING_MAP),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
+];
+static FLEX_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FLEX_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::FlockerVolumeSource`.
 pub const FLOCKER_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("datasetName", false, &STRING),
-        prop("datasetUUID", false, &STRING),
-    ],
+    properties: &FLOCKER_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&FLOCKER_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FLOCKER_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("datasetName", false, &STRING),
+    prop("datasetUUID", false, &STRING),
+];
+static FLOCKER_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FLOCKER_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::GCEPersistentDiskVolumeSource`.
 pub const GCE_PERSISTENT_DISK_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("partition", false, &INT32),
-        prop("pdName", true, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-    ],
+    properties: &GCE_PERSISTENT_DISK_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&GCE_PERSISTENT_DISK_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GCE_PERSISTENT_DISK_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("fsType", false, &STRING),
+    prop("partition", false, &INT32),
+    prop("pdName", true, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+];
+static GCE_PERSISTENT_DISK_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GCE_PERSISTENT_DISK_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::GRPCAction` (Kubernetes 1.37).
 pub const GRPC_ACTION: Schema<'static> = Schema {
-    properties: &[
-        prop("mode", false, &STRING),
-        prop("port", true, &INT32),
-        prop("service", false, &STRING),
-    ],
+    properties: &GRPC_ACTION_PROPERTIES,
+    properties_fingerprint: Some(&GRPC_ACTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GRPC_ACTION_PROPERTIES: [Property<'static>; 3] = [
+    prop("mode", false, &STRING),
+    prop("port", true, &INT32),
+    prop("service", false, &STRING),
+];
+static GRPC_ACTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GRPC_ACTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::GRPCAction` (Kubernetes 1.33 to 1.36).
 pub const GRPC_ACTION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[prop("port", true, &INT32), prop("service", false, &STRING)],
+    properties: &GRPC_ACTION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&GRPC_ACTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GRPC_ACTION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 2] =
+    [prop("port", true, &INT32), prop("service", false, &STRING)];
+static GRPC_ACTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GRPC_ACTION_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::GitRepoVolumeSource`.
 pub const GIT_REPO_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("directory", false, &STRING),
-        prop("repository", true, &STRING),
-        prop("revision", false, &STRING),
-    ],
+    properties: &GIT_REPO_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&GIT_REPO_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GIT_REPO_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("directory", false, &STRING),
+    prop("repository", true, &STRING),
+    prop("revision", false, &STRING),
+];
+static GIT_REPO_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GIT_REPO_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::GlusterfsPersistentVolumeSource`.
 pub const GLUSTERFS_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("endpoints", true, &STRING),
-        prop("endpointsNamespace", false, &STRING),
-        prop("path", true, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-    ],
+    properties: &GLUSTERFS_PERSISTENT_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&GLUSTERFS_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GLUSTERFS_PERSISTENT_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("endpoints", true, &STRING),
+    prop("endpointsNamespace", false, &STRING),
+    prop("path", true, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+];
+static GLUSTERFS_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GLUSTERFS_PERSISTENT_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::GlusterfsVolumeSource`.
 pub const GLUSTERFS_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("endpoints", true, &STRING),
-        prop("path", true, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-    ],
+    properties: &GLUSTERFS_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&GLUSTERFS_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GLUSTERFS_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("endpoints", true, &STRING),
+    prop("path", true, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+];
+static GLUSTERFS_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GLUSTERFS_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::HTTPGetAction` (Kubernetes 1.37).
 pub const HTTP_GET_ACTION: Schema<'static> = Schema {
-    properties: &[
-        prop("host", false, &STRING),
-        prop(
-            "httpHeaders",
-            false,
-            &Schema {
-                items: Some(&HTTP_HEADER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("path", false, &STRING),
-        prop(
-            "port",
-            true,
-            &apimachinery::pkg::util::intstr::INT_OR_STRING,
-        ),
-        prop("protocol", false, &STRING),
-        prop("scheme", false, &STRING),
-    ],
+    properties: &HTTP_GET_ACTION_PROPERTIES,
+    properties_fingerprint: Some(&HTTP_GET_ACTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HTTP_GET_ACTION_PROPERTIES: [Property<'static>; 6] = [
+    prop("host", false, &STRING),
+    prop(
+        "httpHeaders",
+        false,
+        &Schema {
+            items: Some(&HTTP_HEADER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("path", false, &STRING),
+    prop(
+        "port",
+        true,
+        &apimachinery::pkg::util::intstr::INT_OR_STRING,
+    ),
+    prop("protocol", false, &STRING),
+    prop("scheme", false, &STRING),
+];
+static HTTP_GET_ACTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HTTP_GET_ACTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::HTTPGetAction` (Kubernetes 1.33 to 1.36).
 pub const HTTP_GET_ACTION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("host", false, &STRING),
-        prop(
-            "httpHeaders",
-            false,
-            &Schema {
-                items: Some(&HTTP_HEADER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("path", false, &STRING),
-        prop(
-            "port",
-            true,
-            &apimachinery::pkg::util::intstr::INT_OR_STRING,
-        ),
-        prop("scheme", false, &STRING),
-    ],
+    properties: &HTTP_GET_ACTION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&HTTP_GET_ACTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HTTP_GET_ACTION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("host", false, &STRING),
+    prop(
+        "httpHeaders",
+        false,
+        &Schema {
+            items: Some(&HTTP_HEADER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("path", false, &STRING),
+    prop(
+        "port",
+        true,
+        &apimachinery::pkg::util::intstr::INT_OR_STRING,
+    ),
+    prop("scheme", false, &STRING),
+];
+static HTTP_GET_ACTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HTTP_GET_ACTION_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::HTTPHeader`.
 pub const HTTP_HEADER: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING), prop("value", true, &STRING)],
+    properties: &HTTP_HEADER_PROPERTIES,
+    properties_fingerprint: Some(&HTTP_HEADER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HTTP_HEADER_PROPERTIES: [Property<'static>; 2] =
+    [prop("name", true, &STRING), prop("value", true, &STRING)];
+static HTTP_HEADER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HTTP_HEADER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::HostAlias`.
 pub const HOST_ALIAS: Schema<'static> = Schema {
-    properties: &[
-        prop("hostnames", false, &STRING_LIST),
-        prop("ip", true, &STRING),
-    ],
+    properties: &HOST_ALIAS_PROPERTIES,
+    properties_fingerprint: Some(&HOST_ALIAS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HOST_ALIAS_PROPERTIES: [Property<'static>; 2] = [
+    prop("hostnames", false, &STRING_LIST),
+    prop("ip", true, &STRING),
+];
+static HOST_ALIAS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HOST_ALIAS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::HostIP`.
 pub const HOST_IP: Schema<'static> = Schema {
-    properties: &[prop("ip", true, &STRING)],
+    properties: &HOST_IP_PROPERTIES,
+    properties_fingerprint: Some(&HOST_IP_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HOST_IP_PROPERTIES: [Property<'static>; 1] = [prop("ip", true, &STRING)];
+static HOST_IP_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HOST_IP_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::HostPathVolumeSource`.
 pub const HOST_PATH_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[prop("path", true, &STRING), prop("type", false, &STRING)],
+    properties: &HOST_PATH_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&HOST_PATH_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HOST_PATH_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 2] =
+    [prop("path", true, &STRING), prop("type", false, &STRING)];
+static HOST_PATH_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HOST_PATH_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ISCSIPersistentVolumeSource`.
 pub const ISCSI_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("chapAuthDiscovery", false, &BOOLEAN),
-        prop("chapAuthSession", false, &BOOLEAN),
-        prop("fsType", false, &STRING),
-        prop("initiatorName", false, &STRING),
-        prop("iqn", true, &STRING),
-        prop("iscsiInterface", false, &STRING),
-        prop("lun", true, &INT32),
-        prop("portals", false, &STRING_LIST),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", false, &SECRET_REFERENCE),
-        prop("targetPortal", true, &STRING),
-    ],
+    properties: &ISCSI_PERSISTENT_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&ISCSI_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ISCSI_PERSISTENT_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 11] = [
+    prop("chapAuthDiscovery", false, &BOOLEAN),
+    prop("chapAuthSession", false, &BOOLEAN),
+    prop("fsType", false, &STRING),
+    prop("initiatorName", false, &STRING),
+    prop("iqn", true, &STRING),
+    prop("iscsiInterface", false, &STRING),
+    prop("lun", true, &INT32),
+    prop("portals", false, &STRING_LIST),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", false, &SECRET_REFERENCE),
+    prop("targetPortal", true, &STRING),
+];
+static ISCSI_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ISCSI_PERSISTENT_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ISCSIVolumeSource`.
 pub const ISCSI_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("chapAuthDiscovery", false, &BOOLEAN),
-        prop("chapAuthSession", false, &BOOLEAN),
-        prop("fsType", false, &STRING),
-        prop("initiatorName", false, &STRING),
-        prop("iqn", true, &STRING),
-        prop("iscsiInterface", false, &STRING),
-        prop("lun", true, &INT32),
-        prop("portals", false, &STRING_LIST),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
-        prop("targetPortal", true, &STRING),
-    ],
+    properties: &ISCSI_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&ISCSI_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ISCSI_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 11] = [
+    prop("chapAuthDiscovery", false, &BOOLEAN),
+    prop("chapAuthSession", false, &BOOLEAN),
+    prop("fsType", false, &STRING),
+    prop("initiatorName", false, &STRING),
+    prop("iqn", true, &STRING),
+    prop("iscsiInterface", false, &STRING),
+    prop("lun", true, &INT32),
+    prop("portals", false, &STRING_LIST),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
+    prop("targetPortal", true, &STRING),
+];
+static ISCSI_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ISCSI_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ImageVolumeSource`.
 pub const IMAGE_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("pullPolicy", false, &STRING),
-        prop("reference", false, &STRING),
-    ],
+    properties: &IMAGE_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&IMAGE_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static IMAGE_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("pullPolicy", false, &STRING),
+    prop("reference", false, &STRING),
+];
+static IMAGE_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&IMAGE_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ImageVolumeStatus` (Kubernetes 1.36 to 1.37).
 pub const IMAGE_VOLUME_STATUS: Schema<'static> = Schema {
-    properties: &[prop("imageRef", true, &STRING)],
+    properties: &IMAGE_VOLUME_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&IMAGE_VOLUME_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static IMAGE_VOLUME_STATUS_PROPERTIES: [Property<'static>; 1] = [prop("imageRef", true, &STRING)];
+static IMAGE_VOLUME_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&IMAGE_VOLUME_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::KeyToPath` (Kubernetes 1.37).
 pub const KEY_TO_PATH: Schema<'static> = Schema {
-    properties: &[
-        prop("key", true, &STRING),
-        prop("mode", false, &INT32),
-        prop("path", true, &STRING),
-        prop("user", false, &INT64),
-    ],
+    properties: &KEY_TO_PATH_PROPERTIES,
+    properties_fingerprint: Some(&KEY_TO_PATH_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static KEY_TO_PATH_PROPERTIES: [Property<'static>; 4] = [
+    prop("key", true, &STRING),
+    prop("mode", false, &INT32),
+    prop("path", true, &STRING),
+    prop("user", false, &INT64),
+];
+static KEY_TO_PATH_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&KEY_TO_PATH_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::KeyToPath` (Kubernetes 1.33 to 1.36).
 pub const KEY_TO_PATH_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("key", true, &STRING),
-        prop("mode", false, &INT32),
-        prop("path", true, &STRING),
-    ],
+    properties: &KEY_TO_PATH_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&KEY_TO_PATH_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static KEY_TO_PATH_1_33_TO_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop("key", true, &STRING),
+    prop("mode", false, &INT32),
+    prop("path", true, &STRING),
+];
+static KEY_TO_PATH_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&KEY_TO_PATH_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Lifecycle` (Kubernetes 1.37).
 pub const LIFECYCLE: Schema<'static> = Schema {
-    properties: &[
-        prop("postStart", false, &LIFECYCLE_HANDLER),
-        prop("preStop", false, &LIFECYCLE_HANDLER),
-        prop("stopSignal", false, &STRING),
-    ],
+    properties: &LIFECYCLE_PROPERTIES,
+    properties_fingerprint: Some(&LIFECYCLE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LIFECYCLE_PROPERTIES: [Property<'static>; 3] = [
+    prop("postStart", false, &LIFECYCLE_HANDLER),
+    prop("preStop", false, &LIFECYCLE_HANDLER),
+    prop("stopSignal", false, &STRING),
+];
+static LIFECYCLE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LIFECYCLE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Lifecycle` (Kubernetes 1.33 to 1.36).
 pub const LIFECYCLE_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("postStart", false, &LIFECYCLE_HANDLER_1_33_TO_1_36),
-        prop("preStop", false, &LIFECYCLE_HANDLER_1_33_TO_1_36),
-        prop("stopSignal", false, &STRING),
-    ],
+    properties: &LIFECYCLE_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&LIFECYCLE_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LIFECYCLE_1_33_TO_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop("postStart", false, &LIFECYCLE_HANDLER_1_33_TO_1_36),
+    prop("preStop", false, &LIFECYCLE_HANDLER_1_33_TO_1_36),
+    prop("stopSignal", false, &STRING),
+];
+static LIFECYCLE_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LIFECYCLE_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::LifecycleHandler` (Kubernetes 1.37).
 pub const LIFECYCLE_HANDLER: Schema<'static> = Schema {
-    properties: &[
-        prop("exec", false, &EXEC_ACTION),
-        prop("httpGet", false, &HTTP_GET_ACTION),
-        prop("sleep", false, &SLEEP_ACTION),
-        prop("tcpSocket", false, &TCP_SOCKET_ACTION),
-    ],
+    properties: &LIFECYCLE_HANDLER_PROPERTIES,
+    properties_fingerprint: Some(&LIFECYCLE_HANDLER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LIFECYCLE_HANDLER_PROPERTIES: [Property<'static>; 4] = [
+    prop("exec", false, &EXEC_ACTION),
+    prop("httpGet", false, &HTTP_GET_ACTION),
+    prop("sleep", false, &SLEEP_ACTION),
+    prop("tcpSocket", false, &TCP_SOCKET_ACTION),
+];
+static LIFECYCLE_HANDLER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LIFECYCLE_HANDLER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::LifecycleHandler` (Kubernetes 1.33 to 1.36).
 pub const LIFECYCLE_HANDLER_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("exec", false, &EXEC_ACTION),
-        prop("httpGet", false, &HTTP_GET_ACTION_1_33_TO_1_36),
-        prop("sleep", false, &SLEEP_ACTION),
-        prop("tcpSocket", false, &TCP_SOCKET_ACTION),
-    ],
+    properties: &LIFECYCLE_HANDLER_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&LIFECYCLE_HANDLER_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LIFECYCLE_HANDLER_1_33_TO_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("exec", false, &EXEC_ACTION),
+    prop("httpGet", false, &HTTP_GET_ACTION_1_33_TO_1_36),
+    prop("sleep", false, &SLEEP_ACTION),
+    prop("tcpSocket", false, &TCP_SOCKET_ACTION),
+];
+static LIFECYCLE_HANDLER_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LIFECYCLE_HANDLER_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::LimitRange`.
 pub const LIMIT_RANGE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &LIMIT_RANGE_SPEC),
-    ],
+    properties: &LIMIT_RANGE_PROPERTIES,
+    properties_fingerprint: Some(&LIMIT_RANGE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LIMIT_RANGE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &LIMIT_RANGE_SPEC),
+];
+static LIMIT_RANGE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LIMIT_RANGE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::LimitRangeItem`.
 pub const LIMIT_RANGE_ITEM: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "default",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "defaultRequest",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "max",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "maxLimitRequestRatio",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "min",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("type", true, &STRING),
-    ],
+    properties: &LIMIT_RANGE_ITEM_PROPERTIES,
+    properties_fingerprint: Some(&LIMIT_RANGE_ITEM_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LIMIT_RANGE_ITEM_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "default",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "defaultRequest",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "max",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "maxLimitRequestRatio",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "min",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("type", true, &STRING),
+];
+static LIMIT_RANGE_ITEM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LIMIT_RANGE_ITEM_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::LimitRangeSpec`.
 pub const LIMIT_RANGE_SPEC: Schema<'static> = Schema {
-    properties: &[prop(
-        "limits",
-        true,
-        &Schema {
-            items: Some(&LIMIT_RANGE_ITEM),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &LIMIT_RANGE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&LIMIT_RANGE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LIMIT_RANGE_SPEC_PROPERTIES: [Property<'static>; 1] = [prop(
+    "limits",
+    true,
+    &Schema {
+        items: Some(&LIMIT_RANGE_ITEM),
+        ..Schema::of(Type::Array)
+    },
+)];
+static LIMIT_RANGE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LIMIT_RANGE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::LinuxContainerUser`.
 pub const LINUX_CONTAINER_USER: Schema<'static> = Schema {
-    properties: &[
-        prop("gid", true, &INT64),
-        prop(
-            "supplementalGroups",
-            false,
-            &Schema {
-                items: Some(&INT64),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("uid", true, &INT64),
-    ],
+    properties: &LINUX_CONTAINER_USER_PROPERTIES,
+    properties_fingerprint: Some(&LINUX_CONTAINER_USER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LINUX_CONTAINER_USER_PROPERTIES: [Property<'static>; 3] = [
+    prop("gid", true, &INT64),
+    prop(
+        "supplementalGroups",
+        false,
+        &Schema {
+            items: Some(&INT64),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("uid", true, &INT64),
+];
+static LINUX_CONTAINER_USER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LINUX_CONTAINER_USER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::LoadBalancerIngress`.
 pub const LOAD_BALANCER_INGRESS: Schema<'static> = Schema {
-    properties: &[
-        prop("hostname", false, &STRING),
-        prop("ip", false, &STRING),
-        prop("ipMode", false, &STRING),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&PORT_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &LOAD_BALANCER_INGRESS_PROPERTIES,
+    properties_fingerprint: Some(&LOAD_BALANCER_INGRESS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LOAD_BALANCER_INGRESS_PROPERTIES: [Property<'static>; 4] = [
+    prop("hostname", false, &STRING),
+    prop("ip", false, &STRING),
+    prop("ipMode", false, &STRING),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&PORT_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static LOAD_BALANCER_INGRESS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LOAD_BALANCER_INGRESS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::LoadBalancerStatus`.
 pub const LOAD_BALANCER_STATUS: Schema<'static> = Schema {
-    properties: &[prop(
-        "ingress",
-        false,
-        &Schema {
-            items: Some(&LOAD_BALANCER_INGRESS),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &LOAD_BALANCER_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&LOAD_BALANCER_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LOAD_BALANCER_STATUS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "ingress",
+    false,
+    &Schema {
+        items: Some(&LOAD_BALANCER_INGRESS),
+        ..Schema::of(Type::Array)
+    },
+)];
+static LOAD_BALANCER_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LOAD_BALANCER_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::LocalObjectReference`.
 pub const LOCAL_OBJECT_REFERENCE: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING)],
+    properties: &LOCAL_OBJECT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&LOCAL_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LOCAL_OBJECT_REFERENCE_PROPERTIES: [Property<'static>; 1] = [prop("name", true, &STRING)];
+static LOCAL_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LOCAL_OBJECT_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::LocalVolumeSource`.
 pub const LOCAL_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[prop("fsType", false, &STRING), prop("path", true, &STRING)],
+    properties: &LOCAL_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&LOCAL_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LOCAL_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 2] =
+    [prop("fsType", false, &STRING), prop("path", true, &STRING)];
+static LOCAL_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LOCAL_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ModifyVolumeStatus`.
 pub const MODIFY_VOLUME_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("status", true, &STRING),
-        prop("targetVolumeAttributesClassName", false, &STRING),
-    ],
+    properties: &MODIFY_VOLUME_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&MODIFY_VOLUME_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MODIFY_VOLUME_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop("status", true, &STRING),
+    prop("targetVolumeAttributesClassName", false, &STRING),
+];
+static MODIFY_VOLUME_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MODIFY_VOLUME_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NFSVolumeSource`.
 pub const NFS_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("path", true, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("server", true, &STRING),
-    ],
+    properties: &NFS_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&NFS_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NFS_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("path", true, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("server", true, &STRING),
+];
+static NFS_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NFS_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Namespace`.
 pub const NAMESPACE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &NAMESPACE_SPEC),
-        prop("status", false, &NAMESPACE_STATUS),
-    ],
+    properties: &NAMESPACE_PROPERTIES,
+    properties_fingerprint: Some(&NAMESPACE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NAMESPACE_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &NAMESPACE_SPEC),
+    prop("status", false, &NAMESPACE_STATUS),
+];
+static NAMESPACE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NAMESPACE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NamespaceCondition`.
 pub const NAMESPACE_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &NAMESPACE_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&NAMESPACE_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NAMESPACE_CONDITION_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static NAMESPACE_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NAMESPACE_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NamespaceSpec`.
 pub const NAMESPACE_SPEC: Schema<'static> = Schema {
-    properties: &[prop("finalizers", false, &STRING_LIST)],
+    properties: &NAMESPACE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&NAMESPACE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NAMESPACE_SPEC_PROPERTIES: [Property<'static>; 1] =
+    [prop("finalizers", false, &STRING_LIST)];
+static NAMESPACE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NAMESPACE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NamespaceStatus`.
 pub const NAMESPACE_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&NAMESPACE_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("phase", false, &STRING),
-    ],
+    properties: &NAMESPACE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&NAMESPACE_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NAMESPACE_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&NAMESPACE_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("phase", false, &STRING),
+];
+static NAMESPACE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NAMESPACE_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Node` (Kubernetes 1.37).
 pub const NODE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &NODE_SPEC),
-        prop("status", false, &NODE_STATUS),
-    ],
+    properties: &NODE_PROPERTIES,
+    properties_fingerprint: Some(&NODE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &NODE_SPEC),
+    prop("status", false, &NODE_STATUS),
+];
+static NODE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Node` (Kubernetes 1.35 to 1.36).
 pub const NODE_1_35_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &NODE_SPEC_1_33_TO_1_36),
-        prop("status", false, &NODE_STATUS_1_35_TO_1_36),
-    ],
+    properties: &NODE_1_35_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&NODE_1_35_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_1_35_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &NODE_SPEC_1_33_TO_1_36),
+    prop("status", false, &NODE_STATUS_1_35_TO_1_36),
+];
+static NODE_1_35_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_1_35_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Node` (Kubernetes 1.33 to 1.34).
 pub const NODE_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &NODE_SPEC_1_33_TO_1_36),
-        prop("status", false, &NODE_STATUS_1_33_TO_1_34),
-    ],
+    properties: &NODE_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(&NODE_1_33_TO_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_1_33_TO_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &NODE_SPEC_1_33_TO_1_36),
+    prop("status", false, &NODE_STATUS_1_33_TO_1_34),
+];
+static NODE_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_1_33_TO_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeAddress`.
 pub const NODE_ADDRESS: Schema<'static> = Schema {
-    properties: &[prop("address", true, &STRING), prop("type", true, &STRING)],
+    properties: &NODE_ADDRESS_PROPERTIES,
+    properties_fingerprint: Some(&NODE_ADDRESS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_ADDRESS_PROPERTIES: [Property<'static>; 2] =
+    [prop("address", true, &STRING), prop("type", true, &STRING)];
+static NODE_ADDRESS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_ADDRESS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeAffinity`.
 pub const NODE_AFFINITY: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "preferredDuringSchedulingIgnoredDuringExecution",
-            false,
-            &Schema {
-                items: Some(&PREFERRED_SCHEDULING_TERM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "requiredDuringSchedulingIgnoredDuringExecution",
-            false,
-            &NODE_SELECTOR,
-        ),
-    ],
+    properties: &NODE_AFFINITY_PROPERTIES,
+    properties_fingerprint: Some(&NODE_AFFINITY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_AFFINITY_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "preferredDuringSchedulingIgnoredDuringExecution",
+        false,
+        &Schema {
+            items: Some(&PREFERRED_SCHEDULING_TERM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "requiredDuringSchedulingIgnoredDuringExecution",
+        false,
+        &NODE_SELECTOR,
+    ),
+];
+static NODE_AFFINITY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_AFFINITY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeAllocatableMappedResources` (Kubernetes 1.37).
 pub const NODE_ALLOCATABLE_MAPPED_RESOURCES: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop(
-            "quantity",
-            true,
-            &apimachinery::pkg::api::resource::QUANTITY,
-        ),
-    ],
+    properties: &NODE_ALLOCATABLE_MAPPED_RESOURCES_PROPERTIES,
+    properties_fingerprint: Some(&NODE_ALLOCATABLE_MAPPED_RESOURCES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_ALLOCATABLE_MAPPED_RESOURCES_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop(
+        "quantity",
+        true,
+        &apimachinery::pkg::api::resource::QUANTITY,
+    ),
+];
+static NODE_ALLOCATABLE_MAPPED_RESOURCES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_ALLOCATABLE_MAPPED_RESOURCES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeAllocatableOverheadResources` (Kubernetes 1.37).
 pub const NODE_ALLOCATABLE_OVERHEAD_RESOURCES: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("perContainer", false, &NULLABLE_INT_OR_STRING),
-        prop("perPod", false, &NULLABLE_INT_OR_STRING),
-    ],
+    properties: &NODE_ALLOCATABLE_OVERHEAD_RESOURCES_PROPERTIES,
+    properties_fingerprint: Some(&NODE_ALLOCATABLE_OVERHEAD_RESOURCES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_ALLOCATABLE_OVERHEAD_RESOURCES_PROPERTIES: [Property<'static>; 3] = [
+    prop("name", true, &STRING),
+    prop("perContainer", false, &NULLABLE_INT_OR_STRING),
+    prop("perPod", false, &NULLABLE_INT_OR_STRING),
+];
+static NODE_ALLOCATABLE_OVERHEAD_RESOURCES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_ALLOCATABLE_OVERHEAD_RESOURCES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus` (Kubernetes 1.37).
 pub const NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("containers", false, &STRING_LIST),
-        prop(
-            "mapping",
-            false,
-            &Schema {
-                items: Some(&NODE_ALLOCATABLE_MAPPED_RESOURCES),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "overhead",
-            false,
-            &Schema {
-                items: Some(&NODE_ALLOCATABLE_OVERHEAD_RESOURCES),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resourceClaimName", true, &STRING),
-    ],
+    properties: &NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_PROPERTIES: [Property<'static>; 4] = [
+    prop("containers", false, &STRING_LIST),
+    prop(
+        "mapping",
+        false,
+        &Schema {
+            items: Some(&NODE_ALLOCATABLE_MAPPED_RESOURCES),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "overhead",
+        false,
+        &Schema {
+            items: Some(&NODE_ALLOCATABLE_OVERHEAD_RESOURCES),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resourceClaimName", true, &STRING),
+];
+static NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeAllocatableResourceClaimStatus` (Kubernetes 1.36).
 pub const NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("containers", false, &STRING_LIST),
-        prop("resourceClaimName", true, &STRING),
-        prop(
-            "resources",
-            true,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-    ],
+    properties: &NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_1_36_PROPERTIES,
+    properties_fingerprint: Some(
+        &NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_1_36_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop("containers", false, &STRING_LIST),
+    prop("resourceClaimName", true, &STRING),
+    prop(
+        "resources",
+        true,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+];
+static NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_1_36_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::core::v1::NodeCondition`.
 pub const NODE_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastHeartbeatTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &NODE_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&NODE_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_CONDITION_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "lastHeartbeatTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static NODE_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeConfigSource`.
 pub const NODE_CONFIG_SOURCE: Schema<'static> = Schema {
-    properties: &[prop("configMap", false, &CONFIG_MAP_NODE_CONFIG_SOURCE)],
+    properties: &NODE_CONFIG_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&NODE_CONFIG_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_CONFIG_SOURCE_PROPERTIES: [Property<'static>; 1] =
+    [prop("configMap", false, &CONFIG_MAP_NODE_CONFIG_SOURCE)];
+static NODE_CONFIG_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_CONFIG_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeConfigStatus`.
 pub const NODE_CONFIG_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("active", false, &NODE_CONFIG_SOURCE),
-        prop("assigned", false, &NODE_CONFIG_SOURCE),
-        prop("error", false, &STRING),
-        prop("lastKnownGood", false, &NODE_CONFIG_SOURCE),
-    ],
+    properties: &NODE_CONFIG_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&NODE_CONFIG_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_CONFIG_STATUS_PROPERTIES: [Property<'static>; 4] = [
+    prop("active", false, &NODE_CONFIG_SOURCE),
+    prop("assigned", false, &NODE_CONFIG_SOURCE),
+    prop("error", false, &STRING),
+    prop("lastKnownGood", false, &NODE_CONFIG_SOURCE),
+];
+static NODE_CONFIG_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_CONFIG_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeDaemonEndpoints`.
 pub const NODE_DAEMON_ENDPOINTS: Schema<'static> = Schema {
-    properties: &[prop("kubeletEndpoint", false, &DAEMON_ENDPOINT)],
+    properties: &NODE_DAEMON_ENDPOINTS_PROPERTIES,
+    properties_fingerprint: Some(&NODE_DAEMON_ENDPOINTS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_DAEMON_ENDPOINTS_PROPERTIES: [Property<'static>; 1] =
+    [prop("kubeletEndpoint", false, &DAEMON_ENDPOINT)];
+static NODE_DAEMON_ENDPOINTS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_DAEMON_ENDPOINTS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeFeatures`.
 pub const NODE_FEATURES: Schema<'static> = Schema {
-    properties: &[prop("supplementalGroupsPolicy", false, &BOOLEAN)],
+    properties: &NODE_FEATURES_PROPERTIES,
+    properties_fingerprint: Some(&NODE_FEATURES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_FEATURES_PROPERTIES: [Property<'static>; 1] =
+    [prop("supplementalGroupsPolicy", false, &BOOLEAN)];
+static NODE_FEATURES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_FEATURES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodePodPreemptionPolicy` (Kubernetes 1.37).
 pub const NODE_POD_PREEMPTION_POLICY: Schema<'static> = Schema {
-    properties: &[prop("disableResizePreemption", false, &STRING_LIST)],
+    properties: &NODE_POD_PREEMPTION_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&NODE_POD_PREEMPTION_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_POD_PREEMPTION_POLICY_PROPERTIES: [Property<'static>; 1] =
+    [prop("disableResizePreemption", false, &STRING_LIST)];
+static NODE_POD_PREEMPTION_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_POD_PREEMPTION_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeRuntimeHandler`.
 pub const NODE_RUNTIME_HANDLER: Schema<'static> = Schema {
-    properties: &[
-        prop("features", false, &NODE_RUNTIME_HANDLER_FEATURES),
-        prop("name", false, &STRING),
-    ],
+    properties: &NODE_RUNTIME_HANDLER_PROPERTIES,
+    properties_fingerprint: Some(&NODE_RUNTIME_HANDLER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_RUNTIME_HANDLER_PROPERTIES: [Property<'static>; 2] = [
+    prop("features", false, &NODE_RUNTIME_HANDLER_FEATURES),
+    prop("name", false, &STRING),
+];
+static NODE_RUNTIME_HANDLER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_RUNTIME_HANDLER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeRuntimeHandlerFeatures`.
 pub const NODE_RUNTIME_HANDLER_FEATURES: Schema<'static> = Schema {
-    properties: &[
-        prop("recursiveReadOnlyMounts", false, &BOOLEAN),
-        prop("userNamespaces", false, &BOOLEAN),
-    ],
+    properties: &NODE_RUNTIME_HANDLER_FEATURES_PROPERTIES,
+    properties_fingerprint: Some(&NODE_RUNTIME_HANDLER_FEATURES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_RUNTIME_HANDLER_FEATURES_PROPERTIES: [Property<'static>; 2] = [
+    prop("recursiveReadOnlyMounts", false, &BOOLEAN),
+    prop("userNamespaces", false, &BOOLEAN),
+];
+static NODE_RUNTIME_HANDLER_FEATURES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_RUNTIME_HANDLER_FEATURES_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeSelector`.
 pub const NODE_SELECTOR: Schema<'static> = Schema {
-    properties: &[prop(
-        "nodeSelectorTerms",
-        true,
-        &Schema {
-            items: Some(&NODE_SELECTOR_TERM),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &NODE_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&NODE_SELECTOR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_SELECTOR_PROPERTIES: [Property<'static>; 1] = [prop(
+    "nodeSelectorTerms",
+    true,
+    &Schema {
+        items: Some(&NODE_SELECTOR_TERM),
+        ..Schema::of(Type::Array)
+    },
+)];
+static NODE_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_SELECTOR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeSelectorRequirement`.
 pub const NODE_SELECTOR_REQUIREMENT: Schema<'static> = Schema {
-    properties: &[
-        prop("key", true, &STRING),
-        prop("operator", true, &STRING),
-        prop("values", false, &STRING_LIST),
-    ],
+    properties: &NODE_SELECTOR_REQUIREMENT_PROPERTIES,
+    properties_fingerprint: Some(&NODE_SELECTOR_REQUIREMENT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_SELECTOR_REQUIREMENT_PROPERTIES: [Property<'static>; 3] = [
+    prop("key", true, &STRING),
+    prop("operator", true, &STRING),
+    prop("values", false, &STRING_LIST),
+];
+static NODE_SELECTOR_REQUIREMENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_SELECTOR_REQUIREMENT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::NodeSelectorTerm`.
 pub const NODE_SELECTOR_TERM: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "matchExpressions",
-            false,
-            &Schema {
-                items: Some(&NODE_SELECTOR_REQUIREMENT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "matchFields",
-            false,
-            &Schema {
-                items: Some(&NODE_SELECTOR_REQUIREMENT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &NODE_SELECTOR_TERM_PROPERTIES,
+    properties_fingerprint: Some(&NODE_SELECTOR_TERM_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
-
-/// The model of `k8s_openapi::api::core::v1::NodeSpec` (Kubernetes 1.37).
-pub const NODE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("configSource", false, &NODE_CONFIG_SOURCE),
-        prop("externalID", false, &STRING),
-        prop("podCIDR", false, &STRING),
-        prop("podCIDRs", false, &STRING_LIST),
-        prop("podPreemptionPolicy", false, &NODE_POD_PREEMPTION_POLICY),
-        prop("providerID", false, &STRING),
-        prop(
-            "taints",
-            false,
-            &Schema {
-                items: Some(&TAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("unschedulable", false, &BOOLEAN),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::NodeSpec` (Kubernetes 1.33 to 1.36).
-pub const NODE_SPEC_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("configSource", false, &NODE_CONFIG_SOURCE),
-        prop("externalID", false, &STRING),
-        prop("podCIDR", false, &STRING),
-        prop("podCIDRs", false, &STRING_LIST),
-        prop("providerID", false, &STRING),
-        prop(
-            "taints",
-            false,
-            &Schema {
-                items: Some(&TAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("unschedulable", false, &BOOLEAN),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::NodeStatus` (Kubernetes 1.37).
-pub const NODE_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "addresses",
-            false,
-            &Schema {
-                items: Some(&NODE_ADDRESS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "allocatable",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "capacity",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&NODE_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("config", false, &NODE_CONFIG_STATUS),
-        prop("daemonEndpoints", false, &NODE_DAEMON_ENDPOINTS),
-        prop("declaredFeatures", false, &STRING_LIST),
-        prop("features", false, &NODE_FEATURES),
-        prop(
-            "images",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_IMAGE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("nodeInfo", false, &NODE_SYSTEM_INFO),
-        prop("phase", false, &STRING),
-        prop(
-            "runtimeHandlers",
-            false,
-            &Schema {
-                items: Some(&NODE_RUNTIME_HANDLER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumesAttached",
-            false,
-            &Schema {
-                items: Some(&ATTACHED_VOLUME),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("volumesInUse", false, &STRING_LIST),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::NodeStatus` (Kubernetes 1.35 to 1.36).
-pub const NODE_STATUS_1_35_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "addresses",
-            false,
-            &Schema {
-                items: Some(&NODE_ADDRESS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "allocatable",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "capacity",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&NODE_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("config", false, &NODE_CONFIG_STATUS),
-        prop("daemonEndpoints", false, &NODE_DAEMON_ENDPOINTS),
-        prop("declaredFeatures", false, &STRING_LIST),
-        prop("features", false, &NODE_FEATURES),
-        prop(
-            "images",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_IMAGE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("nodeInfo", false, &NODE_SYSTEM_INFO_1_33_TO_1_36),
-        prop("phase", false, &STRING),
-        prop(
-            "runtimeHandlers",
-            false,
-            &Schema {
-                items: Some(&NODE_RUNTIME_HANDLER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumesAttached",
-            false,
-            &Schema {
-                items: Some(&ATTACHED_VOLUME),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("volumesInUse", false, &STRING_LIST),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::NodeStatus` (Kubernetes 1.33 to 1.34).
-pub const NODE_STATUS_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "addresses",
-            false,
-            &Schema {
-                items: Some(&NODE_ADDRESS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "allocatable",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "capacity",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&NODE_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("config", false, &NODE_CONFIG_STATUS),
-        prop("daemonEndpoints", false, &NODE_DAEMON_ENDPOINTS),
-        prop("features", false, &NODE_FEATURES),
-        prop(
-            "images",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_IMAGE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("nodeInfo", false, &NODE_SYSTEM_INFO_1_33_TO_1_36),
-        prop("phase", false, &STRING),
-        prop(
-            "runtimeHandlers",
-            false,
-            &Schema {
-                items: Some(&NODE_RUNTIME_HANDLER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumesAttached",
-            false,
-            &Schema {
-                items: Some(&ATTACHED_VOLUME),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("volumesInUse", false, &STRING_LIST),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::NodeSwapStatus`.
-pub const NODE_SWAP_STATUS: Schema<'static> = Schema {
-    properties: &[prop("capacity", false, &INT64)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::NodeSystemInfo` (Kubernetes 1.37).
-pub const NODE_SYSTEM_INFO: Schema<'static> = Schema {
-    properties: &[
-        prop("architecture", true, &STRING),
-        prop("bootID", true, &STRING),
-        prop("containerRuntimeVersion", true, &STRING),
-        prop("kernelVersion", true, &STRING),
-        prop("kubeProxyVersion", true, &STRING),
-        prop("kubeletVersion", true, &STRING),
-        prop("machineID", true, &STRING),
-        prop("operatingSystem", true, &STRING),
-        prop("osImage", true, &STRING),
-        prop("runningInUserNamespace", false, &BOOLEAN),
-        prop("swap", false, &NODE_SWAP_STATUS),
-        prop("systemUUID", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::NodeSystemInfo` (Kubernetes 1.33 to 1.36).
-pub const NODE_SYSTEM_INFO_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("architecture", true, &STRING),
-        prop("bootID", true, &STRING),
-        prop("containerRuntimeVersion", true, &STRING),
-        prop("kernelVersion", true, &STRING),
-        prop("kubeProxyVersion", true, &STRING),
-        prop("kubeletVersion", true, &STRING),
-        prop("machineID", true, &STRING),
-        prop("operatingSystem", true, &STRING),
-        prop("osImage", true, &STRING),
-        prop("swap", false, &NODE_SWAP_STATUS),
-        prop("systemUUID", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ObjectFieldSelector`.
-pub const OBJECT_FIELD_SELECTOR: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("fieldPath", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ObjectReference`.
-pub const OBJECT_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("fieldPath", false, &STRING),
-        prop("kind", false, &STRING),
-        prop("name", false, &STRING),
-        prop("namespace", false, &STRING),
-        prop("resourceVersion", false, &STRING),
-        prop("uid", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PersistentVolume`.
-pub const PERSISTENT_VOLUME: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &PERSISTENT_VOLUME_SPEC),
-        prop("status", false, &PERSISTENT_VOLUME_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaim` (Kubernetes 1.37).
-pub const PERSISTENT_VOLUME_CLAIM: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &PERSISTENT_VOLUME_CLAIM_SPEC),
-        prop("status", false, &PERSISTENT_VOLUME_CLAIM_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaim` (Kubernetes 1.33 to 1.36).
-pub const PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &PERSISTENT_VOLUME_CLAIM_SPEC),
-        prop(
-            "status",
-            false,
-            &PERSISTENT_VOLUME_CLAIM_STATUS_1_33_TO_1_36,
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimCondition`.
-pub const PERSISTENT_VOLUME_CLAIM_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastProbeTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimSpec`.
-pub const PERSISTENT_VOLUME_CLAIM_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("accessModes", false, &STRING_LIST),
-        prop("dataSource", false, &TYPED_LOCAL_OBJECT_REFERENCE),
-        prop("dataSourceRef", false, &TYPED_OBJECT_REFERENCE),
-        prop("resources", false, &VOLUME_RESOURCE_REQUIREMENTS),
-        prop(
-            "selector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("storageClassName", false, &STRING),
-        prop("volumeAttributesClassName", false, &STRING),
-        prop("volumeMode", false, &STRING),
-        prop("volumeName", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimStatus` (Kubernetes 1.37).
-pub const PERSISTENT_VOLUME_CLAIM_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("accessModes", false, &STRING_LIST),
-        prop("allocatedResourceStatuses", false, &STRING_MAP),
-        prop(
-            "allocatedResources",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "capacity",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&PERSISTENT_VOLUME_CLAIM_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("currentVolumeAttributesClassName", false, &STRING),
-        prop("healthStatus", false, &VOLUME_HEALTH_STATUS),
-        prop("modifyVolumeStatus", false, &MODIFY_VOLUME_STATUS),
-        prop("phase", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimStatus` (Kubernetes 1.33 to 1.36).
-pub const PERSISTENT_VOLUME_CLAIM_STATUS_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("accessModes", false, &STRING_LIST),
-        prop("allocatedResourceStatuses", false, &STRING_MAP),
-        prop(
-            "allocatedResources",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "capacity",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&PERSISTENT_VOLUME_CLAIM_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("currentVolumeAttributesClassName", false, &STRING),
-        prop("modifyVolumeStatus", false, &MODIFY_VOLUME_STATUS),
-        prop("phase", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate`.
-pub const PERSISTENT_VOLUME_CLAIM_TEMPLATE: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &PERSISTENT_VOLUME_CLAIM_SPEC),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimVolumeSource`.
-pub const PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("claimName", true, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PersistentVolumeSpec`.
-pub const PERSISTENT_VOLUME_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("accessModes", false, &STRING_LIST),
-        prop(
-            "awsElasticBlockStore",
-            false,
-            &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
-        ),
-        prop("azureDisk", false, &AZURE_DISK_VOLUME_SOURCE),
-        prop("azureFile", false, &AZURE_FILE_PERSISTENT_VOLUME_SOURCE),
-        prop(
-            "capacity",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("cephfs", false, &CEPH_FS_PERSISTENT_VOLUME_SOURCE),
-        prop("cinder", false, &CINDER_PERSISTENT_VOLUME_SOURCE),
-        prop("claimRef", false, &OBJECT_REFERENCE),
-        prop("csi", false, &CSI_PERSISTENT_VOLUME_SOURCE),
-        prop("fc", false, &FC_VOLUME_SOURCE),
-        prop("flexVolume", false, &FLEX_PERSISTENT_VOLUME_SOURCE),
-        prop("flocker", false, &FLOCKER_VOLUME_SOURCE),
-        prop(
-            "gcePersistentDisk",
-            false,
-            &GCE_PERSISTENT_DISK_VOLUME_SOURCE,
-        ),
-        prop("glusterfs", false, &GLUSTERFS_PERSISTENT_VOLUME_SOURCE),
-        prop("hostPath", false, &HOST_PATH_VOLUME_SOURCE),
-        prop("iscsi", false, &ISCSI_PERSISTENT_VOLUME_SOURCE),
-        prop("local", false, &LOCAL_VOLUME_SOURCE),
-        prop("mountOptions", false, &STRING_LIST),
-        prop("nfs", false, &NFS_VOLUME_SOURCE),
-        prop("nodeAffinity", false, &VOLUME_NODE_AFFINITY),
-        prop("persistentVolumeReclaimPolicy", false, &STRING),
-        prop(
-            "photonPersistentDisk",
-            false,
-            &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
-        ),
-        prop("portworxVolume", false, &PORTWORX_VOLUME_SOURCE),
-        prop("quobyte", false, &QUOBYTE_VOLUME_SOURCE),
-        prop("rbd", false, &RBD_PERSISTENT_VOLUME_SOURCE),
-        prop("scaleIO", false, &SCALE_IO_PERSISTENT_VOLUME_SOURCE),
-        prop("storageClassName", false, &STRING),
-        prop("storageos", false, &STORAGE_OS_PERSISTENT_VOLUME_SOURCE),
-        prop("volumeAttributesClassName", false, &STRING),
-        prop("volumeMode", false, &STRING),
-        prop("vsphereVolume", false, &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PersistentVolumeStatus`.
-pub const PERSISTENT_VOLUME_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastPhaseTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("phase", false, &STRING),
-        prop("reason", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PhotonPersistentDiskVolumeSource`.
-pub const PHOTON_PERSISTENT_DISK_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[prop("fsType", false, &STRING), prop("pdID", true, &STRING)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::Pod` (Kubernetes 1.37).
-pub const POD: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_SPEC),
-        prop("status", false, &POD_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::Pod` (Kubernetes 1.36).
-pub const POD_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_SPEC_1_36),
-        prop("status", false, &POD_STATUS_1_36),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::Pod` (Kubernetes 1.35).
-pub const POD_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_SPEC_1_35),
-        prop("status", false, &POD_STATUS_1_35),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::Pod` (Kubernetes 1.34).
-pub const POD_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_SPEC_1_34),
-        prop("status", false, &POD_STATUS_1_34),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::Pod` (Kubernetes 1.33).
-pub const POD_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_SPEC_1_33),
-        prop("status", false, &POD_STATUS_1_33),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodAffinity`.
-pub const POD_AFFINITY: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "preferredDuringSchedulingIgnoredDuringExecution",
-            false,
-            &Schema {
-                items: Some(&WEIGHTED_POD_AFFINITY_TERM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "requiredDuringSchedulingIgnoredDuringExecution",
-            false,
-            &Schema {
-                items: Some(&POD_AFFINITY_TERM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodAffinityTerm`.
-pub const POD_AFFINITY_TERM: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "labelSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("matchLabelKeys", false, &STRING_LIST),
-        prop("mismatchLabelKeys", false, &STRING_LIST),
-        prop(
-            "namespaceSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("namespaces", false, &STRING_LIST),
-        prop("topologyKey", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodAntiAffinity`.
-pub const POD_ANTI_AFFINITY: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "preferredDuringSchedulingIgnoredDuringExecution",
-            false,
-            &Schema {
-                items: Some(&WEIGHTED_POD_AFFINITY_TERM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "requiredDuringSchedulingIgnoredDuringExecution",
-            false,
-            &Schema {
-                items: Some(&POD_AFFINITY_TERM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodCertificateProjection` (Kubernetes 1.37).
-pub const POD_CERTIFICATE_PROJECTION: Schema<'static> = Schema {
-    properties: &[
-        prop("certificateChainPath", false, &STRING),
-        prop("credentialBundlePath", false, &STRING),
-        prop("keyPath", false, &STRING),
-        prop("keyType", true, &STRING),
-        prop("maxExpirationSeconds", false, &INT32),
-        prop("signerName", true, &STRING),
-        prop("user", false, &INT64),
-        prop("userAnnotations", false, &STRING_MAP),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodCertificateProjection` (Kubernetes 1.35 to 1.36).
-pub const POD_CERTIFICATE_PROJECTION_1_35_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("certificateChainPath", false, &STRING),
-        prop("credentialBundlePath", false, &STRING),
-        prop("keyPath", false, &STRING),
-        prop("keyType", true, &STRING),
-        prop("maxExpirationSeconds", false, &INT32),
-        prop("signerName", true, &STRING),
-        prop("userAnnotations", false, &STRING_MAP),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodCertificateProjection` (Kubernetes 1.34).
-pub const POD_CERTIFICATE_PROJECTION_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("certificateChainPath", false, &STRING),
-        prop("credentialBundlePath", false, &STRING),
-        prop("keyPath", false, &STRING),
-        prop("keyType", true, &STRING),
-        prop("maxExpirationSeconds", false, &INT32),
-        prop("signerName", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodCondition`.
-pub const POD_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastProbeTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodDNSConfig`.
-pub const POD_DNS_CONFIG: Schema<'static> = Schema {
-    properties: &[
-        prop("nameservers", false, &STRING_LIST),
-        prop(
-            "options",
-            false,
-            &Schema {
-                items: Some(&POD_DNS_CONFIG_OPTION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("searches", false, &STRING_LIST),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodDNSConfigOption`.
-pub const POD_DNS_CONFIG_OPTION: Schema<'static> = Schema {
-    properties: &[prop("name", false, &STRING), prop("value", false, &STRING)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodExtendedResourceClaimStatus` (Kubernetes 1.34 to 1.37).
-pub const POD_EXTENDED_RESOURCE_CLAIM_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "requestMappings",
-            true,
-            &Schema {
-                items: Some(&CONTAINER_EXTENDED_RESOURCE_REQUEST),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resourceClaimName", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodIP`.
-pub const POD_IP: Schema<'static> = Schema {
-    properties: &[prop("ip", true, &STRING)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodOS`.
-pub const POD_OS: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodReadinessGate`.
-pub const POD_READINESS_GATE: Schema<'static> = Schema {
-    properties: &[prop("conditionType", true, &STRING)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodResourceClaim`.
-pub const POD_RESOURCE_CLAIM: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("resourceClaimName", false, &STRING),
-        prop("resourceClaimTemplateName", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodResourceClaimStatus`.
-pub const POD_RESOURCE_CLAIM_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("resourceClaimName", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodSchedulingGate`.
-pub const POD_SCHEDULING_GATE: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodSchedulingGroup` (Kubernetes 1.36 to 1.37).
-pub const POD_SCHEDULING_GROUP: Schema<'static> = Schema {
-    properties: &[prop("podGroupName", false, &STRING)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodSecurityContext`.
-pub const POD_SECURITY_CONTEXT: Schema<'static> = Schema {
-    properties: &[
-        prop("appArmorProfile", false, &APP_ARMOR_PROFILE),
-        prop("fsGroup", false, &INT64),
-        prop("fsGroupChangePolicy", false, &STRING),
-        prop("runAsGroup", false, &INT64),
-        prop("runAsNonRoot", false, &BOOLEAN),
-        prop("runAsUser", false, &INT64),
-        prop("seLinuxChangePolicy", false, &STRING),
-        prop("seLinuxOptions", false, &SE_LINUX_OPTIONS),
-        prop("seccompProfile", false, &SECCOMP_PROFILE),
-        prop(
-            "supplementalGroups",
-            false,
-            &Schema {
-                items: Some(&INT64),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("supplementalGroupsPolicy", false, &STRING),
-        prop(
-            "sysctls",
-            false,
-            &Schema {
-                items: Some(&SYSCTL),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("windowsOptions", false, &WINDOWS_SECURITY_CONTEXT_OPTIONS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodSpec` (Kubernetes 1.37).
-pub const POD_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("activeDeadlineSeconds", false, &INT64),
-        prop("affinity", false, &AFFINITY),
-        prop("automountServiceAccountToken", false, &BOOLEAN),
-        prop(
-            "containers",
-            true,
-            &Schema {
-                items: Some(&CONTAINER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("dnsConfig", false, &POD_DNS_CONFIG),
-        prop("dnsPolicy", false, &STRING),
-        prop("enableServiceLinks", false, &BOOLEAN),
-        prop(
-            "ephemeralContainers",
-            false,
-            &Schema {
-                items: Some(&EPHEMERAL_CONTAINER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "evictionResponders",
-            false,
-            &Schema {
-                items: Some(&EVICTION_RESPONDER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "hostAliases",
-            false,
-            &Schema {
-                items: Some(&HOST_ALIAS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("hostIPC", false, &BOOLEAN),
-        prop("hostNetwork", false, &BOOLEAN),
-        prop("hostPID", false, &BOOLEAN),
-        prop("hostUsers", false, &BOOLEAN),
-        prop("hostname", false, &STRING),
-        prop("hostnameOverride", false, &STRING),
-        prop(
-            "imagePullSecrets",
-            false,
-            &Schema {
-                items: Some(&LOCAL_OBJECT_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "initContainers",
-            false,
-            &Schema {
-                items: Some(&CONTAINER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &STRING_MAP),
-        prop("os", false, &POD_OS),
-        prop(
-            "overhead",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("preemptionPolicy", false, &STRING),
-        prop("priority", false, &INT32),
-        prop("priorityClassName", false, &STRING),
-        prop(
-            "readinessGates",
-            false,
-            &Schema {
-                items: Some(&POD_READINESS_GATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "resourceClaims",
-            false,
-            &Schema {
-                items: Some(&POD_RESOURCE_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartPolicy", false, &STRING),
-        prop("runtimeClassName", false, &STRING),
-        prop("schedulerName", false, &STRING),
-        prop(
-            "schedulingGates",
-            false,
-            &Schema {
-                items: Some(&POD_SCHEDULING_GATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("schedulingGroup", false, &POD_SCHEDULING_GROUP),
-        prop("securityContext", false, &POD_SECURITY_CONTEXT),
-        prop("serviceAccount", false, &STRING),
-        prop("serviceAccountName", false, &STRING),
-        prop("setHostnameAsFQDN", false, &BOOLEAN),
-        prop("shareProcessNamespace", false, &BOOLEAN),
-        prop("subdomain", false, &STRING),
-        prop("terminationGracePeriodSeconds", false, &INT64),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "topologySpreadConstraints",
-            false,
-            &Schema {
-                items: Some(&TOPOLOGY_SPREAD_CONSTRAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumes",
-            false,
-            &Schema {
-                items: Some(&VOLUME),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodSpec` (Kubernetes 1.36).
-pub const POD_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("activeDeadlineSeconds", false, &INT64),
-        prop("affinity", false, &AFFINITY),
-        prop("automountServiceAccountToken", false, &BOOLEAN),
-        prop(
-            "containers",
-            true,
-            &Schema {
-                items: Some(&CONTAINER_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("dnsConfig", false, &POD_DNS_CONFIG),
-        prop("dnsPolicy", false, &STRING),
-        prop("enableServiceLinks", false, &BOOLEAN),
-        prop(
-            "ephemeralContainers",
-            false,
-            &Schema {
-                items: Some(&EPHEMERAL_CONTAINER_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "hostAliases",
-            false,
-            &Schema {
-                items: Some(&HOST_ALIAS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("hostIPC", false, &BOOLEAN),
-        prop("hostNetwork", false, &BOOLEAN),
-        prop("hostPID", false, &BOOLEAN),
-        prop("hostUsers", false, &BOOLEAN),
-        prop("hostname", false, &STRING),
-        prop("hostnameOverride", false, &STRING),
-        prop(
-            "imagePullSecrets",
-            false,
-            &Schema {
-                items: Some(&LOCAL_OBJECT_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "initContainers",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &STRING_MAP),
-        prop("os", false, &POD_OS),
-        prop(
-            "overhead",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("preemptionPolicy", false, &STRING),
-        prop("priority", false, &INT32),
-        prop("priorityClassName", false, &STRING),
-        prop(
-            "readinessGates",
-            false,
-            &Schema {
-                items: Some(&POD_READINESS_GATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "resourceClaims",
-            false,
-            &Schema {
-                items: Some(&POD_RESOURCE_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartPolicy", false, &STRING),
-        prop("runtimeClassName", false, &STRING),
-        prop("schedulerName", false, &STRING),
-        prop(
-            "schedulingGates",
-            false,
-            &Schema {
-                items: Some(&POD_SCHEDULING_GATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("schedulingGroup", false, &POD_SCHEDULING_GROUP),
-        prop("securityContext", false, &POD_SECURITY_CONTEXT),
-        prop("serviceAccount", false, &STRING),
-        prop("serviceAccountName", false, &STRING),
-        prop("setHostnameAsFQDN", false, &BOOLEAN),
-        prop("shareProcessNamespace", false, &BOOLEAN),
-        prop("subdomain", false, &STRING),
-        prop("terminationGracePeriodSeconds", false, &INT64),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "topologySpreadConstraints",
-            false,
-            &Schema {
-                items: Some(&TOPOLOGY_SPREAD_CONSTRAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumes",
-            false,
-            &Schema {
-                items: Some(&VOLUME_1_35_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodSpec` (Kubernetes 1.35).
-pub const POD_SPEC_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("activeDeadlineSeconds", false, &INT64),
-        prop("affinity", false, &AFFINITY),
-        prop("automountServiceAccountToken", false, &BOOLEAN),
-        prop(
-            "containers",
-            true,
-            &Schema {
-                items: Some(&CONTAINER_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("dnsConfig", false, &POD_DNS_CONFIG),
-        prop("dnsPolicy", false, &STRING),
-        prop("enableServiceLinks", false, &BOOLEAN),
-        prop(
-            "ephemeralContainers",
-            false,
-            &Schema {
-                items: Some(&EPHEMERAL_CONTAINER_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "hostAliases",
-            false,
-            &Schema {
-                items: Some(&HOST_ALIAS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("hostIPC", false, &BOOLEAN),
-        prop("hostNetwork", false, &BOOLEAN),
-        prop("hostPID", false, &BOOLEAN),
-        prop("hostUsers", false, &BOOLEAN),
-        prop("hostname", false, &STRING),
-        prop("hostnameOverride", false, &STRING),
-        prop(
-            "imagePullSecrets",
-            false,
-            &Schema {
-                items: Some(&LOCAL_OBJECT_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "initContainers",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &STRING_MAP),
-        prop("os", false, &POD_OS),
-        prop(
-            "overhead",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("preemptionPolicy", false, &STRING),
-        prop("priority", false, &INT32),
-        prop("priorityClassName", false, &STRING),
-        prop(
-            "readinessGates",
-            false,
-            &Schema {
-                items: Some(&POD_READINESS_GATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "resourceClaims",
-            false,
-            &Schema {
-                items: Some(&POD_RESOURCE_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartPolicy", false, &STRING),
-        prop("runtimeClassName", false, &STRING),
-        prop("schedulerName", false, &STRING),
-        prop(
-            "schedulingGates",
-            false,
-            &Schema {
-                items: Some(&POD_SCHEDULING_GATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("securityContext", false, &POD_SECURITY_CONTEXT),
-        prop("serviceAccount", false, &STRING),
-        prop("serviceAccountName", false, &STRING),
-        prop("setHostnameAsFQDN", false, &BOOLEAN),
-        prop("shareProcessNamespace", false, &BOOLEAN),
-        prop("subdomain", false, &STRING),
-        prop("terminationGracePeriodSeconds", false, &INT64),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "topologySpreadConstraints",
-            false,
-            &Schema {
-                items: Some(&TOPOLOGY_SPREAD_CONSTRAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumes",
-            false,
-            &Schema {
-                items: Some(&VOLUME_1_35_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("workloadRef", false, &WORKLOAD_REFERENCE),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodSpec` (Kubernetes 1.34).
-pub const POD_SPEC_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("activeDeadlineSeconds", false, &INT64),
-        prop("affinity", false, &AFFINITY),
-        prop("automountServiceAccountToken", false, &BOOLEAN),
-        prop(
-            "containers",
-            true,
-            &Schema {
-                items: Some(&CONTAINER_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("dnsConfig", false, &POD_DNS_CONFIG),
-        prop("dnsPolicy", false, &STRING),
-        prop("enableServiceLinks", false, &BOOLEAN),
-        prop(
-            "ephemeralContainers",
-            false,
-            &Schema {
-                items: Some(&EPHEMERAL_CONTAINER_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "hostAliases",
-            false,
-            &Schema {
-                items: Some(&HOST_ALIAS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("hostIPC", false, &BOOLEAN),
-        prop("hostNetwork", false, &BOOLEAN),
-        prop("hostPID", false, &BOOLEAN),
-        prop("hostUsers", false, &BOOLEAN),
-        prop("hostname", false, &STRING),
-        prop("hostnameOverride", false, &STRING),
-        prop(
-            "imagePullSecrets",
-            false,
-            &Schema {
-                items: Some(&LOCAL_OBJECT_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "initContainers",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &STRING_MAP),
-        prop("os", false, &POD_OS),
-        prop(
-            "overhead",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("preemptionPolicy", false, &STRING),
-        prop("priority", false, &INT32),
-        prop("priorityClassName", false, &STRING),
-        prop(
-            "readinessGates",
-            false,
-            &Schema {
-                items: Some(&POD_READINESS_GATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "resourceClaims",
-            false,
-            &Schema {
-                items: Some(&POD_RESOURCE_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartPolicy", false, &STRING),
-        prop("runtimeClassName", false, &STRING),
-        prop("schedulerName", false, &STRING),
-        prop(
-            "schedulingGates",
-            false,
-            &Schema {
-                items: Some(&POD_SCHEDULING_GATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("securityContext", false, &POD_SECURITY_CONTEXT),
-        prop("serviceAccount", false, &STRING),
-        prop("serviceAccountName", false, &STRING),
-        prop("setHostnameAsFQDN", false, &BOOLEAN),
-        prop("shareProcessNamespace", false, &BOOLEAN),
-        prop("subdomain", false, &STRING),
-        prop("terminationGracePeriodSeconds", false, &INT64),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "topologySpreadConstraints",
-            false,
-            &Schema {
-                items: Some(&TOPOLOGY_SPREAD_CONSTRAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumes",
-            false,
-            &Schema {
-                items: Some(&VOLUME_1_34),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodSpec` (Kubernetes 1.33).
-pub const POD_SPEC_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("activeDeadlineSeconds", false, &INT64),
-        prop("affinity", false, &AFFINITY),
-        prop("automountServiceAccountToken", false, &BOOLEAN),
-        prop(
-            "containers",
-            true,
-            &Schema {
-                items: Some(&CONTAINER_1_33),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("dnsConfig", false, &POD_DNS_CONFIG),
-        prop("dnsPolicy", false, &STRING),
-        prop("enableServiceLinks", false, &BOOLEAN),
-        prop(
-            "ephemeralContainers",
-            false,
-            &Schema {
-                items: Some(&EPHEMERAL_CONTAINER_1_33),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "hostAliases",
-            false,
-            &Schema {
-                items: Some(&HOST_ALIAS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("hostIPC", false, &BOOLEAN),
-        prop("hostNetwork", false, &BOOLEAN),
-        prop("hostPID", false, &BOOLEAN),
-        prop("hostUsers", false, &BOOLEAN),
-        prop("hostname", false, &STRING),
-        prop(
-            "imagePullSecrets",
-            false,
-            &Schema {
-                items: Some(&LOCAL_OBJECT_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "initContainers",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_1_33),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &STRING_MAP),
-        prop("os", false, &POD_OS),
-        prop(
-            "overhead",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("preemptionPolicy", false, &STRING),
-        prop("priority", false, &INT32),
-        prop("priorityClassName", false, &STRING),
-        prop(
-            "readinessGates",
-            false,
-            &Schema {
-                items: Some(&POD_READINESS_GATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "resourceClaims",
-            false,
-            &Schema {
-                items: Some(&POD_RESOURCE_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("restartPolicy", false, &STRING),
-        prop("runtimeClassName", false, &STRING),
-        prop("schedulerName", false, &STRING),
-        prop(
-            "schedulingGates",
-            false,
-            &Schema {
-                items: Some(&POD_SCHEDULING_GATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("securityContext", false, &POD_SECURITY_CONTEXT),
-        prop("serviceAccount", false, &STRING),
-        prop("serviceAccountName", false, &STRING),
-        prop("setHostnameAsFQDN", false, &BOOLEAN),
-        prop("shareProcessNamespace", false, &BOOLEAN),
-        prop("subdomain", false, &STRING),
-        prop("terminationGracePeriodSeconds", false, &INT64),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "topologySpreadConstraints",
-            false,
-            &Schema {
-                items: Some(&TOPOLOGY_SPREAD_CONSTRAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "volumes",
-            false,
-            &Schema {
-                items: Some(&VOLUME_1_33),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodStatus` (Kubernetes 1.37).
-pub const POD_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "allocatedResources",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&POD_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "containerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "ephemeralContainerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "extendedResourceClaimStatus",
-            false,
-            &POD_EXTENDED_RESOURCE_CLAIM_STATUS,
-        ),
-        prop("hostIP", false, &STRING),
-        prop(
-            "hostIPs",
-            false,
-            &Schema {
-                items: Some(&HOST_IP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "initContainerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("message", false, &STRING),
-        prop(
-            "nodeAllocatableResourceClaimStatuses",
-            false,
-            &Schema {
-                items: Some(&NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("nominatedNodeName", false, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("phase", false, &STRING),
-        prop("podIP", false, &STRING),
-        prop(
-            "podIPs",
-            false,
-            &Schema {
-                items: Some(&POD_IP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("qosClass", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("resize", false, &STRING),
-        prop(
-            "resourceClaimStatuses",
-            false,
-            &Schema {
-                items: Some(&POD_RESOURCE_CLAIM_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
-        prop(
-            "volumeHealth",
-            false,
-            &Schema {
-                items: Some(&POD_VOLUME_HEALTH),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodStatus` (Kubernetes 1.36).
-pub const POD_STATUS_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "allocatedResources",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&POD_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "containerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "ephemeralContainerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "extendedResourceClaimStatus",
-            false,
-            &POD_EXTENDED_RESOURCE_CLAIM_STATUS,
-        ),
-        prop("hostIP", false, &STRING),
-        prop(
-            "hostIPs",
-            false,
-            &Schema {
-                items: Some(&HOST_IP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "initContainerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("message", false, &STRING),
-        prop(
-            "nodeAllocatableResourceClaimStatuses",
-            false,
-            &Schema {
-                items: Some(&NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("nominatedNodeName", false, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("phase", false, &STRING),
-        prop("podIP", false, &STRING),
-        prop(
-            "podIPs",
-            false,
-            &Schema {
-                items: Some(&POD_IP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("qosClass", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("resize", false, &STRING),
-        prop(
-            "resourceClaimStatuses",
-            false,
-            &Schema {
-                items: Some(&POD_RESOURCE_CLAIM_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodStatus` (Kubernetes 1.35).
-pub const POD_STATUS_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "allocatedResources",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&POD_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "containerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "ephemeralContainerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "extendedResourceClaimStatus",
-            false,
-            &POD_EXTENDED_RESOURCE_CLAIM_STATUS,
-        ),
-        prop("hostIP", false, &STRING),
-        prop(
-            "hostIPs",
-            false,
-            &Schema {
-                items: Some(&HOST_IP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "initContainerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("message", false, &STRING),
-        prop("nominatedNodeName", false, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("phase", false, &STRING),
-        prop("podIP", false, &STRING),
-        prop(
-            "podIPs",
-            false,
-            &Schema {
-                items: Some(&POD_IP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("qosClass", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("resize", false, &STRING),
-        prop(
-            "resourceClaimStatuses",
-            false,
-            &Schema {
-                items: Some(&POD_RESOURCE_CLAIM_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resources", false, &RESOURCE_REQUIREMENTS),
-        prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodStatus` (Kubernetes 1.34).
-pub const POD_STATUS_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&POD_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "containerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "ephemeralContainerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "extendedResourceClaimStatus",
-            false,
-            &POD_EXTENDED_RESOURCE_CLAIM_STATUS,
-        ),
-        prop("hostIP", false, &STRING),
-        prop(
-            "hostIPs",
-            false,
-            &Schema {
-                items: Some(&HOST_IP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "initContainerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("message", false, &STRING),
-        prop("nominatedNodeName", false, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("phase", false, &STRING),
-        prop("podIP", false, &STRING),
-        prop(
-            "podIPs",
-            false,
-            &Schema {
-                items: Some(&POD_IP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("qosClass", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("resize", false, &STRING),
-        prop(
-            "resourceClaimStatuses",
-            false,
-            &Schema {
-                items: Some(&POD_RESOURCE_CLAIM_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodStatus` (Kubernetes 1.33).
-pub const POD_STATUS_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&POD_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "containerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "ephemeralContainerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("hostIP", false, &STRING),
-        prop(
-            "hostIPs",
-            false,
-            &Schema {
-                items: Some(&HOST_IP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "initContainerStatuses",
-            false,
-            &Schema {
-                items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("message", false, &STRING),
-        prop("nominatedNodeName", false, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("phase", false, &STRING),
-        prop("podIP", false, &STRING),
-        prop(
-            "podIPs",
-            false,
-            &Schema {
-                items: Some(&POD_IP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("qosClass", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("resize", false, &STRING),
-        prop(
-            "resourceClaimStatuses",
-            false,
-            &Schema {
-                items: Some(&POD_RESOURCE_CLAIM_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodTemplate` (Kubernetes 1.37).
-pub const POD_TEMPLATE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("template", false, &POD_TEMPLATE_SPEC),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodTemplate` (Kubernetes 1.36).
-pub const POD_TEMPLATE_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("template", false, &POD_TEMPLATE_SPEC_1_36),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodTemplate` (Kubernetes 1.35).
-pub const POD_TEMPLATE_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("template", false, &POD_TEMPLATE_SPEC_1_35),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodTemplate` (Kubernetes 1.34).
-pub const POD_TEMPLATE_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("template", false, &POD_TEMPLATE_SPEC_1_34),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodTemplate` (Kubernetes 1.33).
-pub const POD_TEMPLATE_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("template", false, &POD_TEMPLATE_SPEC_1_33),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodTemplateSpec` (Kubernetes 1.37).
-pub const POD_TEMPLATE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_SPEC),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodTemplateSpec` (Kubernetes 1.36).
-pub const POD_TEMPLATE_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_SPEC_1_36),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodTemplateSpec` (Kubernetes 1.35).
-pub const POD_TEMPLATE_SPEC_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_SPEC_1_35),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodTemplateSpec` (Kubernetes 1.34).
-pub const POD_TEMPLATE_SPEC_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_SPEC_1_34),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodTemplateSpec` (Kubernetes 1.33).
-pub const POD_TEMPLATE_SPEC_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_SPEC_1_33),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PodVolumeHealth` (Kubernetes 1.37).
-pub const POD_VOLUME_HEALTH: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "healthConditions",
-            false,
-            &Schema {
-                items: Some(&VOLUME_HEALTH_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("name", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PortStatus`.
-pub const PORT_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("error", false, &STRING),
-        prop("port", true, &INT32),
-        prop("protocol", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PortworxVolumeSource`.
-pub const PORTWORX_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("volumeID", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::PreferredSchedulingTerm`.
-pub const PREFERRED_SCHEDULING_TERM: Schema<'static> = Schema {
-    properties: &[
-        prop("preference", true, &NODE_SELECTOR_TERM),
-        prop("weight", true, &INT32),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::Probe` (Kubernetes 1.37).
-pub const PROBE: Schema<'static> = Schema {
-    properties: &[
-        prop("exec", false, &EXEC_ACTION),
-        prop("failureThreshold", false, &INT32),
-        prop("grpc", false, &GRPC_ACTION),
-        prop("httpGet", false, &HTTP_GET_ACTION),
-        prop("initialDelaySeconds", false, &INT32),
-        prop("periodSeconds", false, &INT32),
-        prop("successThreshold", false, &INT32),
-        prop("tcpSocket", false, &TCP_SOCKET_ACTION),
-        prop("terminationGracePeriodSeconds", false, &INT64),
-        prop("timeoutSeconds", false, &INT32),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::Probe` (Kubernetes 1.33 to 1.36).
-pub const PROBE_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("exec", false, &EXEC_ACTION),
-        prop("failureThreshold", false, &INT32),
-        prop("grpc", false, &GRPC_ACTION_1_33_TO_1_36),
-        prop("httpGet", false, &HTTP_GET_ACTION_1_33_TO_1_36),
-        prop("initialDelaySeconds", false, &INT32),
-        prop("periodSeconds", false, &INT32),
-        prop("successThreshold", false, &INT32),
-        prop("tcpSocket", false, &TCP_SOCKET_ACTION),
-        prop("terminationGracePeriodSeconds", false, &INT64),
-        prop("timeoutSeconds", false, &INT32),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ProjectedVolumeSource` (Kubernetes 1.37).
-pub const PROJECTED_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultMode", false, &INT32),
-        prop("defaultUser", false, &INT64),
-        prop(
-            "sources",
-            false,
-            &Schema {
-                items: Some(&VOLUME_PROJECTION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ProjectedVolumeSource` (Kubernetes 1.35 to 1.36).
-pub const PROJECTED_VOLUME_SOURCE_1_35_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultMode", false, &INT32),
-        prop(
-            "sources",
-            false,
-            &Schema {
-                items: Some(&VOLUME_PROJECTION_1_35_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ProjectedVolumeSource` (Kubernetes 1.34).
-pub const PROJECTED_VOLUME_SOURCE_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultMode", false, &INT32),
-        prop(
-            "sources",
-            false,
-            &Schema {
-                items: Some(&VOLUME_PROJECTION_1_34),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ProjectedVolumeSource` (Kubernetes 1.33).
-pub const PROJECTED_VOLUME_SOURCE_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultMode", false, &INT32),
-        prop(
-            "sources",
-            false,
-            &Schema {
-                items: Some(&VOLUME_PROJECTION_1_33),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::QuobyteVolumeSource`.
-pub const QUOBYTE_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("group", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("registry", true, &STRING),
-        prop("tenant", false, &STRING),
-        prop("user", false, &STRING),
-        prop("volume", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::RBDPersistentVolumeSource`.
-pub const RBD_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("image", true, &STRING),
-        prop("keyring", false, &STRING),
-        prop("monitors", true, &STRING_LIST),
-        prop("pool", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", false, &SECRET_REFERENCE),
-        prop("user", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::RBDVolumeSource`.
-pub const RBD_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("image", true, &STRING),
-        prop("keyring", false, &STRING),
-        prop("monitors", true, &STRING_LIST),
-        prop("pool", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
-        prop("user", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationController` (Kubernetes 1.37).
-pub const REPLICATION_CONTROLLER: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &REPLICATION_CONTROLLER_SPEC),
-        prop("status", false, &REPLICATION_CONTROLLER_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationController` (Kubernetes 1.36).
-pub const REPLICATION_CONTROLLER_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &REPLICATION_CONTROLLER_SPEC_1_36),
-        prop("status", false, &REPLICATION_CONTROLLER_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationController` (Kubernetes 1.35).
-pub const REPLICATION_CONTROLLER_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &REPLICATION_CONTROLLER_SPEC_1_35),
-        prop("status", false, &REPLICATION_CONTROLLER_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationController` (Kubernetes 1.34).
-pub const REPLICATION_CONTROLLER_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &REPLICATION_CONTROLLER_SPEC_1_34),
-        prop("status", false, &REPLICATION_CONTROLLER_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationController` (Kubernetes 1.33).
-pub const REPLICATION_CONTROLLER_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &REPLICATION_CONTROLLER_SPEC_1_33),
-        prop("status", false, &REPLICATION_CONTROLLER_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationControllerCondition`.
-pub const REPLICATION_CONTROLLER_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationControllerSpec` (Kubernetes 1.37).
-pub const REPLICATION_CONTROLLER_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("selector", false, &STRING_MAP),
-        prop("template", false, &POD_TEMPLATE_SPEC),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationControllerSpec` (Kubernetes 1.36).
-pub const REPLICATION_CONTROLLER_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("selector", false, &STRING_MAP),
-        prop("template", false, &POD_TEMPLATE_SPEC_1_36),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationControllerSpec` (Kubernetes 1.35).
-pub const REPLICATION_CONTROLLER_SPEC_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("selector", false, &STRING_MAP),
-        prop("template", false, &POD_TEMPLATE_SPEC_1_35),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationControllerSpec` (Kubernetes 1.34).
-pub const REPLICATION_CONTROLLER_SPEC_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("selector", false, &STRING_MAP),
-        prop("template", false, &POD_TEMPLATE_SPEC_1_34),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationControllerSpec` (Kubernetes 1.33).
-pub const REPLICATION_CONTROLLER_SPEC_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop("minReadySeconds", false, &INT32),
-        prop("replicas", false, &INT32),
-        prop("selector", false, &STRING_MAP),
-        prop("template", false, &POD_TEMPLATE_SPEC_1_33),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ReplicationControllerStatus`.
-pub const REPLICATION_CONTROLLER_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("availableReplicas", false, &INT32),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&REPLICATION_CONTROLLER_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("fullyLabeledReplicas", false, &INT32),
-        prop("observedGeneration", false, &INT64),
-        prop("readyReplicas", false, &INT32),
-        prop("replicas", true, &INT32),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ResourceClaim`.
-pub const RESOURCE_CLAIM: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING), prop("request", false, &STRING)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ResourceFieldSelector`.
-pub const RESOURCE_FIELD_SELECTOR: Schema<'static> = Schema {
-    properties: &[
-        prop("containerName", false, &STRING),
-        prop("divisor", false, &NULLABLE_INT_OR_STRING),
-        prop("resource", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ResourceHealth` (Kubernetes 1.36 to 1.37).
-pub const RESOURCE_HEALTH: Schema<'static> = Schema {
-    properties: &[
-        prop("health", false, &STRING),
-        prop("message", false, &STRING),
-        prop("resourceID", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ResourceHealth` (Kubernetes 1.33 to 1.35).
-pub const RESOURCE_HEALTH_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("health", false, &STRING),
-        prop("resourceID", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ResourceQuota`.
-pub const RESOURCE_QUOTA: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &RESOURCE_QUOTA_SPEC),
-        prop("status", false, &RESOURCE_QUOTA_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ResourceQuotaSpec`.
-pub const RESOURCE_QUOTA_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "hard",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("scopeSelector", false, &SCOPE_SELECTOR),
-        prop("scopes", false, &STRING_LIST),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ResourceQuotaStatus`.
-pub const RESOURCE_QUOTA_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "hard",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "used",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ResourceRequirements`.
-pub const RESOURCE_REQUIREMENTS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "claims",
-            false,
-            &Schema {
-                items: Some(&RESOURCE_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "limits",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "requests",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ResourceStatus` (Kubernetes 1.36 to 1.37).
-pub const RESOURCE_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop(
-            "resources",
-            false,
-            &Schema {
-                items: Some(&RESOURCE_HEALTH),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ResourceStatus` (Kubernetes 1.33 to 1.35).
-pub const RESOURCE_STATUS_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop(
-            "resources",
-            false,
-            &Schema {
-                items: Some(&RESOURCE_HEALTH_1_33_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::SELinuxOptions`.
-pub const SE_LINUX_OPTIONS: Schema<'static> = Schema {
-    properties: &[
-        prop("level", false, &STRING),
-        prop("role", false, &STRING),
-        prop("type", false, &STRING),
-        prop("user", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ScaleIOPersistentVolumeSource`.
-pub const SCALE_IO_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("gateway", true, &STRING),
-        prop("protectionDomain", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", true, &SECRET_REFERENCE),
-        prop("sslEnabled", false, &BOOLEAN),
-        prop("storageMode", false, &STRING),
-        prop("storagePool", false, &STRING),
-        prop("system", true, &STRING),
-        prop("volumeName", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ScaleIOVolumeSource`.
-pub const SCALE_IO_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("gateway", true, &STRING),
-        prop("protectionDomain", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", true, &LOCAL_OBJECT_REFERENCE),
-        prop("sslEnabled", false, &BOOLEAN),
-        prop("storageMode", false, &STRING),
-        prop("storagePool", false, &STRING),
-        prop("system", true, &STRING),
-        prop("volumeName", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::core::v1::ScopeSelector`.
-pub const SCOPE_SELECTOR: Schema<'static> = Schema {
-    properties: &[prop(
+static NODE_SELECTOR_TERM_PROPERTIES: [Property<'static>; 2] = [
+    prop(
         "matchExpressions",
         false,
         &Schema {
-            items: Some(&SCOPED_RESOURCE_SELECTOR_REQUIREMENT),
+            items: Some(&NODE_SELECTOR_REQUIREMENT),
             ..Schema::of(Type::Array)
         },
-    )],
+    ),
+    prop(
+        "matchFields",
+        false,
+        &Schema {
+            items: Some(&NODE_SELECTOR_REQUIREMENT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static NODE_SELECTOR_TERM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_SELECTOR_TERM_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::NodeSpec` (Kubernetes 1.37).
+pub const NODE_SPEC: Schema<'static> = Schema {
+    properties: &NODE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&NODE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_SPEC_PROPERTIES: [Property<'static>; 8] = [
+    prop("configSource", false, &NODE_CONFIG_SOURCE),
+    prop("externalID", false, &STRING),
+    prop("podCIDR", false, &STRING),
+    prop("podCIDRs", false, &STRING_LIST),
+    prop("podPreemptionPolicy", false, &NODE_POD_PREEMPTION_POLICY),
+    prop("providerID", false, &STRING),
+    prop(
+        "taints",
+        false,
+        &Schema {
+            items: Some(&TAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("unschedulable", false, &BOOLEAN),
+];
+static NODE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::NodeSpec` (Kubernetes 1.33 to 1.36).
+pub const NODE_SPEC_1_33_TO_1_36: Schema<'static> = Schema {
+    properties: &NODE_SPEC_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&NODE_SPEC_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static NODE_SPEC_1_33_TO_1_36_PROPERTIES: [Property<'static>; 7] = [
+    prop("configSource", false, &NODE_CONFIG_SOURCE),
+    prop("externalID", false, &STRING),
+    prop("podCIDR", false, &STRING),
+    prop("podCIDRs", false, &STRING_LIST),
+    prop("providerID", false, &STRING),
+    prop(
+        "taints",
+        false,
+        &Schema {
+            items: Some(&TAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("unschedulable", false, &BOOLEAN),
+];
+static NODE_SPEC_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_SPEC_1_33_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::NodeStatus` (Kubernetes 1.37).
+pub const NODE_STATUS: Schema<'static> = Schema {
+    properties: &NODE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&NODE_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static NODE_STATUS_PROPERTIES: [Property<'static>; 14] = [
+    prop(
+        "addresses",
+        false,
+        &Schema {
+            items: Some(&NODE_ADDRESS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "allocatable",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "capacity",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&NODE_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("config", false, &NODE_CONFIG_STATUS),
+    prop("daemonEndpoints", false, &NODE_DAEMON_ENDPOINTS),
+    prop("declaredFeatures", false, &STRING_LIST),
+    prop("features", false, &NODE_FEATURES),
+    prop(
+        "images",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_IMAGE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("nodeInfo", false, &NODE_SYSTEM_INFO),
+    prop("phase", false, &STRING),
+    prop(
+        "runtimeHandlers",
+        false,
+        &Schema {
+            items: Some(&NODE_RUNTIME_HANDLER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumesAttached",
+        false,
+        &Schema {
+            items: Some(&ATTACHED_VOLUME),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("volumesInUse", false, &STRING_LIST),
+];
+static NODE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::NodeStatus` (Kubernetes 1.35 to 1.36).
+pub const NODE_STATUS_1_35_TO_1_36: Schema<'static> = Schema {
+    properties: &NODE_STATUS_1_35_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&NODE_STATUS_1_35_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static NODE_STATUS_1_35_TO_1_36_PROPERTIES: [Property<'static>; 14] = [
+    prop(
+        "addresses",
+        false,
+        &Schema {
+            items: Some(&NODE_ADDRESS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "allocatable",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "capacity",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&NODE_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("config", false, &NODE_CONFIG_STATUS),
+    prop("daemonEndpoints", false, &NODE_DAEMON_ENDPOINTS),
+    prop("declaredFeatures", false, &STRING_LIST),
+    prop("features", false, &NODE_FEATURES),
+    prop(
+        "images",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_IMAGE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("nodeInfo", false, &NODE_SYSTEM_INFO_1_33_TO_1_36),
+    prop("phase", false, &STRING),
+    prop(
+        "runtimeHandlers",
+        false,
+        &Schema {
+            items: Some(&NODE_RUNTIME_HANDLER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumesAttached",
+        false,
+        &Schema {
+            items: Some(&ATTACHED_VOLUME),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("volumesInUse", false, &STRING_LIST),
+];
+static NODE_STATUS_1_35_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_STATUS_1_35_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::NodeStatus` (Kubernetes 1.33 to 1.34).
+pub const NODE_STATUS_1_33_TO_1_34: Schema<'static> = Schema {
+    properties: &NODE_STATUS_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(&NODE_STATUS_1_33_TO_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static NODE_STATUS_1_33_TO_1_34_PROPERTIES: [Property<'static>; 13] = [
+    prop(
+        "addresses",
+        false,
+        &Schema {
+            items: Some(&NODE_ADDRESS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "allocatable",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "capacity",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&NODE_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("config", false, &NODE_CONFIG_STATUS),
+    prop("daemonEndpoints", false, &NODE_DAEMON_ENDPOINTS),
+    prop("features", false, &NODE_FEATURES),
+    prop(
+        "images",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_IMAGE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("nodeInfo", false, &NODE_SYSTEM_INFO_1_33_TO_1_36),
+    prop("phase", false, &STRING),
+    prop(
+        "runtimeHandlers",
+        false,
+        &Schema {
+            items: Some(&NODE_RUNTIME_HANDLER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumesAttached",
+        false,
+        &Schema {
+            items: Some(&ATTACHED_VOLUME),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("volumesInUse", false, &STRING_LIST),
+];
+static NODE_STATUS_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_STATUS_1_33_TO_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::NodeSwapStatus`.
+pub const NODE_SWAP_STATUS: Schema<'static> = Schema {
+    properties: &NODE_SWAP_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&NODE_SWAP_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static NODE_SWAP_STATUS_PROPERTIES: [Property<'static>; 1] = [prop("capacity", false, &INT64)];
+static NODE_SWAP_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_SWAP_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::NodeSystemInfo` (Kubernetes 1.37).
+pub const NODE_SYSTEM_INFO: Schema<'static> = Schema {
+    properties: &NODE_SYSTEM_INFO_PROPERTIES,
+    properties_fingerprint: Some(&NODE_SYSTEM_INFO_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static NODE_SYSTEM_INFO_PROPERTIES: [Property<'static>; 12] = [
+    prop("architecture", true, &STRING),
+    prop("bootID", true, &STRING),
+    prop("containerRuntimeVersion", true, &STRING),
+    prop("kernelVersion", true, &STRING),
+    prop("kubeProxyVersion", true, &STRING),
+    prop("kubeletVersion", true, &STRING),
+    prop("machineID", true, &STRING),
+    prop("operatingSystem", true, &STRING),
+    prop("osImage", true, &STRING),
+    prop("runningInUserNamespace", false, &BOOLEAN),
+    prop("swap", false, &NODE_SWAP_STATUS),
+    prop("systemUUID", true, &STRING),
+];
+static NODE_SYSTEM_INFO_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_SYSTEM_INFO_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::NodeSystemInfo` (Kubernetes 1.33 to 1.36).
+pub const NODE_SYSTEM_INFO_1_33_TO_1_36: Schema<'static> = Schema {
+    properties: &NODE_SYSTEM_INFO_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&NODE_SYSTEM_INFO_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static NODE_SYSTEM_INFO_1_33_TO_1_36_PROPERTIES: [Property<'static>; 11] = [
+    prop("architecture", true, &STRING),
+    prop("bootID", true, &STRING),
+    prop("containerRuntimeVersion", true, &STRING),
+    prop("kernelVersion", true, &STRING),
+    prop("kubeProxyVersion", true, &STRING),
+    prop("kubeletVersion", true, &STRING),
+    prop("machineID", true, &STRING),
+    prop("operatingSystem", true, &STRING),
+    prop("osImage", true, &STRING),
+    prop("swap", false, &NODE_SWAP_STATUS),
+    prop("systemUUID", true, &STRING),
+];
+static NODE_SYSTEM_INFO_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_SYSTEM_INFO_1_33_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ObjectFieldSelector`.
+pub const OBJECT_FIELD_SELECTOR: Schema<'static> = Schema {
+    properties: &OBJECT_FIELD_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&OBJECT_FIELD_SELECTOR_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static OBJECT_FIELD_SELECTOR_PROPERTIES: [Property<'static>; 2] = [
+    prop("apiVersion", false, &STRING),
+    prop("fieldPath", true, &STRING),
+];
+static OBJECT_FIELD_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&OBJECT_FIELD_SELECTOR_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ObjectReference`.
+pub const OBJECT_REFERENCE: Schema<'static> = Schema {
+    properties: &OBJECT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&OBJECT_REFERENCE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static OBJECT_REFERENCE_PROPERTIES: [Property<'static>; 7] = [
+    prop("apiVersion", false, &STRING),
+    prop("fieldPath", false, &STRING),
+    prop("kind", false, &STRING),
+    prop("name", false, &STRING),
+    prop("namespace", false, &STRING),
+    prop("resourceVersion", false, &STRING),
+    prop("uid", false, &STRING),
+];
+static OBJECT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&OBJECT_REFERENCE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PersistentVolume`.
+pub const PERSISTENT_VOLUME: Schema<'static> = Schema {
+    properties: &PERSISTENT_VOLUME_PROPERTIES,
+    properties_fingerprint: Some(&PERSISTENT_VOLUME_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PERSISTENT_VOLUME_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &PERSISTENT_VOLUME_SPEC),
+    prop("status", false, &PERSISTENT_VOLUME_STATUS),
+];
+static PERSISTENT_VOLUME_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PERSISTENT_VOLUME_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaim` (Kubernetes 1.37).
+pub const PERSISTENT_VOLUME_CLAIM: Schema<'static> = Schema {
+    properties: &PERSISTENT_VOLUME_CLAIM_PROPERTIES,
+    properties_fingerprint: Some(&PERSISTENT_VOLUME_CLAIM_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PERSISTENT_VOLUME_CLAIM_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &PERSISTENT_VOLUME_CLAIM_SPEC),
+    prop("status", false, &PERSISTENT_VOLUME_CLAIM_STATUS),
+];
+static PERSISTENT_VOLUME_CLAIM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PERSISTENT_VOLUME_CLAIM_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaim` (Kubernetes 1.33 to 1.36).
+pub const PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36: Schema<'static> = Schema {
+    properties: &PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &PERSISTENT_VOLUME_CLAIM_SPEC),
+    prop(
+        "status",
+        false,
+        &PERSISTENT_VOLUME_CLAIM_STATUS_1_33_TO_1_36,
+    ),
+];
+static PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PERSISTENT_VOLUME_CLAIM_1_33_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimCondition`.
+pub const PERSISTENT_VOLUME_CLAIM_CONDITION: Schema<'static> = Schema {
+    properties: &PERSISTENT_VOLUME_CLAIM_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&PERSISTENT_VOLUME_CLAIM_CONDITION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PERSISTENT_VOLUME_CLAIM_CONDITION_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "lastProbeTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static PERSISTENT_VOLUME_CLAIM_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PERSISTENT_VOLUME_CLAIM_CONDITION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimSpec`.
+pub const PERSISTENT_VOLUME_CLAIM_SPEC: Schema<'static> = Schema {
+    properties: &PERSISTENT_VOLUME_CLAIM_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&PERSISTENT_VOLUME_CLAIM_SPEC_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PERSISTENT_VOLUME_CLAIM_SPEC_PROPERTIES: [Property<'static>; 9] = [
+    prop("accessModes", false, &STRING_LIST),
+    prop("dataSource", false, &TYPED_LOCAL_OBJECT_REFERENCE),
+    prop("dataSourceRef", false, &TYPED_OBJECT_REFERENCE),
+    prop("resources", false, &VOLUME_RESOURCE_REQUIREMENTS),
+    prop(
+        "selector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("storageClassName", false, &STRING),
+    prop("volumeAttributesClassName", false, &STRING),
+    prop("volumeMode", false, &STRING),
+    prop("volumeName", false, &STRING),
+];
+static PERSISTENT_VOLUME_CLAIM_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PERSISTENT_VOLUME_CLAIM_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimStatus` (Kubernetes 1.37).
+pub const PERSISTENT_VOLUME_CLAIM_STATUS: Schema<'static> = Schema {
+    properties: &PERSISTENT_VOLUME_CLAIM_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&PERSISTENT_VOLUME_CLAIM_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PERSISTENT_VOLUME_CLAIM_STATUS_PROPERTIES: [Property<'static>; 9] = [
+    prop("accessModes", false, &STRING_LIST),
+    prop("allocatedResourceStatuses", false, &STRING_MAP),
+    prop(
+        "allocatedResources",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "capacity",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&PERSISTENT_VOLUME_CLAIM_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("currentVolumeAttributesClassName", false, &STRING),
+    prop("healthStatus", false, &VOLUME_HEALTH_STATUS),
+    prop("modifyVolumeStatus", false, &MODIFY_VOLUME_STATUS),
+    prop("phase", false, &STRING),
+];
+static PERSISTENT_VOLUME_CLAIM_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PERSISTENT_VOLUME_CLAIM_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimStatus` (Kubernetes 1.33 to 1.36).
+pub const PERSISTENT_VOLUME_CLAIM_STATUS_1_33_TO_1_36: Schema<'static> = Schema {
+    properties: &PERSISTENT_VOLUME_CLAIM_STATUS_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(
+        &PERSISTENT_VOLUME_CLAIM_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT,
+    ),
+    ..Schema::of(Type::Object)
+};
+static PERSISTENT_VOLUME_CLAIM_STATUS_1_33_TO_1_36_PROPERTIES: [Property<'static>; 8] = [
+    prop("accessModes", false, &STRING_LIST),
+    prop("allocatedResourceStatuses", false, &STRING_MAP),
+    prop(
+        "allocatedResources",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "capacity",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&PERSISTENT_VOLUME_CLAIM_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("currentVolumeAttributesClassName", false, &STRING),
+    prop("modifyVolumeStatus", false, &MODIFY_VOLUME_STATUS),
+    prop("phase", false, &STRING),
+];
+static PERSISTENT_VOLUME_CLAIM_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &PERSISTENT_VOLUME_CLAIM_STATUS_1_33_TO_1_36_PROPERTIES,
+    );
+
+/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimTemplate`.
+pub const PERSISTENT_VOLUME_CLAIM_TEMPLATE: Schema<'static> = Schema {
+    properties: &PERSISTENT_VOLUME_CLAIM_TEMPLATE_PROPERTIES,
+    properties_fingerprint: Some(&PERSISTENT_VOLUME_CLAIM_TEMPLATE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PERSISTENT_VOLUME_CLAIM_TEMPLATE_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &PERSISTENT_VOLUME_CLAIM_SPEC),
+];
+static PERSISTENT_VOLUME_CLAIM_TEMPLATE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PERSISTENT_VOLUME_CLAIM_TEMPLATE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PersistentVolumeClaimVolumeSource`.
+pub const PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE: Schema<'static> = Schema {
+    properties: &PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("claimName", true, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+];
+static PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PersistentVolumeSpec`.
+pub const PERSISTENT_VOLUME_SPEC: Schema<'static> = Schema {
+    properties: &PERSISTENT_VOLUME_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&PERSISTENT_VOLUME_SPEC_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PERSISTENT_VOLUME_SPEC_PROPERTIES: [Property<'static>; 31] = [
+    prop("accessModes", false, &STRING_LIST),
+    prop(
+        "awsElasticBlockStore",
+        false,
+        &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
+    ),
+    prop("azureDisk", false, &AZURE_DISK_VOLUME_SOURCE),
+    prop("azureFile", false, &AZURE_FILE_PERSISTENT_VOLUME_SOURCE),
+    prop(
+        "capacity",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("cephfs", false, &CEPH_FS_PERSISTENT_VOLUME_SOURCE),
+    prop("cinder", false, &CINDER_PERSISTENT_VOLUME_SOURCE),
+    prop("claimRef", false, &OBJECT_REFERENCE),
+    prop("csi", false, &CSI_PERSISTENT_VOLUME_SOURCE),
+    prop("fc", false, &FC_VOLUME_SOURCE),
+    prop("flexVolume", false, &FLEX_PERSISTENT_VOLUME_SOURCE),
+    prop("flocker", false, &FLOCKER_VOLUME_SOURCE),
+    prop(
+        "gcePersistentDisk",
+        false,
+        &GCE_PERSISTENT_DISK_VOLUME_SOURCE,
+    ),
+    prop("glusterfs", false, &GLUSTERFS_PERSISTENT_VOLUME_SOURCE),
+    prop("hostPath", false, &HOST_PATH_VOLUME_SOURCE),
+    prop("iscsi", false, &ISCSI_PERSISTENT_VOLUME_SOURCE),
+    prop("local", false, &LOCAL_VOLUME_SOURCE),
+    prop("mountOptions", false, &STRING_LIST),
+    prop("nfs", false, &NFS_VOLUME_SOURCE),
+    prop("nodeAffinity", false, &VOLUME_NODE_AFFINITY),
+    prop("persistentVolumeReclaimPolicy", false, &STRING),
+    prop(
+        "photonPersistentDisk",
+        false,
+        &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
+    ),
+    prop("portworxVolume", false, &PORTWORX_VOLUME_SOURCE),
+    prop("quobyte", false, &QUOBYTE_VOLUME_SOURCE),
+    prop("rbd", false, &RBD_PERSISTENT_VOLUME_SOURCE),
+    prop("scaleIO", false, &SCALE_IO_PERSISTENT_VOLUME_SOURCE),
+    prop("storageClassName", false, &STRING),
+    prop("storageos", false, &STORAGE_OS_PERSISTENT_VOLUME_SOURCE),
+    prop("volumeAttributesClassName", false, &STRING),
+    prop("volumeMode", false, &STRING),
+    prop("vsphereVolume", false, &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
+];
+static PERSISTENT_VOLUME_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PERSISTENT_VOLUME_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PersistentVolumeStatus`.
+pub const PERSISTENT_VOLUME_STATUS: Schema<'static> = Schema {
+    properties: &PERSISTENT_VOLUME_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&PERSISTENT_VOLUME_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PERSISTENT_VOLUME_STATUS_PROPERTIES: [Property<'static>; 4] = [
+    prop(
+        "lastPhaseTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("phase", false, &STRING),
+    prop("reason", false, &STRING),
+];
+static PERSISTENT_VOLUME_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PERSISTENT_VOLUME_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PhotonPersistentDiskVolumeSource`.
+pub const PHOTON_PERSISTENT_DISK_VOLUME_SOURCE: Schema<'static> = Schema {
+    properties: &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PHOTON_PERSISTENT_DISK_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 2] =
+    [prop("fsType", false, &STRING), prop("pdID", true, &STRING)];
+static PHOTON_PERSISTENT_DISK_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PHOTON_PERSISTENT_DISK_VOLUME_SOURCE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::Pod` (Kubernetes 1.37).
+pub const POD: Schema<'static> = Schema {
+    properties: &POD_PROPERTIES,
+    properties_fingerprint: Some(&POD_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_SPEC),
+    prop("status", false, &POD_STATUS),
+];
+static POD_PROPERTIES_FINGERPRINT: u64 = crate::model::fingerprint::of_properties(&POD_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::Pod` (Kubernetes 1.36).
+pub const POD_1_36: Schema<'static> = Schema {
+    properties: &POD_1_36_PROPERTIES,
+    properties_fingerprint: Some(&POD_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_SPEC_1_36),
+    prop("status", false, &POD_STATUS_1_36),
+];
+static POD_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::Pod` (Kubernetes 1.35).
+pub const POD_1_35: Schema<'static> = Schema {
+    properties: &POD_1_35_PROPERTIES,
+    properties_fingerprint: Some(&POD_1_35_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_SPEC_1_35),
+    prop("status", false, &POD_STATUS_1_35),
+];
+static POD_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_1_35_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::Pod` (Kubernetes 1.34).
+pub const POD_1_34: Schema<'static> = Schema {
+    properties: &POD_1_34_PROPERTIES,
+    properties_fingerprint: Some(&POD_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_SPEC_1_34),
+    prop("status", false, &POD_STATUS_1_34),
+];
+static POD_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::Pod` (Kubernetes 1.33).
+pub const POD_1_33: Schema<'static> = Schema {
+    properties: &POD_1_33_PROPERTIES,
+    properties_fingerprint: Some(&POD_1_33_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_1_33_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_SPEC_1_33),
+    prop("status", false, &POD_STATUS_1_33),
+];
+static POD_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_1_33_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodAffinity`.
+pub const POD_AFFINITY: Schema<'static> = Schema {
+    properties: &POD_AFFINITY_PROPERTIES,
+    properties_fingerprint: Some(&POD_AFFINITY_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_AFFINITY_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "preferredDuringSchedulingIgnoredDuringExecution",
+        false,
+        &Schema {
+            items: Some(&WEIGHTED_POD_AFFINITY_TERM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "requiredDuringSchedulingIgnoredDuringExecution",
+        false,
+        &Schema {
+            items: Some(&POD_AFFINITY_TERM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POD_AFFINITY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_AFFINITY_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodAffinityTerm`.
+pub const POD_AFFINITY_TERM: Schema<'static> = Schema {
+    properties: &POD_AFFINITY_TERM_PROPERTIES,
+    properties_fingerprint: Some(&POD_AFFINITY_TERM_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_AFFINITY_TERM_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "labelSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("matchLabelKeys", false, &STRING_LIST),
+    prop("mismatchLabelKeys", false, &STRING_LIST),
+    prop(
+        "namespaceSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("namespaces", false, &STRING_LIST),
+    prop("topologyKey", true, &STRING),
+];
+static POD_AFFINITY_TERM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_AFFINITY_TERM_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodAntiAffinity`.
+pub const POD_ANTI_AFFINITY: Schema<'static> = Schema {
+    properties: &POD_ANTI_AFFINITY_PROPERTIES,
+    properties_fingerprint: Some(&POD_ANTI_AFFINITY_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_ANTI_AFFINITY_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "preferredDuringSchedulingIgnoredDuringExecution",
+        false,
+        &Schema {
+            items: Some(&WEIGHTED_POD_AFFINITY_TERM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "requiredDuringSchedulingIgnoredDuringExecution",
+        false,
+        &Schema {
+            items: Some(&POD_AFFINITY_TERM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POD_ANTI_AFFINITY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_ANTI_AFFINITY_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodCertificateProjection` (Kubernetes 1.37).
+pub const POD_CERTIFICATE_PROJECTION: Schema<'static> = Schema {
+    properties: &POD_CERTIFICATE_PROJECTION_PROPERTIES,
+    properties_fingerprint: Some(&POD_CERTIFICATE_PROJECTION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_CERTIFICATE_PROJECTION_PROPERTIES: [Property<'static>; 8] = [
+    prop("certificateChainPath", false, &STRING),
+    prop("credentialBundlePath", false, &STRING),
+    prop("keyPath", false, &STRING),
+    prop("keyType", true, &STRING),
+    prop("maxExpirationSeconds", false, &INT32),
+    prop("signerName", true, &STRING),
+    prop("user", false, &INT64),
+    prop("userAnnotations", false, &STRING_MAP),
+];
+static POD_CERTIFICATE_PROJECTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_CERTIFICATE_PROJECTION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodCertificateProjection` (Kubernetes 1.35 to 1.36).
+pub const POD_CERTIFICATE_PROJECTION_1_35_TO_1_36: Schema<'static> = Schema {
+    properties: &POD_CERTIFICATE_PROJECTION_1_35_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&POD_CERTIFICATE_PROJECTION_1_35_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_CERTIFICATE_PROJECTION_1_35_TO_1_36_PROPERTIES: [Property<'static>; 7] = [
+    prop("certificateChainPath", false, &STRING),
+    prop("credentialBundlePath", false, &STRING),
+    prop("keyPath", false, &STRING),
+    prop("keyType", true, &STRING),
+    prop("maxExpirationSeconds", false, &INT32),
+    prop("signerName", true, &STRING),
+    prop("userAnnotations", false, &STRING_MAP),
+];
+static POD_CERTIFICATE_PROJECTION_1_35_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_CERTIFICATE_PROJECTION_1_35_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodCertificateProjection` (Kubernetes 1.34).
+pub const POD_CERTIFICATE_PROJECTION_1_34: Schema<'static> = Schema {
+    properties: &POD_CERTIFICATE_PROJECTION_1_34_PROPERTIES,
+    properties_fingerprint: Some(&POD_CERTIFICATE_PROJECTION_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_CERTIFICATE_PROJECTION_1_34_PROPERTIES: [Property<'static>; 6] = [
+    prop("certificateChainPath", false, &STRING),
+    prop("credentialBundlePath", false, &STRING),
+    prop("keyPath", false, &STRING),
+    prop("keyType", true, &STRING),
+    prop("maxExpirationSeconds", false, &INT32),
+    prop("signerName", true, &STRING),
+];
+static POD_CERTIFICATE_PROJECTION_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_CERTIFICATE_PROJECTION_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodCondition`.
+pub const POD_CONDITION: Schema<'static> = Schema {
+    properties: &POD_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&POD_CONDITION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_CONDITION_PROPERTIES: [Property<'static>; 7] = [
+    prop(
+        "lastProbeTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static POD_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_CONDITION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodDNSConfig`.
+pub const POD_DNS_CONFIG: Schema<'static> = Schema {
+    properties: &POD_DNS_CONFIG_PROPERTIES,
+    properties_fingerprint: Some(&POD_DNS_CONFIG_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_DNS_CONFIG_PROPERTIES: [Property<'static>; 3] = [
+    prop("nameservers", false, &STRING_LIST),
+    prop(
+        "options",
+        false,
+        &Schema {
+            items: Some(&POD_DNS_CONFIG_OPTION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("searches", false, &STRING_LIST),
+];
+static POD_DNS_CONFIG_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_DNS_CONFIG_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodDNSConfigOption`.
+pub const POD_DNS_CONFIG_OPTION: Schema<'static> = Schema {
+    properties: &POD_DNS_CONFIG_OPTION_PROPERTIES,
+    properties_fingerprint: Some(&POD_DNS_CONFIG_OPTION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_DNS_CONFIG_OPTION_PROPERTIES: [Property<'static>; 2] =
+    [prop("name", false, &STRING), prop("value", false, &STRING)];
+static POD_DNS_CONFIG_OPTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_DNS_CONFIG_OPTION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodExtendedResourceClaimStatus` (Kubernetes 1.34 to 1.37).
+pub const POD_EXTENDED_RESOURCE_CLAIM_STATUS: Schema<'static> = Schema {
+    properties: &POD_EXTENDED_RESOURCE_CLAIM_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&POD_EXTENDED_RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_EXTENDED_RESOURCE_CLAIM_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "requestMappings",
+        true,
+        &Schema {
+            items: Some(&CONTAINER_EXTENDED_RESOURCE_REQUEST),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resourceClaimName", true, &STRING),
+];
+static POD_EXTENDED_RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_EXTENDED_RESOURCE_CLAIM_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodIP`.
+pub const POD_IP: Schema<'static> = Schema {
+    properties: &POD_IP_PROPERTIES,
+    properties_fingerprint: Some(&POD_IP_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_IP_PROPERTIES: [Property<'static>; 1] = [prop("ip", true, &STRING)];
+static POD_IP_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_IP_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodOS`.
+pub const POD_OS: Schema<'static> = Schema {
+    properties: &POD_OS_PROPERTIES,
+    properties_fingerprint: Some(&POD_OS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_OS_PROPERTIES: [Property<'static>; 1] = [prop("name", true, &STRING)];
+static POD_OS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_OS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodReadinessGate`.
+pub const POD_READINESS_GATE: Schema<'static> = Schema {
+    properties: &POD_READINESS_GATE_PROPERTIES,
+    properties_fingerprint: Some(&POD_READINESS_GATE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_READINESS_GATE_PROPERTIES: [Property<'static>; 1] =
+    [prop("conditionType", true, &STRING)];
+static POD_READINESS_GATE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_READINESS_GATE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodResourceClaim`.
+pub const POD_RESOURCE_CLAIM: Schema<'static> = Schema {
+    properties: &POD_RESOURCE_CLAIM_PROPERTIES,
+    properties_fingerprint: Some(&POD_RESOURCE_CLAIM_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_RESOURCE_CLAIM_PROPERTIES: [Property<'static>; 3] = [
+    prop("name", true, &STRING),
+    prop("resourceClaimName", false, &STRING),
+    prop("resourceClaimTemplateName", false, &STRING),
+];
+static POD_RESOURCE_CLAIM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_RESOURCE_CLAIM_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodResourceClaimStatus`.
+pub const POD_RESOURCE_CLAIM_STATUS: Schema<'static> = Schema {
+    properties: &POD_RESOURCE_CLAIM_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&POD_RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_RESOURCE_CLAIM_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop("resourceClaimName", false, &STRING),
+];
+static POD_RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_RESOURCE_CLAIM_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodSchedulingGate`.
+pub const POD_SCHEDULING_GATE: Schema<'static> = Schema {
+    properties: &POD_SCHEDULING_GATE_PROPERTIES,
+    properties_fingerprint: Some(&POD_SCHEDULING_GATE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_SCHEDULING_GATE_PROPERTIES: [Property<'static>; 1] = [prop("name", true, &STRING)];
+static POD_SCHEDULING_GATE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_SCHEDULING_GATE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodSchedulingGroup` (Kubernetes 1.36 to 1.37).
+pub const POD_SCHEDULING_GROUP: Schema<'static> = Schema {
+    properties: &POD_SCHEDULING_GROUP_PROPERTIES,
+    properties_fingerprint: Some(&POD_SCHEDULING_GROUP_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_SCHEDULING_GROUP_PROPERTIES: [Property<'static>; 1] =
+    [prop("podGroupName", false, &STRING)];
+static POD_SCHEDULING_GROUP_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_SCHEDULING_GROUP_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodSecurityContext`.
+pub const POD_SECURITY_CONTEXT: Schema<'static> = Schema {
+    properties: &POD_SECURITY_CONTEXT_PROPERTIES,
+    properties_fingerprint: Some(&POD_SECURITY_CONTEXT_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_SECURITY_CONTEXT_PROPERTIES: [Property<'static>; 13] = [
+    prop("appArmorProfile", false, &APP_ARMOR_PROFILE),
+    prop("fsGroup", false, &INT64),
+    prop("fsGroupChangePolicy", false, &STRING),
+    prop("runAsGroup", false, &INT64),
+    prop("runAsNonRoot", false, &BOOLEAN),
+    prop("runAsUser", false, &INT64),
+    prop("seLinuxChangePolicy", false, &STRING),
+    prop("seLinuxOptions", false, &SE_LINUX_OPTIONS),
+    prop("seccompProfile", false, &SECCOMP_PROFILE),
+    prop(
+        "supplementalGroups",
+        false,
+        &Schema {
+            items: Some(&INT64),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("supplementalGroupsPolicy", false, &STRING),
+    prop(
+        "sysctls",
+        false,
+        &Schema {
+            items: Some(&SYSCTL),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("windowsOptions", false, &WINDOWS_SECURITY_CONTEXT_OPTIONS),
+];
+static POD_SECURITY_CONTEXT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_SECURITY_CONTEXT_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodSpec` (Kubernetes 1.37).
+pub const POD_SPEC: Schema<'static> = Schema {
+    properties: &POD_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&POD_SPEC_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_SPEC_PROPERTIES: [Property<'static>; 43] = [
+    prop("activeDeadlineSeconds", false, &INT64),
+    prop("affinity", false, &AFFINITY),
+    prop("automountServiceAccountToken", false, &BOOLEAN),
+    prop(
+        "containers",
+        true,
+        &Schema {
+            items: Some(&CONTAINER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("dnsConfig", false, &POD_DNS_CONFIG),
+    prop("dnsPolicy", false, &STRING),
+    prop("enableServiceLinks", false, &BOOLEAN),
+    prop(
+        "ephemeralContainers",
+        false,
+        &Schema {
+            items: Some(&EPHEMERAL_CONTAINER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "evictionResponders",
+        false,
+        &Schema {
+            items: Some(&EVICTION_RESPONDER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "hostAliases",
+        false,
+        &Schema {
+            items: Some(&HOST_ALIAS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("hostIPC", false, &BOOLEAN),
+    prop("hostNetwork", false, &BOOLEAN),
+    prop("hostPID", false, &BOOLEAN),
+    prop("hostUsers", false, &BOOLEAN),
+    prop("hostname", false, &STRING),
+    prop("hostnameOverride", false, &STRING),
+    prop(
+        "imagePullSecrets",
+        false,
+        &Schema {
+            items: Some(&LOCAL_OBJECT_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "initContainers",
+        false,
+        &Schema {
+            items: Some(&CONTAINER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &STRING_MAP),
+    prop("os", false, &POD_OS),
+    prop(
+        "overhead",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("preemptionPolicy", false, &STRING),
+    prop("priority", false, &INT32),
+    prop("priorityClassName", false, &STRING),
+    prop(
+        "readinessGates",
+        false,
+        &Schema {
+            items: Some(&POD_READINESS_GATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "resourceClaims",
+        false,
+        &Schema {
+            items: Some(&POD_RESOURCE_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartPolicy", false, &STRING),
+    prop("runtimeClassName", false, &STRING),
+    prop("schedulerName", false, &STRING),
+    prop(
+        "schedulingGates",
+        false,
+        &Schema {
+            items: Some(&POD_SCHEDULING_GATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("schedulingGroup", false, &POD_SCHEDULING_GROUP),
+    prop("securityContext", false, &POD_SECURITY_CONTEXT),
+    prop("serviceAccount", false, &STRING),
+    prop("serviceAccountName", false, &STRING),
+    prop("setHostnameAsFQDN", false, &BOOLEAN),
+    prop("shareProcessNamespace", false, &BOOLEAN),
+    prop("subdomain", false, &STRING),
+    prop("terminationGracePeriodSeconds", false, &INT64),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "topologySpreadConstraints",
+        false,
+        &Schema {
+            items: Some(&TOPOLOGY_SPREAD_CONSTRAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumes",
+        false,
+        &Schema {
+            items: Some(&VOLUME),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POD_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodSpec` (Kubernetes 1.36).
+pub const POD_SPEC_1_36: Schema<'static> = Schema {
+    properties: &POD_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&POD_SPEC_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_SPEC_1_36_PROPERTIES: [Property<'static>; 42] = [
+    prop("activeDeadlineSeconds", false, &INT64),
+    prop("affinity", false, &AFFINITY),
+    prop("automountServiceAccountToken", false, &BOOLEAN),
+    prop(
+        "containers",
+        true,
+        &Schema {
+            items: Some(&CONTAINER_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("dnsConfig", false, &POD_DNS_CONFIG),
+    prop("dnsPolicy", false, &STRING),
+    prop("enableServiceLinks", false, &BOOLEAN),
+    prop(
+        "ephemeralContainers",
+        false,
+        &Schema {
+            items: Some(&EPHEMERAL_CONTAINER_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "hostAliases",
+        false,
+        &Schema {
+            items: Some(&HOST_ALIAS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("hostIPC", false, &BOOLEAN),
+    prop("hostNetwork", false, &BOOLEAN),
+    prop("hostPID", false, &BOOLEAN),
+    prop("hostUsers", false, &BOOLEAN),
+    prop("hostname", false, &STRING),
+    prop("hostnameOverride", false, &STRING),
+    prop(
+        "imagePullSecrets",
+        false,
+        &Schema {
+            items: Some(&LOCAL_OBJECT_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "initContainers",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &STRING_MAP),
+    prop("os", false, &POD_OS),
+    prop(
+        "overhead",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("preemptionPolicy", false, &STRING),
+    prop("priority", false, &INT32),
+    prop("priorityClassName", false, &STRING),
+    prop(
+        "readinessGates",
+        false,
+        &Schema {
+            items: Some(&POD_READINESS_GATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "resourceClaims",
+        false,
+        &Schema {
+            items: Some(&POD_RESOURCE_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartPolicy", false, &STRING),
+    prop("runtimeClassName", false, &STRING),
+    prop("schedulerName", false, &STRING),
+    prop(
+        "schedulingGates",
+        false,
+        &Schema {
+            items: Some(&POD_SCHEDULING_GATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("schedulingGroup", false, &POD_SCHEDULING_GROUP),
+    prop("securityContext", false, &POD_SECURITY_CONTEXT),
+    prop("serviceAccount", false, &STRING),
+    prop("serviceAccountName", false, &STRING),
+    prop("setHostnameAsFQDN", false, &BOOLEAN),
+    prop("shareProcessNamespace", false, &BOOLEAN),
+    prop("subdomain", false, &STRING),
+    prop("terminationGracePeriodSeconds", false, &INT64),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "topologySpreadConstraints",
+        false,
+        &Schema {
+            items: Some(&TOPOLOGY_SPREAD_CONSTRAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumes",
+        false,
+        &Schema {
+            items: Some(&VOLUME_1_35_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POD_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_SPEC_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodSpec` (Kubernetes 1.35).
+pub const POD_SPEC_1_35: Schema<'static> = Schema {
+    properties: &POD_SPEC_1_35_PROPERTIES,
+    properties_fingerprint: Some(&POD_SPEC_1_35_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_SPEC_1_35_PROPERTIES: [Property<'static>; 42] = [
+    prop("activeDeadlineSeconds", false, &INT64),
+    prop("affinity", false, &AFFINITY),
+    prop("automountServiceAccountToken", false, &BOOLEAN),
+    prop(
+        "containers",
+        true,
+        &Schema {
+            items: Some(&CONTAINER_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("dnsConfig", false, &POD_DNS_CONFIG),
+    prop("dnsPolicy", false, &STRING),
+    prop("enableServiceLinks", false, &BOOLEAN),
+    prop(
+        "ephemeralContainers",
+        false,
+        &Schema {
+            items: Some(&EPHEMERAL_CONTAINER_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "hostAliases",
+        false,
+        &Schema {
+            items: Some(&HOST_ALIAS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("hostIPC", false, &BOOLEAN),
+    prop("hostNetwork", false, &BOOLEAN),
+    prop("hostPID", false, &BOOLEAN),
+    prop("hostUsers", false, &BOOLEAN),
+    prop("hostname", false, &STRING),
+    prop("hostnameOverride", false, &STRING),
+    prop(
+        "imagePullSecrets",
+        false,
+        &Schema {
+            items: Some(&LOCAL_OBJECT_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "initContainers",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &STRING_MAP),
+    prop("os", false, &POD_OS),
+    prop(
+        "overhead",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("preemptionPolicy", false, &STRING),
+    prop("priority", false, &INT32),
+    prop("priorityClassName", false, &STRING),
+    prop(
+        "readinessGates",
+        false,
+        &Schema {
+            items: Some(&POD_READINESS_GATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "resourceClaims",
+        false,
+        &Schema {
+            items: Some(&POD_RESOURCE_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartPolicy", false, &STRING),
+    prop("runtimeClassName", false, &STRING),
+    prop("schedulerName", false, &STRING),
+    prop(
+        "schedulingGates",
+        false,
+        &Schema {
+            items: Some(&POD_SCHEDULING_GATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("securityContext", false, &POD_SECURITY_CONTEXT),
+    prop("serviceAccount", false, &STRING),
+    prop("serviceAccountName", false, &STRING),
+    prop("setHostnameAsFQDN", false, &BOOLEAN),
+    prop("shareProcessNamespace", false, &BOOLEAN),
+    prop("subdomain", false, &STRING),
+    prop("terminationGracePeriodSeconds", false, &INT64),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "topologySpreadConstraints",
+        false,
+        &Schema {
+            items: Some(&TOPOLOGY_SPREAD_CONSTRAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumes",
+        false,
+        &Schema {
+            items: Some(&VOLUME_1_35_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("workloadRef", false, &WORKLOAD_REFERENCE),
+];
+static POD_SPEC_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_SPEC_1_35_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodSpec` (Kubernetes 1.34).
+pub const POD_SPEC_1_34: Schema<'static> = Schema {
+    properties: &POD_SPEC_1_34_PROPERTIES,
+    properties_fingerprint: Some(&POD_SPEC_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_SPEC_1_34_PROPERTIES: [Property<'static>; 41] = [
+    prop("activeDeadlineSeconds", false, &INT64),
+    prop("affinity", false, &AFFINITY),
+    prop("automountServiceAccountToken", false, &BOOLEAN),
+    prop(
+        "containers",
+        true,
+        &Schema {
+            items: Some(&CONTAINER_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("dnsConfig", false, &POD_DNS_CONFIG),
+    prop("dnsPolicy", false, &STRING),
+    prop("enableServiceLinks", false, &BOOLEAN),
+    prop(
+        "ephemeralContainers",
+        false,
+        &Schema {
+            items: Some(&EPHEMERAL_CONTAINER_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "hostAliases",
+        false,
+        &Schema {
+            items: Some(&HOST_ALIAS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("hostIPC", false, &BOOLEAN),
+    prop("hostNetwork", false, &BOOLEAN),
+    prop("hostPID", false, &BOOLEAN),
+    prop("hostUsers", false, &BOOLEAN),
+    prop("hostname", false, &STRING),
+    prop("hostnameOverride", false, &STRING),
+    prop(
+        "imagePullSecrets",
+        false,
+        &Schema {
+            items: Some(&LOCAL_OBJECT_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "initContainers",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &STRING_MAP),
+    prop("os", false, &POD_OS),
+    prop(
+        "overhead",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("preemptionPolicy", false, &STRING),
+    prop("priority", false, &INT32),
+    prop("priorityClassName", false, &STRING),
+    prop(
+        "readinessGates",
+        false,
+        &Schema {
+            items: Some(&POD_READINESS_GATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "resourceClaims",
+        false,
+        &Schema {
+            items: Some(&POD_RESOURCE_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartPolicy", false, &STRING),
+    prop("runtimeClassName", false, &STRING),
+    prop("schedulerName", false, &STRING),
+    prop(
+        "schedulingGates",
+        false,
+        &Schema {
+            items: Some(&POD_SCHEDULING_GATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("securityContext", false, &POD_SECURITY_CONTEXT),
+    prop("serviceAccount", false, &STRING),
+    prop("serviceAccountName", false, &STRING),
+    prop("setHostnameAsFQDN", false, &BOOLEAN),
+    prop("shareProcessNamespace", false, &BOOLEAN),
+    prop("subdomain", false, &STRING),
+    prop("terminationGracePeriodSeconds", false, &INT64),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "topologySpreadConstraints",
+        false,
+        &Schema {
+            items: Some(&TOPOLOGY_SPREAD_CONSTRAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumes",
+        false,
+        &Schema {
+            items: Some(&VOLUME_1_34),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POD_SPEC_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_SPEC_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodSpec` (Kubernetes 1.33).
+pub const POD_SPEC_1_33: Schema<'static> = Schema {
+    properties: &POD_SPEC_1_33_PROPERTIES,
+    properties_fingerprint: Some(&POD_SPEC_1_33_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_SPEC_1_33_PROPERTIES: [Property<'static>; 40] = [
+    prop("activeDeadlineSeconds", false, &INT64),
+    prop("affinity", false, &AFFINITY),
+    prop("automountServiceAccountToken", false, &BOOLEAN),
+    prop(
+        "containers",
+        true,
+        &Schema {
+            items: Some(&CONTAINER_1_33),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("dnsConfig", false, &POD_DNS_CONFIG),
+    prop("dnsPolicy", false, &STRING),
+    prop("enableServiceLinks", false, &BOOLEAN),
+    prop(
+        "ephemeralContainers",
+        false,
+        &Schema {
+            items: Some(&EPHEMERAL_CONTAINER_1_33),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "hostAliases",
+        false,
+        &Schema {
+            items: Some(&HOST_ALIAS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("hostIPC", false, &BOOLEAN),
+    prop("hostNetwork", false, &BOOLEAN),
+    prop("hostPID", false, &BOOLEAN),
+    prop("hostUsers", false, &BOOLEAN),
+    prop("hostname", false, &STRING),
+    prop(
+        "imagePullSecrets",
+        false,
+        &Schema {
+            items: Some(&LOCAL_OBJECT_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "initContainers",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_1_33),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &STRING_MAP),
+    prop("os", false, &POD_OS),
+    prop(
+        "overhead",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("preemptionPolicy", false, &STRING),
+    prop("priority", false, &INT32),
+    prop("priorityClassName", false, &STRING),
+    prop(
+        "readinessGates",
+        false,
+        &Schema {
+            items: Some(&POD_READINESS_GATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "resourceClaims",
+        false,
+        &Schema {
+            items: Some(&POD_RESOURCE_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("restartPolicy", false, &STRING),
+    prop("runtimeClassName", false, &STRING),
+    prop("schedulerName", false, &STRING),
+    prop(
+        "schedulingGates",
+        false,
+        &Schema {
+            items: Some(&POD_SCHEDULING_GATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("securityContext", false, &POD_SECURITY_CONTEXT),
+    prop("serviceAccount", false, &STRING),
+    prop("serviceAccountName", false, &STRING),
+    prop("setHostnameAsFQDN", false, &BOOLEAN),
+    prop("shareProcessNamespace", false, &BOOLEAN),
+    prop("subdomain", false, &STRING),
+    prop("terminationGracePeriodSeconds", false, &INT64),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "topologySpreadConstraints",
+        false,
+        &Schema {
+            items: Some(&TOPOLOGY_SPREAD_CONSTRAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "volumes",
+        false,
+        &Schema {
+            items: Some(&VOLUME_1_33),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POD_SPEC_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_SPEC_1_33_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodStatus` (Kubernetes 1.37).
+pub const POD_STATUS: Schema<'static> = Schema {
+    properties: &POD_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&POD_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_STATUS_PROPERTIES: [Property<'static>; 22] = [
+    prop(
+        "allocatedResources",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&POD_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "containerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "ephemeralContainerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "extendedResourceClaimStatus",
+        false,
+        &POD_EXTENDED_RESOURCE_CLAIM_STATUS,
+    ),
+    prop("hostIP", false, &STRING),
+    prop(
+        "hostIPs",
+        false,
+        &Schema {
+            items: Some(&HOST_IP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "initContainerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("message", false, &STRING),
+    prop(
+        "nodeAllocatableResourceClaimStatuses",
+        false,
+        &Schema {
+            items: Some(&NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("nominatedNodeName", false, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("phase", false, &STRING),
+    prop("podIP", false, &STRING),
+    prop(
+        "podIPs",
+        false,
+        &Schema {
+            items: Some(&POD_IP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("qosClass", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("resize", false, &STRING),
+    prop(
+        "resourceClaimStatuses",
+        false,
+        &Schema {
+            items: Some(&POD_RESOURCE_CLAIM_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
+    prop(
+        "volumeHealth",
+        false,
+        &Schema {
+            items: Some(&POD_VOLUME_HEALTH),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POD_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodStatus` (Kubernetes 1.36).
+pub const POD_STATUS_1_36: Schema<'static> = Schema {
+    properties: &POD_STATUS_1_36_PROPERTIES,
+    properties_fingerprint: Some(&POD_STATUS_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_STATUS_1_36_PROPERTIES: [Property<'static>; 21] = [
+    prop(
+        "allocatedResources",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&POD_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "containerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "ephemeralContainerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "extendedResourceClaimStatus",
+        false,
+        &POD_EXTENDED_RESOURCE_CLAIM_STATUS,
+    ),
+    prop("hostIP", false, &STRING),
+    prop(
+        "hostIPs",
+        false,
+        &Schema {
+            items: Some(&HOST_IP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "initContainerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("message", false, &STRING),
+    prop(
+        "nodeAllocatableResourceClaimStatuses",
+        false,
+        &Schema {
+            items: Some(&NODE_ALLOCATABLE_RESOURCE_CLAIM_STATUS_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("nominatedNodeName", false, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("phase", false, &STRING),
+    prop("podIP", false, &STRING),
+    prop(
+        "podIPs",
+        false,
+        &Schema {
+            items: Some(&POD_IP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("qosClass", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("resize", false, &STRING),
+    prop(
+        "resourceClaimStatuses",
+        false,
+        &Schema {
+            items: Some(&POD_RESOURCE_CLAIM_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
+];
+static POD_STATUS_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_STATUS_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodStatus` (Kubernetes 1.35).
+pub const POD_STATUS_1_35: Schema<'static> = Schema {
+    properties: &POD_STATUS_1_35_PROPERTIES,
+    properties_fingerprint: Some(&POD_STATUS_1_35_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_STATUS_1_35_PROPERTIES: [Property<'static>; 20] = [
+    prop(
+        "allocatedResources",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&POD_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "containerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "ephemeralContainerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "extendedResourceClaimStatus",
+        false,
+        &POD_EXTENDED_RESOURCE_CLAIM_STATUS,
+    ),
+    prop("hostIP", false, &STRING),
+    prop(
+        "hostIPs",
+        false,
+        &Schema {
+            items: Some(&HOST_IP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "initContainerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("message", false, &STRING),
+    prop("nominatedNodeName", false, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("phase", false, &STRING),
+    prop("podIP", false, &STRING),
+    prop(
+        "podIPs",
+        false,
+        &Schema {
+            items: Some(&POD_IP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("qosClass", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("resize", false, &STRING),
+    prop(
+        "resourceClaimStatuses",
+        false,
+        &Schema {
+            items: Some(&POD_RESOURCE_CLAIM_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resources", false, &RESOURCE_REQUIREMENTS),
+    prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
+];
+static POD_STATUS_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_STATUS_1_35_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodStatus` (Kubernetes 1.34).
+pub const POD_STATUS_1_34: Schema<'static> = Schema {
+    properties: &POD_STATUS_1_34_PROPERTIES,
+    properties_fingerprint: Some(&POD_STATUS_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_STATUS_1_34_PROPERTIES: [Property<'static>; 18] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&POD_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "containerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "ephemeralContainerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "extendedResourceClaimStatus",
+        false,
+        &POD_EXTENDED_RESOURCE_CLAIM_STATUS,
+    ),
+    prop("hostIP", false, &STRING),
+    prop(
+        "hostIPs",
+        false,
+        &Schema {
+            items: Some(&HOST_IP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "initContainerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("message", false, &STRING),
+    prop("nominatedNodeName", false, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("phase", false, &STRING),
+    prop("podIP", false, &STRING),
+    prop(
+        "podIPs",
+        false,
+        &Schema {
+            items: Some(&POD_IP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("qosClass", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("resize", false, &STRING),
+    prop(
+        "resourceClaimStatuses",
+        false,
+        &Schema {
+            items: Some(&POD_RESOURCE_CLAIM_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
+];
+static POD_STATUS_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_STATUS_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodStatus` (Kubernetes 1.33).
+pub const POD_STATUS_1_33: Schema<'static> = Schema {
+    properties: &POD_STATUS_1_33_PROPERTIES,
+    properties_fingerprint: Some(&POD_STATUS_1_33_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_STATUS_1_33_PROPERTIES: [Property<'static>; 17] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&POD_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "containerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "ephemeralContainerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("hostIP", false, &STRING),
+    prop(
+        "hostIPs",
+        false,
+        &Schema {
+            items: Some(&HOST_IP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "initContainerStatuses",
+        false,
+        &Schema {
+            items: Some(&CONTAINER_STATUS_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("message", false, &STRING),
+    prop("nominatedNodeName", false, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("phase", false, &STRING),
+    prop("podIP", false, &STRING),
+    prop(
+        "podIPs",
+        false,
+        &Schema {
+            items: Some(&POD_IP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("qosClass", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("resize", false, &STRING),
+    prop(
+        "resourceClaimStatuses",
+        false,
+        &Schema {
+            items: Some(&POD_RESOURCE_CLAIM_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
+];
+static POD_STATUS_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_STATUS_1_33_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodTemplate` (Kubernetes 1.37).
+pub const POD_TEMPLATE: Schema<'static> = Schema {
+    properties: &POD_TEMPLATE_PROPERTIES,
+    properties_fingerprint: Some(&POD_TEMPLATE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_TEMPLATE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("template", false, &POD_TEMPLATE_SPEC),
+];
+static POD_TEMPLATE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_TEMPLATE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodTemplate` (Kubernetes 1.36).
+pub const POD_TEMPLATE_1_36: Schema<'static> = Schema {
+    properties: &POD_TEMPLATE_1_36_PROPERTIES,
+    properties_fingerprint: Some(&POD_TEMPLATE_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_TEMPLATE_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("template", false, &POD_TEMPLATE_SPEC_1_36),
+];
+static POD_TEMPLATE_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_TEMPLATE_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodTemplate` (Kubernetes 1.35).
+pub const POD_TEMPLATE_1_35: Schema<'static> = Schema {
+    properties: &POD_TEMPLATE_1_35_PROPERTIES,
+    properties_fingerprint: Some(&POD_TEMPLATE_1_35_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_TEMPLATE_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("template", false, &POD_TEMPLATE_SPEC_1_35),
+];
+static POD_TEMPLATE_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_TEMPLATE_1_35_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodTemplate` (Kubernetes 1.34).
+pub const POD_TEMPLATE_1_34: Schema<'static> = Schema {
+    properties: &POD_TEMPLATE_1_34_PROPERTIES,
+    properties_fingerprint: Some(&POD_TEMPLATE_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_TEMPLATE_1_34_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("template", false, &POD_TEMPLATE_SPEC_1_34),
+];
+static POD_TEMPLATE_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_TEMPLATE_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodTemplate` (Kubernetes 1.33).
+pub const POD_TEMPLATE_1_33: Schema<'static> = Schema {
+    properties: &POD_TEMPLATE_1_33_PROPERTIES,
+    properties_fingerprint: Some(&POD_TEMPLATE_1_33_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_TEMPLATE_1_33_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("template", false, &POD_TEMPLATE_SPEC_1_33),
+];
+static POD_TEMPLATE_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_TEMPLATE_1_33_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodTemplateSpec` (Kubernetes 1.37).
+pub const POD_TEMPLATE_SPEC: Schema<'static> = Schema {
+    properties: &POD_TEMPLATE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&POD_TEMPLATE_SPEC_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_TEMPLATE_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_SPEC),
+];
+static POD_TEMPLATE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_TEMPLATE_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodTemplateSpec` (Kubernetes 1.36).
+pub const POD_TEMPLATE_SPEC_1_36: Schema<'static> = Schema {
+    properties: &POD_TEMPLATE_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&POD_TEMPLATE_SPEC_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_TEMPLATE_SPEC_1_36_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_SPEC_1_36),
+];
+static POD_TEMPLATE_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_TEMPLATE_SPEC_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodTemplateSpec` (Kubernetes 1.35).
+pub const POD_TEMPLATE_SPEC_1_35: Schema<'static> = Schema {
+    properties: &POD_TEMPLATE_SPEC_1_35_PROPERTIES,
+    properties_fingerprint: Some(&POD_TEMPLATE_SPEC_1_35_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_TEMPLATE_SPEC_1_35_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_SPEC_1_35),
+];
+static POD_TEMPLATE_SPEC_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_TEMPLATE_SPEC_1_35_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodTemplateSpec` (Kubernetes 1.34).
+pub const POD_TEMPLATE_SPEC_1_34: Schema<'static> = Schema {
+    properties: &POD_TEMPLATE_SPEC_1_34_PROPERTIES,
+    properties_fingerprint: Some(&POD_TEMPLATE_SPEC_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_TEMPLATE_SPEC_1_34_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_SPEC_1_34),
+];
+static POD_TEMPLATE_SPEC_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_TEMPLATE_SPEC_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodTemplateSpec` (Kubernetes 1.33).
+pub const POD_TEMPLATE_SPEC_1_33: Schema<'static> = Schema {
+    properties: &POD_TEMPLATE_SPEC_1_33_PROPERTIES,
+    properties_fingerprint: Some(&POD_TEMPLATE_SPEC_1_33_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_TEMPLATE_SPEC_1_33_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_SPEC_1_33),
+];
+static POD_TEMPLATE_SPEC_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_TEMPLATE_SPEC_1_33_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PodVolumeHealth` (Kubernetes 1.37).
+pub const POD_VOLUME_HEALTH: Schema<'static> = Schema {
+    properties: &POD_VOLUME_HEALTH_PROPERTIES,
+    properties_fingerprint: Some(&POD_VOLUME_HEALTH_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_VOLUME_HEALTH_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "healthConditions",
+        false,
+        &Schema {
+            items: Some(&VOLUME_HEALTH_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("name", true, &STRING),
+];
+static POD_VOLUME_HEALTH_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_VOLUME_HEALTH_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PortStatus`.
+pub const PORT_STATUS: Schema<'static> = Schema {
+    properties: &PORT_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&PORT_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PORT_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop("error", false, &STRING),
+    prop("port", true, &INT32),
+    prop("protocol", true, &STRING),
+];
+static PORT_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PORT_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PortworxVolumeSource`.
+pub const PORTWORX_VOLUME_SOURCE: Schema<'static> = Schema {
+    properties: &PORTWORX_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&PORTWORX_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PORTWORX_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("fsType", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("volumeID", true, &STRING),
+];
+static PORTWORX_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PORTWORX_VOLUME_SOURCE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::PreferredSchedulingTerm`.
+pub const PREFERRED_SCHEDULING_TERM: Schema<'static> = Schema {
+    properties: &PREFERRED_SCHEDULING_TERM_PROPERTIES,
+    properties_fingerprint: Some(&PREFERRED_SCHEDULING_TERM_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PREFERRED_SCHEDULING_TERM_PROPERTIES: [Property<'static>; 2] = [
+    prop("preference", true, &NODE_SELECTOR_TERM),
+    prop("weight", true, &INT32),
+];
+static PREFERRED_SCHEDULING_TERM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PREFERRED_SCHEDULING_TERM_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::Probe` (Kubernetes 1.37).
+pub const PROBE: Schema<'static> = Schema {
+    properties: &PROBE_PROPERTIES,
+    properties_fingerprint: Some(&PROBE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PROBE_PROPERTIES: [Property<'static>; 10] = [
+    prop("exec", false, &EXEC_ACTION),
+    prop("failureThreshold", false, &INT32),
+    prop("grpc", false, &GRPC_ACTION),
+    prop("httpGet", false, &HTTP_GET_ACTION),
+    prop("initialDelaySeconds", false, &INT32),
+    prop("periodSeconds", false, &INT32),
+    prop("successThreshold", false, &INT32),
+    prop("tcpSocket", false, &TCP_SOCKET_ACTION),
+    prop("terminationGracePeriodSeconds", false, &INT64),
+    prop("timeoutSeconds", false, &INT32),
+];
+static PROBE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PROBE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::Probe` (Kubernetes 1.33 to 1.36).
+pub const PROBE_1_33_TO_1_36: Schema<'static> = Schema {
+    properties: &PROBE_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&PROBE_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PROBE_1_33_TO_1_36_PROPERTIES: [Property<'static>; 10] = [
+    prop("exec", false, &EXEC_ACTION),
+    prop("failureThreshold", false, &INT32),
+    prop("grpc", false, &GRPC_ACTION_1_33_TO_1_36),
+    prop("httpGet", false, &HTTP_GET_ACTION_1_33_TO_1_36),
+    prop("initialDelaySeconds", false, &INT32),
+    prop("periodSeconds", false, &INT32),
+    prop("successThreshold", false, &INT32),
+    prop("tcpSocket", false, &TCP_SOCKET_ACTION),
+    prop("terminationGracePeriodSeconds", false, &INT64),
+    prop("timeoutSeconds", false, &INT32),
+];
+static PROBE_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PROBE_1_33_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ProjectedVolumeSource` (Kubernetes 1.37).
+pub const PROJECTED_VOLUME_SOURCE: Schema<'static> = Schema {
+    properties: &PROJECTED_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&PROJECTED_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PROJECTED_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("defaultMode", false, &INT32),
+    prop("defaultUser", false, &INT64),
+    prop(
+        "sources",
+        false,
+        &Schema {
+            items: Some(&VOLUME_PROJECTION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static PROJECTED_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PROJECTED_VOLUME_SOURCE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ProjectedVolumeSource` (Kubernetes 1.35 to 1.36).
+pub const PROJECTED_VOLUME_SOURCE_1_35_TO_1_36: Schema<'static> = Schema {
+    properties: &PROJECTED_VOLUME_SOURCE_1_35_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&PROJECTED_VOLUME_SOURCE_1_35_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PROJECTED_VOLUME_SOURCE_1_35_TO_1_36_PROPERTIES: [Property<'static>; 2] = [
+    prop("defaultMode", false, &INT32),
+    prop(
+        "sources",
+        false,
+        &Schema {
+            items: Some(&VOLUME_PROJECTION_1_35_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static PROJECTED_VOLUME_SOURCE_1_35_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PROJECTED_VOLUME_SOURCE_1_35_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ProjectedVolumeSource` (Kubernetes 1.34).
+pub const PROJECTED_VOLUME_SOURCE_1_34: Schema<'static> = Schema {
+    properties: &PROJECTED_VOLUME_SOURCE_1_34_PROPERTIES,
+    properties_fingerprint: Some(&PROJECTED_VOLUME_SOURCE_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PROJECTED_VOLUME_SOURCE_1_34_PROPERTIES: [Property<'static>; 2] = [
+    prop("defaultMode", false, &INT32),
+    prop(
+        "sources",
+        false,
+        &Schema {
+            items: Some(&VOLUME_PROJECTION_1_34),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static PROJECTED_VOLUME_SOURCE_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PROJECTED_VOLUME_SOURCE_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ProjectedVolumeSource` (Kubernetes 1.33).
+pub const PROJECTED_VOLUME_SOURCE_1_33: Schema<'static> = Schema {
+    properties: &PROJECTED_VOLUME_SOURCE_1_33_PROPERTIES,
+    properties_fingerprint: Some(&PROJECTED_VOLUME_SOURCE_1_33_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static PROJECTED_VOLUME_SOURCE_1_33_PROPERTIES: [Property<'static>; 2] = [
+    prop("defaultMode", false, &INT32),
+    prop(
+        "sources",
+        false,
+        &Schema {
+            items: Some(&VOLUME_PROJECTION_1_33),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static PROJECTED_VOLUME_SOURCE_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PROJECTED_VOLUME_SOURCE_1_33_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::QuobyteVolumeSource`.
+pub const QUOBYTE_VOLUME_SOURCE: Schema<'static> = Schema {
+    properties: &QUOBYTE_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&QUOBYTE_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static QUOBYTE_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 6] = [
+    prop("group", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("registry", true, &STRING),
+    prop("tenant", false, &STRING),
+    prop("user", false, &STRING),
+    prop("volume", true, &STRING),
+];
+static QUOBYTE_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&QUOBYTE_VOLUME_SOURCE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::RBDPersistentVolumeSource`.
+pub const RBD_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
+    properties: &RBD_PERSISTENT_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&RBD_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RBD_PERSISTENT_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 8] = [
+    prop("fsType", false, &STRING),
+    prop("image", true, &STRING),
+    prop("keyring", false, &STRING),
+    prop("monitors", true, &STRING_LIST),
+    prop("pool", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", false, &SECRET_REFERENCE),
+    prop("user", false, &STRING),
+];
+static RBD_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RBD_PERSISTENT_VOLUME_SOURCE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::RBDVolumeSource`.
+pub const RBD_VOLUME_SOURCE: Schema<'static> = Schema {
+    properties: &RBD_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&RBD_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RBD_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 8] = [
+    prop("fsType", false, &STRING),
+    prop("image", true, &STRING),
+    prop("keyring", false, &STRING),
+    prop("monitors", true, &STRING_LIST),
+    prop("pool", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
+    prop("user", false, &STRING),
+];
+static RBD_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RBD_VOLUME_SOURCE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationController` (Kubernetes 1.37).
+pub const REPLICATION_CONTROLLER: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &REPLICATION_CONTROLLER_SPEC),
+    prop("status", false, &REPLICATION_CONTROLLER_STATUS),
+];
+static REPLICATION_CONTROLLER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationController` (Kubernetes 1.36).
+pub const REPLICATION_CONTROLLER_1_36: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_1_36_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &REPLICATION_CONTROLLER_SPEC_1_36),
+    prop("status", false, &REPLICATION_CONTROLLER_STATUS),
+];
+static REPLICATION_CONTROLLER_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationController` (Kubernetes 1.35).
+pub const REPLICATION_CONTROLLER_1_35: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_1_35_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_1_35_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &REPLICATION_CONTROLLER_SPEC_1_35),
+    prop("status", false, &REPLICATION_CONTROLLER_STATUS),
+];
+static REPLICATION_CONTROLLER_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_1_35_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationController` (Kubernetes 1.34).
+pub const REPLICATION_CONTROLLER_1_34: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_1_34_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &REPLICATION_CONTROLLER_SPEC_1_34),
+    prop("status", false, &REPLICATION_CONTROLLER_STATUS),
+];
+static REPLICATION_CONTROLLER_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationController` (Kubernetes 1.33).
+pub const REPLICATION_CONTROLLER_1_33: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_1_33_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_1_33_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_1_33_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &REPLICATION_CONTROLLER_SPEC_1_33),
+    prop("status", false, &REPLICATION_CONTROLLER_STATUS),
+];
+static REPLICATION_CONTROLLER_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_1_33_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationControllerCondition`.
+pub const REPLICATION_CONTROLLER_CONDITION: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_CONDITION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_CONDITION_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static REPLICATION_CONTROLLER_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_CONDITION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationControllerSpec` (Kubernetes 1.37).
+pub const REPLICATION_CONTROLLER_SPEC: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_SPEC_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_SPEC_PROPERTIES: [Property<'static>; 4] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("selector", false, &STRING_MAP),
+    prop("template", false, &POD_TEMPLATE_SPEC),
+];
+static REPLICATION_CONTROLLER_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationControllerSpec` (Kubernetes 1.36).
+pub const REPLICATION_CONTROLLER_SPEC_1_36: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_SPEC_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_SPEC_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("selector", false, &STRING_MAP),
+    prop("template", false, &POD_TEMPLATE_SPEC_1_36),
+];
+static REPLICATION_CONTROLLER_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_SPEC_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationControllerSpec` (Kubernetes 1.35).
+pub const REPLICATION_CONTROLLER_SPEC_1_35: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_SPEC_1_35_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_SPEC_1_35_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_SPEC_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("selector", false, &STRING_MAP),
+    prop("template", false, &POD_TEMPLATE_SPEC_1_35),
+];
+static REPLICATION_CONTROLLER_SPEC_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_SPEC_1_35_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationControllerSpec` (Kubernetes 1.34).
+pub const REPLICATION_CONTROLLER_SPEC_1_34: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_SPEC_1_34_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_SPEC_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_SPEC_1_34_PROPERTIES: [Property<'static>; 4] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("selector", false, &STRING_MAP),
+    prop("template", false, &POD_TEMPLATE_SPEC_1_34),
+];
+static REPLICATION_CONTROLLER_SPEC_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_SPEC_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationControllerSpec` (Kubernetes 1.33).
+pub const REPLICATION_CONTROLLER_SPEC_1_33: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_SPEC_1_33_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_SPEC_1_33_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_SPEC_1_33_PROPERTIES: [Property<'static>; 4] = [
+    prop("minReadySeconds", false, &INT32),
+    prop("replicas", false, &INT32),
+    prop("selector", false, &STRING_MAP),
+    prop("template", false, &POD_TEMPLATE_SPEC_1_33),
+];
+static REPLICATION_CONTROLLER_SPEC_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_SPEC_1_33_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ReplicationControllerStatus`.
+pub const REPLICATION_CONTROLLER_STATUS: Schema<'static> = Schema {
+    properties: &REPLICATION_CONTROLLER_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&REPLICATION_CONTROLLER_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static REPLICATION_CONTROLLER_STATUS_PROPERTIES: [Property<'static>; 6] = [
+    prop("availableReplicas", false, &INT32),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&REPLICATION_CONTROLLER_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("fullyLabeledReplicas", false, &INT32),
+    prop("observedGeneration", false, &INT64),
+    prop("readyReplicas", false, &INT32),
+    prop("replicas", true, &INT32),
+];
+static REPLICATION_CONTROLLER_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REPLICATION_CONTROLLER_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ResourceClaim`.
+pub const RESOURCE_CLAIM: Schema<'static> = Schema {
+    properties: &RESOURCE_CLAIM_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RESOURCE_CLAIM_PROPERTIES: [Property<'static>; 2] =
+    [prop("name", true, &STRING), prop("request", false, &STRING)];
+static RESOURCE_CLAIM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ResourceFieldSelector`.
+pub const RESOURCE_FIELD_SELECTOR: Schema<'static> = Schema {
+    properties: &RESOURCE_FIELD_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_FIELD_SELECTOR_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RESOURCE_FIELD_SELECTOR_PROPERTIES: [Property<'static>; 3] = [
+    prop("containerName", false, &STRING),
+    prop("divisor", false, &NULLABLE_INT_OR_STRING),
+    prop("resource", true, &STRING),
+];
+static RESOURCE_FIELD_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_FIELD_SELECTOR_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ResourceHealth` (Kubernetes 1.36 to 1.37).
+pub const RESOURCE_HEALTH: Schema<'static> = Schema {
+    properties: &RESOURCE_HEALTH_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_HEALTH_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RESOURCE_HEALTH_PROPERTIES: [Property<'static>; 3] = [
+    prop("health", false, &STRING),
+    prop("message", false, &STRING),
+    prop("resourceID", true, &STRING),
+];
+static RESOURCE_HEALTH_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_HEALTH_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ResourceHealth` (Kubernetes 1.33 to 1.35).
+pub const RESOURCE_HEALTH_1_33_TO_1_35: Schema<'static> = Schema {
+    properties: &RESOURCE_HEALTH_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_HEALTH_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RESOURCE_HEALTH_1_33_TO_1_35_PROPERTIES: [Property<'static>; 2] = [
+    prop("health", false, &STRING),
+    prop("resourceID", true, &STRING),
+];
+static RESOURCE_HEALTH_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_HEALTH_1_33_TO_1_35_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ResourceQuota`.
+pub const RESOURCE_QUOTA: Schema<'static> = Schema {
+    properties: &RESOURCE_QUOTA_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_QUOTA_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RESOURCE_QUOTA_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &RESOURCE_QUOTA_SPEC),
+    prop("status", false, &RESOURCE_QUOTA_STATUS),
+];
+static RESOURCE_QUOTA_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_QUOTA_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ResourceQuotaSpec`.
+pub const RESOURCE_QUOTA_SPEC: Schema<'static> = Schema {
+    properties: &RESOURCE_QUOTA_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_QUOTA_SPEC_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RESOURCE_QUOTA_SPEC_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "hard",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("scopeSelector", false, &SCOPE_SELECTOR),
+    prop("scopes", false, &STRING_LIST),
+];
+static RESOURCE_QUOTA_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_QUOTA_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ResourceQuotaStatus`.
+pub const RESOURCE_QUOTA_STATUS: Schema<'static> = Schema {
+    properties: &RESOURCE_QUOTA_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_QUOTA_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RESOURCE_QUOTA_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "hard",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "used",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+];
+static RESOURCE_QUOTA_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_QUOTA_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ResourceRequirements`.
+pub const RESOURCE_REQUIREMENTS: Schema<'static> = Schema {
+    properties: &RESOURCE_REQUIREMENTS_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_REQUIREMENTS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RESOURCE_REQUIREMENTS_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "claims",
+        false,
+        &Schema {
+            items: Some(&RESOURCE_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "limits",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "requests",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+];
+static RESOURCE_REQUIREMENTS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_REQUIREMENTS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ResourceStatus` (Kubernetes 1.36 to 1.37).
+pub const RESOURCE_STATUS: Schema<'static> = Schema {
+    properties: &RESOURCE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RESOURCE_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop(
+        "resources",
+        false,
+        &Schema {
+            items: Some(&RESOURCE_HEALTH),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static RESOURCE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ResourceStatus` (Kubernetes 1.33 to 1.35).
+pub const RESOURCE_STATUS_1_33_TO_1_35: Schema<'static> = Schema {
+    properties: &RESOURCE_STATUS_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static RESOURCE_STATUS_1_33_TO_1_35_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop(
+        "resources",
+        false,
+        &Schema {
+            items: Some(&RESOURCE_HEALTH_1_33_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static RESOURCE_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_STATUS_1_33_TO_1_35_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::SELinuxOptions`.
+pub const SE_LINUX_OPTIONS: Schema<'static> = Schema {
+    properties: &SE_LINUX_OPTIONS_PROPERTIES,
+    properties_fingerprint: Some(&SE_LINUX_OPTIONS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static SE_LINUX_OPTIONS_PROPERTIES: [Property<'static>; 4] = [
+    prop("level", false, &STRING),
+    prop("role", false, &STRING),
+    prop("type", false, &STRING),
+    prop("user", false, &STRING),
+];
+static SE_LINUX_OPTIONS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SE_LINUX_OPTIONS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ScaleIOPersistentVolumeSource`.
+pub const SCALE_IO_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
+    properties: &SCALE_IO_PERSISTENT_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&SCALE_IO_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static SCALE_IO_PERSISTENT_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 10] = [
+    prop("fsType", false, &STRING),
+    prop("gateway", true, &STRING),
+    prop("protectionDomain", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", true, &SECRET_REFERENCE),
+    prop("sslEnabled", false, &BOOLEAN),
+    prop("storageMode", false, &STRING),
+    prop("storagePool", false, &STRING),
+    prop("system", true, &STRING),
+    prop("volumeName", false, &STRING),
+];
+static SCALE_IO_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SCALE_IO_PERSISTENT_VOLUME_SOURCE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ScaleIOVolumeSource`.
+pub const SCALE_IO_VOLUME_SOURCE: Schema<'static> = Schema {
+    properties: &SCALE_IO_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&SCALE_IO_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static SCALE_IO_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 10] = [
+    prop("fsType", false, &STRING),
+    prop("gateway", true, &STRING),
+    prop("protectionDomain", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", true, &LOCAL_OBJECT_REFERENCE),
+    prop("sslEnabled", false, &BOOLEAN),
+    prop("storageMode", false, &STRING),
+    prop("storagePool", false, &STRING),
+    prop("system", true, &STRING),
+    prop("volumeName", false, &STRING),
+];
+static SCALE_IO_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SCALE_IO_VOLUME_SOURCE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::core::v1::ScopeSelector`.
+pub const SCOPE_SELECTOR: Schema<'static> = Schema {
+    properties: &SCOPE_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&SCOPE_SELECTOR_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static SCOPE_SELECTOR_PROPERTIES: [Property<'static>; 1] = [prop(
+    "matchExpressions",
+    false,
+    &Schema {
+        items: Some(&SCOPED_RESOURCE_SELECTOR_REQUIREMENT),
+        ..Schema::of(Type::Array)
+    },
+)];
+static SCOPE_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SCOPE_SELECTOR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ScopedResourceSelectorRequirement`.
 pub const SCOPED_RESOURCE_SELECTOR_REQUIREMENT: Schema<'static> = Schema {
-    properties: &[
-        prop("operator", true, &STRING),
-        prop("scopeName", true, &STRING),
-        prop("values", false, &STRING_LIST),
-    ],
+    properties: &SCOPED_RESOURCE_SELECTOR_REQUIREMENT_PROPERTIES,
+    properties_fingerprint: Some(&SCOPED_RESOURCE_SELECTOR_REQUIREMENT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SCOPED_RESOURCE_SELECTOR_REQUIREMENT_PROPERTIES: [Property<'static>; 3] = [
+    prop("operator", true, &STRING),
+    prop("scopeName", true, &STRING),
+    prop("values", false, &STRING_LIST),
+];
+static SCOPED_RESOURCE_SELECTOR_REQUIREMENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SCOPED_RESOURCE_SELECTOR_REQUIREMENT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::SeccompProfile`.
 pub const SECCOMP_PROFILE: Schema<'static> = Schema {
-    properties: &[
-        prop("localhostProfile", false, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &SECCOMP_PROFILE_PROPERTIES,
+    properties_fingerprint: Some(&SECCOMP_PROFILE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SECCOMP_PROFILE_PROPERTIES: [Property<'static>; 2] = [
+    prop("localhostProfile", false, &STRING),
+    prop("type", true, &STRING),
+];
+static SECCOMP_PROFILE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SECCOMP_PROFILE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Secret`.
 pub const SECRET: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop(
-            "data",
-            false,
-            &Schema {
-                additional_properties: Some(&BYTE),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("immutable", false, &BOOLEAN),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("stringData", false, &STRING_MAP),
-        prop("type", false, &STRING),
-    ],
+    properties: &SECRET_PROPERTIES,
+    properties_fingerprint: Some(&SECRET_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SECRET_PROPERTIES: [Property<'static>; 7] = [
+    prop("apiVersion", false, &STRING),
+    prop(
+        "data",
+        false,
+        &Schema {
+            additional_properties: Some(&BYTE),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("immutable", false, &BOOLEAN),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("stringData", false, &STRING_MAP),
+    prop("type", false, &STRING),
+];
+static SECRET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SECRET_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::SecretEnvSource`.
 pub const SECRET_ENV_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("optional", false, &BOOLEAN),
-    ],
+    properties: &SECRET_ENV_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&SECRET_ENV_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SECRET_ENV_SOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop("optional", false, &BOOLEAN),
+];
+static SECRET_ENV_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SECRET_ENV_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::SecretKeySelector`.
 pub const SECRET_KEY_SELECTOR: Schema<'static> = Schema {
-    properties: &[
-        prop("key", true, &STRING),
-        prop("name", true, &STRING),
-        prop("optional", false, &BOOLEAN),
-    ],
+    properties: &SECRET_KEY_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&SECRET_KEY_SELECTOR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SECRET_KEY_SELECTOR_PROPERTIES: [Property<'static>; 3] = [
+    prop("key", true, &STRING),
+    prop("name", true, &STRING),
+    prop("optional", false, &BOOLEAN),
+];
+static SECRET_KEY_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SECRET_KEY_SELECTOR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::SecretProjection` (Kubernetes 1.37).
 pub const SECRET_PROJECTION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "items",
-            false,
-            &Schema {
-                items: Some(&KEY_TO_PATH),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-        prop("optional", false, &BOOLEAN),
-    ],
+    properties: &SECRET_PROJECTION_PROPERTIES,
+    properties_fingerprint: Some(&SECRET_PROJECTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SECRET_PROJECTION_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "items",
+        false,
+        &Schema {
+            items: Some(&KEY_TO_PATH),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+    prop("optional", false, &BOOLEAN),
+];
+static SECRET_PROJECTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SECRET_PROJECTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::SecretProjection` (Kubernetes 1.33 to 1.36).
 pub const SECRET_PROJECTION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "items",
-            false,
-            &Schema {
-                items: Some(&KEY_TO_PATH_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-        prop("optional", false, &BOOLEAN),
-    ],
+    properties: &SECRET_PROJECTION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&SECRET_PROJECTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SECRET_PROJECTION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "items",
+        false,
+        &Schema {
+            items: Some(&KEY_TO_PATH_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+    prop("optional", false, &BOOLEAN),
+];
+static SECRET_PROJECTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SECRET_PROJECTION_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::SecretReference`.
 pub const SECRET_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("name", false, &STRING),
-        prop("namespace", false, &STRING),
-    ],
+    properties: &SECRET_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&SECRET_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SECRET_REFERENCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", false, &STRING),
+    prop("namespace", false, &STRING),
+];
+static SECRET_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SECRET_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::SecretVolumeSource` (Kubernetes 1.37).
 pub const SECRET_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultMode", false, &INT32),
-        prop("defaultUser", false, &INT64),
-        prop(
-            "items",
-            false,
-            &Schema {
-                items: Some(&KEY_TO_PATH),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("optional", false, &BOOLEAN),
-        prop("secretName", false, &STRING),
-    ],
+    properties: &SECRET_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&SECRET_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SECRET_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 5] = [
+    prop("defaultMode", false, &INT32),
+    prop("defaultUser", false, &INT64),
+    prop(
+        "items",
+        false,
+        &Schema {
+            items: Some(&KEY_TO_PATH),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("optional", false, &BOOLEAN),
+    prop("secretName", false, &STRING),
+];
+static SECRET_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SECRET_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::SecretVolumeSource` (Kubernetes 1.33 to 1.36).
 pub const SECRET_VOLUME_SOURCE_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultMode", false, &INT32),
-        prop(
-            "items",
-            false,
-            &Schema {
-                items: Some(&KEY_TO_PATH_1_33_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("optional", false, &BOOLEAN),
-        prop("secretName", false, &STRING),
-    ],
+    properties: &SECRET_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&SECRET_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SECRET_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("defaultMode", false, &INT32),
+    prop(
+        "items",
+        false,
+        &Schema {
+            items: Some(&KEY_TO_PATH_1_33_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("optional", false, &BOOLEAN),
+    prop("secretName", false, &STRING),
+];
+static SECRET_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SECRET_VOLUME_SOURCE_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::SecurityContext`.
 pub const SECURITY_CONTEXT: Schema<'static> = Schema {
-    properties: &[
-        prop("allowPrivilegeEscalation", false, &BOOLEAN),
-        prop("appArmorProfile", false, &APP_ARMOR_PROFILE),
-        prop("capabilities", false, &CAPABILITIES),
-        prop("privileged", false, &BOOLEAN),
-        prop("procMount", false, &STRING),
-        prop("readOnlyRootFilesystem", false, &BOOLEAN),
-        prop("runAsGroup", false, &INT64),
-        prop("runAsNonRoot", false, &BOOLEAN),
-        prop("runAsUser", false, &INT64),
-        prop("seLinuxOptions", false, &SE_LINUX_OPTIONS),
-        prop("seccompProfile", false, &SECCOMP_PROFILE),
-        prop("windowsOptions", false, &WINDOWS_SECURITY_CONTEXT_OPTIONS),
-    ],
+    properties: &SECURITY_CONTEXT_PROPERTIES,
+    properties_fingerprint: Some(&SECURITY_CONTEXT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SECURITY_CONTEXT_PROPERTIES: [Property<'static>; 12] = [
+    prop("allowPrivilegeEscalation", false, &BOOLEAN),
+    prop("appArmorProfile", false, &APP_ARMOR_PROFILE),
+    prop("capabilities", false, &CAPABILITIES),
+    prop("privileged", false, &BOOLEAN),
+    prop("procMount", false, &STRING),
+    prop("readOnlyRootFilesystem", false, &BOOLEAN),
+    prop("runAsGroup", false, &INT64),
+    prop("runAsNonRoot", false, &BOOLEAN),
+    prop("runAsUser", false, &INT64),
+    prop("seLinuxOptions", false, &SE_LINUX_OPTIONS),
+    prop("seccompProfile", false, &SECCOMP_PROFILE),
+    prop("windowsOptions", false, &WINDOWS_SECURITY_CONTEXT_OPTIONS),
+];
+static SECURITY_CONTEXT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SECURITY_CONTEXT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Service`.
 pub const SERVICE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &SERVICE_SPEC),
-        prop("status", false, &SERVICE_STATUS),
-    ],
+    properties: &SERVICE_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &SERVICE_SPEC),
+    prop("status", false, &SERVICE_STATUS),
+];
+static SERVICE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ServiceAccount`.
 pub const SERVICE_ACCOUNT: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("automountServiceAccountToken", false, &BOOLEAN),
-        prop(
-            "imagePullSecrets",
-            false,
-            &Schema {
-                items: Some(&LOCAL_OBJECT_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop(
-            "secrets",
-            false,
-            &Schema {
-                items: Some(&OBJECT_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &SERVICE_ACCOUNT_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_ACCOUNT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_ACCOUNT_PROPERTIES: [Property<'static>; 6] = [
+    prop("apiVersion", false, &STRING),
+    prop("automountServiceAccountToken", false, &BOOLEAN),
+    prop(
+        "imagePullSecrets",
+        false,
+        &Schema {
+            items: Some(&LOCAL_OBJECT_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop(
+        "secrets",
+        false,
+        &Schema {
+            items: Some(&OBJECT_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static SERVICE_ACCOUNT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_ACCOUNT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ServiceAccountTokenProjection` (Kubernetes 1.37).
 pub const SERVICE_ACCOUNT_TOKEN_PROJECTION: Schema<'static> = Schema {
-    properties: &[
-        prop("audience", false, &STRING),
-        prop("expirationSeconds", false, &INT64),
-        prop("path", true, &STRING),
-        prop("user", false, &INT64),
-    ],
+    properties: &SERVICE_ACCOUNT_TOKEN_PROJECTION_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_ACCOUNT_TOKEN_PROJECTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_ACCOUNT_TOKEN_PROJECTION_PROPERTIES: [Property<'static>; 4] = [
+    prop("audience", false, &STRING),
+    prop("expirationSeconds", false, &INT64),
+    prop("path", true, &STRING),
+    prop("user", false, &INT64),
+];
+static SERVICE_ACCOUNT_TOKEN_PROJECTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_ACCOUNT_TOKEN_PROJECTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ServiceAccountTokenProjection` (Kubernetes 1.33 to 1.36).
 pub const SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("audience", false, &STRING),
-        prop("expirationSeconds", false, &INT64),
-        prop("path", true, &STRING),
-    ],
+    properties: &SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(
+        &SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop("audience", false, &STRING),
+    prop("expirationSeconds", false, &INT64),
+    prop("path", true, &STRING),
+];
+static SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::core::v1::ServicePort`.
 pub const SERVICE_PORT: Schema<'static> = Schema {
-    properties: &[
-        prop("appProtocol", false, &STRING),
-        prop("name", false, &STRING),
-        prop("nodePort", false, &INT32),
-        prop("port", true, &INT32),
-        prop("protocol", false, &STRING),
-        prop("targetPort", false, &NULLABLE_INT_OR_STRING),
-    ],
+    properties: &SERVICE_PORT_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_PORT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_PORT_PROPERTIES: [Property<'static>; 6] = [
+    prop("appProtocol", false, &STRING),
+    prop("name", false, &STRING),
+    prop("nodePort", false, &INT32),
+    prop("port", true, &INT32),
+    prop("protocol", false, &STRING),
+    prop("targetPort", false, &NULLABLE_INT_OR_STRING),
+];
+static SERVICE_PORT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_PORT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ServiceSpec`.
 pub const SERVICE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("allocateLoadBalancerNodePorts", false, &BOOLEAN),
-        prop("clusterIP", false, &STRING),
-        prop("clusterIPs", false, &STRING_LIST),
-        prop("externalIPs", false, &STRING_LIST),
-        prop("externalName", false, &STRING),
-        prop("externalTrafficPolicy", false, &STRING),
-        prop("healthCheckNodePort", false, &INT32),
-        prop("internalTrafficPolicy", false, &STRING),
-        prop("ipFamilies", false, &STRING_LIST),
-        prop("ipFamilyPolicy", false, &STRING),
-        prop("loadBalancerClass", false, &STRING),
-        prop("loadBalancerIP", false, &STRING),
-        prop("loadBalancerSourceRanges", false, &STRING_LIST),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&SERVICE_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("publishNotReadyAddresses", false, &BOOLEAN),
-        prop("selector", false, &STRING_MAP),
-        prop("sessionAffinity", false, &STRING),
-        prop("sessionAffinityConfig", false, &SESSION_AFFINITY_CONFIG),
-        prop("trafficDistribution", false, &STRING),
-        prop("type", false, &STRING),
-    ],
+    properties: &SERVICE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_SPEC_PROPERTIES: [Property<'static>; 20] = [
+    prop("allocateLoadBalancerNodePorts", false, &BOOLEAN),
+    prop("clusterIP", false, &STRING),
+    prop("clusterIPs", false, &STRING_LIST),
+    prop("externalIPs", false, &STRING_LIST),
+    prop("externalName", false, &STRING),
+    prop("externalTrafficPolicy", false, &STRING),
+    prop("healthCheckNodePort", false, &INT32),
+    prop("internalTrafficPolicy", false, &STRING),
+    prop("ipFamilies", false, &STRING_LIST),
+    prop("ipFamilyPolicy", false, &STRING),
+    prop("loadBalancerClass", false, &STRING),
+    prop("loadBalancerIP", false, &STRING),
+    prop("loadBalancerSourceRanges", false, &STRING_LIST),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&SERVICE_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("publishNotReadyAddresses", false, &BOOLEAN),
+    prop("selector", false, &STRING_MAP),
+    prop("sessionAffinity", false, &STRING),
+    prop("sessionAffinityConfig", false, &SESSION_AFFINITY_CONFIG),
+    prop("trafficDistribution", false, &STRING),
+    prop("type", false, &STRING),
+];
+static SERVICE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::ServiceStatus`.
 pub const SERVICE_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("loadBalancer", false, &LOAD_BALANCER_STATUS),
-    ],
+    properties: &SERVICE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("loadBalancer", false, &LOAD_BALANCER_STATUS),
+];
+static SERVICE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::SessionAffinityConfig`.
 pub const SESSION_AFFINITY_CONFIG: Schema<'static> = Schema {
-    properties: &[prop("clientIP", false, &CLIENT_IP_CONFIG)],
+    properties: &SESSION_AFFINITY_CONFIG_PROPERTIES,
+    properties_fingerprint: Some(&SESSION_AFFINITY_CONFIG_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SESSION_AFFINITY_CONFIG_PROPERTIES: [Property<'static>; 1] =
+    [prop("clientIP", false, &CLIENT_IP_CONFIG)];
+static SESSION_AFFINITY_CONFIG_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SESSION_AFFINITY_CONFIG_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::SleepAction`.
 pub const SLEEP_ACTION: Schema<'static> = Schema {
-    properties: &[prop("seconds", true, &INT64)],
+    properties: &SLEEP_ACTION_PROPERTIES,
+    properties_fingerprint: Some(&SLEEP_ACTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SLEEP_ACTION_PROPERTIES: [Property<'static>; 1] = [prop("seconds", true, &INT64)];
+static SLEEP_ACTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SLEEP_ACTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::StorageOSPersistentVolumeSource`.
 pub const STORAGE_OS_PERSISTENT_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", false, &OBJECT_REFERENCE),
-        prop("volumeName", false, &STRING),
-        prop("volumeNamespace", false, &STRING),
-    ],
+    properties: &STORAGE_OS_PERSISTENT_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_OS_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_OS_PERSISTENT_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 5] = [
+    prop("fsType", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", false, &OBJECT_REFERENCE),
+    prop("volumeName", false, &STRING),
+    prop("volumeNamespace", false, &STRING),
+];
+static STORAGE_OS_PERSISTENT_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_OS_PERSISTENT_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::StorageOSVolumeSource`.
 pub const STORAGE_OS_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
-        prop("volumeName", false, &STRING),
-        prop("volumeNamespace", false, &STRING),
-    ],
+    properties: &STORAGE_OS_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_OS_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_OS_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 5] = [
+    prop("fsType", false, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("secretRef", false, &LOCAL_OBJECT_REFERENCE),
+    prop("volumeName", false, &STRING),
+    prop("volumeNamespace", false, &STRING),
+];
+static STORAGE_OS_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_OS_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Sysctl`.
 pub const SYSCTL: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING), prop("value", true, &STRING)],
+    properties: &SYSCTL_PROPERTIES,
+    properties_fingerprint: Some(&SYSCTL_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SYSCTL_PROPERTIES: [Property<'static>; 2] =
+    [prop("name", true, &STRING), prop("value", true, &STRING)];
+static SYSCTL_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SYSCTL_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::TCPSocketAction`.
 pub const TCP_SOCKET_ACTION: Schema<'static> = Schema {
-    properties: &[
-        prop("host", false, &STRING),
-        prop(
-            "port",
-            true,
-            &apimachinery::pkg::util::intstr::INT_OR_STRING,
-        ),
-    ],
+    properties: &TCP_SOCKET_ACTION_PROPERTIES,
+    properties_fingerprint: Some(&TCP_SOCKET_ACTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TCP_SOCKET_ACTION_PROPERTIES: [Property<'static>; 2] = [
+    prop("host", false, &STRING),
+    prop(
+        "port",
+        true,
+        &apimachinery::pkg::util::intstr::INT_OR_STRING,
+    ),
+];
+static TCP_SOCKET_ACTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TCP_SOCKET_ACTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Taint`.
 pub const TAINT: Schema<'static> = Schema {
-    properties: &[
-        prop("effect", true, &STRING),
-        prop("key", true, &STRING),
-        prop("timeAdded", false, &apimachinery::pkg::apis::meta::v1::TIME),
-        prop("value", false, &STRING),
-    ],
+    properties: &TAINT_PROPERTIES,
+    properties_fingerprint: Some(&TAINT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TAINT_PROPERTIES: [Property<'static>; 4] = [
+    prop("effect", true, &STRING),
+    prop("key", true, &STRING),
+    prop("timeAdded", false, &apimachinery::pkg::apis::meta::v1::TIME),
+    prop("value", false, &STRING),
+];
+static TAINT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TAINT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Toleration`.
 pub const TOLERATION: Schema<'static> = Schema {
-    properties: &[
-        prop("effect", false, &STRING),
-        prop("key", false, &STRING),
-        prop("operator", false, &STRING),
-        prop("tolerationSeconds", false, &INT64),
-        prop("value", false, &STRING),
-    ],
+    properties: &TOLERATION_PROPERTIES,
+    properties_fingerprint: Some(&TOLERATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOLERATION_PROPERTIES: [Property<'static>; 5] = [
+    prop("effect", false, &STRING),
+    prop("key", false, &STRING),
+    prop("operator", false, &STRING),
+    prop("tolerationSeconds", false, &INT64),
+    prop("value", false, &STRING),
+];
+static TOLERATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOLERATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::TopologySelectorLabelRequirement`.
 pub const TOPOLOGY_SELECTOR_LABEL_REQUIREMENT: Schema<'static> = Schema {
-    properties: &[
-        prop("key", true, &STRING),
-        prop("values", true, &STRING_LIST),
-    ],
+    properties: &TOPOLOGY_SELECTOR_LABEL_REQUIREMENT_PROPERTIES,
+    properties_fingerprint: Some(&TOPOLOGY_SELECTOR_LABEL_REQUIREMENT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOPOLOGY_SELECTOR_LABEL_REQUIREMENT_PROPERTIES: [Property<'static>; 2] = [
+    prop("key", true, &STRING),
+    prop("values", true, &STRING_LIST),
+];
+static TOPOLOGY_SELECTOR_LABEL_REQUIREMENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOPOLOGY_SELECTOR_LABEL_REQUIREMENT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::TopologySelectorTerm`.
 pub const TOPOLOGY_SELECTOR_TERM: Schema<'static> = Schema {
-    properties: &[prop(
-        "matchLabelExpressions",
-        false,
-        &Schema {
-            items: Some(&TOPOLOGY_SELECTOR_LABEL_REQUIREMENT),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &TOPOLOGY_SELECTOR_TERM_PROPERTIES,
+    properties_fingerprint: Some(&TOPOLOGY_SELECTOR_TERM_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOPOLOGY_SELECTOR_TERM_PROPERTIES: [Property<'static>; 1] = [prop(
+    "matchLabelExpressions",
+    false,
+    &Schema {
+        items: Some(&TOPOLOGY_SELECTOR_LABEL_REQUIREMENT),
+        ..Schema::of(Type::Array)
+    },
+)];
+static TOPOLOGY_SELECTOR_TERM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOPOLOGY_SELECTOR_TERM_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::TopologySpreadConstraint`.
 pub const TOPOLOGY_SPREAD_CONSTRAINT: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "labelSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("matchLabelKeys", false, &STRING_LIST),
-        prop("maxSkew", true, &INT32),
-        prop("minDomains", false, &INT32),
-        prop("nodeAffinityPolicy", false, &STRING),
-        prop("nodeTaintsPolicy", false, &STRING),
-        prop("topologyKey", true, &STRING),
-        prop("whenUnsatisfiable", true, &STRING),
-    ],
+    properties: &TOPOLOGY_SPREAD_CONSTRAINT_PROPERTIES,
+    properties_fingerprint: Some(&TOPOLOGY_SPREAD_CONSTRAINT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOPOLOGY_SPREAD_CONSTRAINT_PROPERTIES: [Property<'static>; 8] = [
+    prop(
+        "labelSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("matchLabelKeys", false, &STRING_LIST),
+    prop("maxSkew", true, &INT32),
+    prop("minDomains", false, &INT32),
+    prop("nodeAffinityPolicy", false, &STRING),
+    prop("nodeTaintsPolicy", false, &STRING),
+    prop("topologyKey", true, &STRING),
+    prop("whenUnsatisfiable", true, &STRING),
+];
+static TOPOLOGY_SPREAD_CONSTRAINT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOPOLOGY_SPREAD_CONSTRAINT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::TypedLocalObjectReference`.
 pub const TYPED_LOCAL_OBJECT_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroup", false, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("apiGroup", false, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+];
+static TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::TypedObjectReference`.
 pub const TYPED_OBJECT_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroup", false, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-        prop("namespace", false, &STRING),
-    ],
+    properties: &TYPED_OBJECT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&TYPED_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TYPED_OBJECT_REFERENCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiGroup", false, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+    prop("namespace", false, &STRING),
+];
+static TYPED_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TYPED_OBJECT_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Volume` (Kubernetes 1.37).
 pub const VOLUME: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "awsElasticBlockStore",
-            false,
-            &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
-        ),
-        prop("azureDisk", false, &AZURE_DISK_VOLUME_SOURCE),
-        prop("azureFile", false, &AZURE_FILE_VOLUME_SOURCE),
-        prop("cephfs", false, &CEPH_FS_VOLUME_SOURCE),
-        prop("cinder", false, &CINDER_VOLUME_SOURCE),
-        prop("configMap", false, &CONFIG_MAP_VOLUME_SOURCE),
-        prop("csi", false, &CSI_VOLUME_SOURCE),
-        prop("downwardAPI", false, &DOWNWARD_API_VOLUME_SOURCE),
-        prop("emptyDir", false, &EMPTY_DIR_VOLUME_SOURCE),
-        prop("ephemeral", false, &EPHEMERAL_VOLUME_SOURCE),
-        prop("fc", false, &FC_VOLUME_SOURCE),
-        prop("flexVolume", false, &FLEX_VOLUME_SOURCE),
-        prop("flocker", false, &FLOCKER_VOLUME_SOURCE),
-        prop(
-            "gcePersistentDisk",
-            false,
-            &GCE_PERSISTENT_DISK_VOLUME_SOURCE,
-        ),
-        prop("gitRepo", false, &GIT_REPO_VOLUME_SOURCE),
-        prop("glusterfs", false, &GLUSTERFS_VOLUME_SOURCE),
-        prop("hostPath", false, &HOST_PATH_VOLUME_SOURCE),
-        prop("image", false, &IMAGE_VOLUME_SOURCE),
-        prop("iscsi", false, &ISCSI_VOLUME_SOURCE),
-        prop("name", true, &STRING),
-        prop("nfs", false, &NFS_VOLUME_SOURCE),
-        prop(
-            "persistentVolumeClaim",
-            false,
-            &PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE,
-        ),
-        prop(
-            "photonPersistentDisk",
-            false,
-            &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
-        ),
-        prop("portworxVolume", false, &PORTWORX_VOLUME_SOURCE),
-        prop("projected", false, &PROJECTED_VOLUME_SOURCE),
-        prop("quobyte", false, &QUOBYTE_VOLUME_SOURCE),
-        prop("rbd", false, &RBD_VOLUME_SOURCE),
-        prop("scaleIO", false, &SCALE_IO_VOLUME_SOURCE),
-        prop("secret", false, &SECRET_VOLUME_SOURCE),
-        prop("storageos", false, &STORAGE_OS_VOLUME_SOURCE),
-        prop("vsphereVolume", false, &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
-    ],
+    properties: &VOLUME_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_PROPERTIES: [Property<'static>; 31] = [
+    prop(
+        "awsElasticBlockStore",
+        false,
+        &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
+    ),
+    prop("azureDisk", false, &AZURE_DISK_VOLUME_SOURCE),
+    prop("azureFile", false, &AZURE_FILE_VOLUME_SOURCE),
+    prop("cephfs", false, &CEPH_FS_VOLUME_SOURCE),
+    prop("cinder", false, &CINDER_VOLUME_SOURCE),
+    prop("configMap", false, &CONFIG_MAP_VOLUME_SOURCE),
+    prop("csi", false, &CSI_VOLUME_SOURCE),
+    prop("downwardAPI", false, &DOWNWARD_API_VOLUME_SOURCE),
+    prop("emptyDir", false, &EMPTY_DIR_VOLUME_SOURCE),
+    prop("ephemeral", false, &EPHEMERAL_VOLUME_SOURCE),
+    prop("fc", false, &FC_VOLUME_SOURCE),
+    prop("flexVolume", false, &FLEX_VOLUME_SOURCE),
+    prop("flocker", false, &FLOCKER_VOLUME_SOURCE),
+    prop(
+        "gcePersistentDisk",
+        false,
+        &GCE_PERSISTENT_DISK_VOLUME_SOURCE,
+    ),
+    prop("gitRepo", false, &GIT_REPO_VOLUME_SOURCE),
+    prop("glusterfs", false, &GLUSTERFS_VOLUME_SOURCE),
+    prop("hostPath", false, &HOST_PATH_VOLUME_SOURCE),
+    prop("image", false, &IMAGE_VOLUME_SOURCE),
+    prop("iscsi", false, &ISCSI_VOLUME_SOURCE),
+    prop("name", true, &STRING),
+    prop("nfs", false, &NFS_VOLUME_SOURCE),
+    prop(
+        "persistentVolumeClaim",
+        false,
+        &PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE,
+    ),
+    prop(
+        "photonPersistentDisk",
+        false,
+        &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
+    ),
+    prop("portworxVolume", false, &PORTWORX_VOLUME_SOURCE),
+    prop("projected", false, &PROJECTED_VOLUME_SOURCE),
+    prop("quobyte", false, &QUOBYTE_VOLUME_SOURCE),
+    prop("rbd", false, &RBD_VOLUME_SOURCE),
+    prop("scaleIO", false, &SCALE_IO_VOLUME_SOURCE),
+    prop("secret", false, &SECRET_VOLUME_SOURCE),
+    prop("storageos", false, &STORAGE_OS_VOLUME_SOURCE),
+    prop("vsphereVolume", false, &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
+];
+static VOLUME_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Volume` (Kubernetes 1.35 to 1.36).
 pub const VOLUME_1_35_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "awsElasticBlockStore",
-            false,
-            &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
-        ),
-        prop("azureDisk", false, &AZURE_DISK_VOLUME_SOURCE),
-        prop("azureFile", false, &AZURE_FILE_VOLUME_SOURCE),
-        prop("cephfs", false, &CEPH_FS_VOLUME_SOURCE),
-        prop("cinder", false, &CINDER_VOLUME_SOURCE),
-        prop("configMap", false, &CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36),
-        prop("csi", false, &CSI_VOLUME_SOURCE),
-        prop(
-            "downwardAPI",
-            false,
-            &DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36,
-        ),
-        prop("emptyDir", false, &EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36),
-        prop("ephemeral", false, &EPHEMERAL_VOLUME_SOURCE),
-        prop("fc", false, &FC_VOLUME_SOURCE),
-        prop("flexVolume", false, &FLEX_VOLUME_SOURCE),
-        prop("flocker", false, &FLOCKER_VOLUME_SOURCE),
-        prop(
-            "gcePersistentDisk",
-            false,
-            &GCE_PERSISTENT_DISK_VOLUME_SOURCE,
-        ),
-        prop("gitRepo", false, &GIT_REPO_VOLUME_SOURCE),
-        prop("glusterfs", false, &GLUSTERFS_VOLUME_SOURCE),
-        prop("hostPath", false, &HOST_PATH_VOLUME_SOURCE),
-        prop("image", false, &IMAGE_VOLUME_SOURCE),
-        prop("iscsi", false, &ISCSI_VOLUME_SOURCE),
-        prop("name", true, &STRING),
-        prop("nfs", false, &NFS_VOLUME_SOURCE),
-        prop(
-            "persistentVolumeClaim",
-            false,
-            &PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE,
-        ),
-        prop(
-            "photonPersistentDisk",
-            false,
-            &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
-        ),
-        prop("portworxVolume", false, &PORTWORX_VOLUME_SOURCE),
-        prop("projected", false, &PROJECTED_VOLUME_SOURCE_1_35_TO_1_36),
-        prop("quobyte", false, &QUOBYTE_VOLUME_SOURCE),
-        prop("rbd", false, &RBD_VOLUME_SOURCE),
-        prop("scaleIO", false, &SCALE_IO_VOLUME_SOURCE),
-        prop("secret", false, &SECRET_VOLUME_SOURCE_1_33_TO_1_36),
-        prop("storageos", false, &STORAGE_OS_VOLUME_SOURCE),
-        prop("vsphereVolume", false, &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
-    ],
+    properties: &VOLUME_1_35_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_1_35_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_1_35_TO_1_36_PROPERTIES: [Property<'static>; 31] = [
+    prop(
+        "awsElasticBlockStore",
+        false,
+        &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
+    ),
+    prop("azureDisk", false, &AZURE_DISK_VOLUME_SOURCE),
+    prop("azureFile", false, &AZURE_FILE_VOLUME_SOURCE),
+    prop("cephfs", false, &CEPH_FS_VOLUME_SOURCE),
+    prop("cinder", false, &CINDER_VOLUME_SOURCE),
+    prop("configMap", false, &CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36),
+    prop("csi", false, &CSI_VOLUME_SOURCE),
+    prop(
+        "downwardAPI",
+        false,
+        &DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36,
+    ),
+    prop("emptyDir", false, &EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36),
+    prop("ephemeral", false, &EPHEMERAL_VOLUME_SOURCE),
+    prop("fc", false, &FC_VOLUME_SOURCE),
+    prop("flexVolume", false, &FLEX_VOLUME_SOURCE),
+    prop("flocker", false, &FLOCKER_VOLUME_SOURCE),
+    prop(
+        "gcePersistentDisk",
+        false,
+        &GCE_PERSISTENT_DISK_VOLUME_SOURCE,
+    ),
+    prop("gitRepo", false, &GIT_REPO_VOLUME_SOURCE),
+    prop("glusterfs", false, &GLUSTERFS_VOLUME_SOURCE),
+    prop("hostPath", false, &HOST_PATH_VOLUME_SOURCE),
+    prop("image", false, &IMAGE_VOLUME_SOURCE),
+    prop("iscsi", false, &ISCSI_VOLUME_SOURCE),
+    prop("name", true, &STRING),
+    prop("nfs", false, &NFS_VOLUME_SOURCE),
+    prop(
+        "persistentVolumeClaim",
+        false,
+        &PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE,
+    ),
+    prop(
+        "photonPersistentDisk",
+        false,
+        &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
+    ),
+    prop("portworxVolume", false, &PORTWORX_VOLUME_SOURCE),
+    prop("projected", false, &PROJECTED_VOLUME_SOURCE_1_35_TO_1_36),
+    prop("quobyte", false, &QUOBYTE_VOLUME_SOURCE),
+    prop("rbd", false, &RBD_VOLUME_SOURCE),
+    prop("scaleIO", false, &SCALE_IO_VOLUME_SOURCE),
+    prop("secret", false, &SECRET_VOLUME_SOURCE_1_33_TO_1_36),
+    prop("storageos", false, &STORAGE_OS_VOLUME_SOURCE),
+    prop("vsphereVolume", false, &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
+];
+static VOLUME_1_35_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_1_35_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Volume` (Kubernetes 1.34).
 pub const VOLUME_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "awsElasticBlockStore",
-            false,
-            &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
-        ),
-        prop("azureDisk", false, &AZURE_DISK_VOLUME_SOURCE),
-        prop("azureFile", false, &AZURE_FILE_VOLUME_SOURCE),
-        prop("cephfs", false, &CEPH_FS_VOLUME_SOURCE),
-        prop("cinder", false, &CINDER_VOLUME_SOURCE),
-        prop("configMap", false, &CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36),
-        prop("csi", false, &CSI_VOLUME_SOURCE),
-        prop(
-            "downwardAPI",
-            false,
-            &DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36,
-        ),
-        prop("emptyDir", false, &EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36),
-        prop("ephemeral", false, &EPHEMERAL_VOLUME_SOURCE),
-        prop("fc", false, &FC_VOLUME_SOURCE),
-        prop("flexVolume", false, &FLEX_VOLUME_SOURCE),
-        prop("flocker", false, &FLOCKER_VOLUME_SOURCE),
-        prop(
-            "gcePersistentDisk",
-            false,
-            &GCE_PERSISTENT_DISK_VOLUME_SOURCE,
-        ),
-        prop("gitRepo", false, &GIT_REPO_VOLUME_SOURCE),
-        prop("glusterfs", false, &GLUSTERFS_VOLUME_SOURCE),
-        prop("hostPath", false, &HOST_PATH_VOLUME_SOURCE),
-        prop("image", false, &IMAGE_VOLUME_SOURCE),
-        prop("iscsi", false, &ISCSI_VOLUME_SOURCE),
-        prop("name", true, &STRING),
-        prop("nfs", false, &NFS_VOLUME_SOURCE),
-        prop(
-            "persistentVolumeClaim",
-            false,
-            &PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE,
-        ),
-        prop(
-            "photonPersistentDisk",
-            false,
-            &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
-        ),
-        prop("portworxVolume", false, &PORTWORX_VOLUME_SOURCE),
-        prop("projected", false, &PROJECTED_VOLUME_SOURCE_1_34),
-        prop("quobyte", false, &QUOBYTE_VOLUME_SOURCE),
-        prop("rbd", false, &RBD_VOLUME_SOURCE),
-        prop("scaleIO", false, &SCALE_IO_VOLUME_SOURCE),
-        prop("secret", false, &SECRET_VOLUME_SOURCE_1_33_TO_1_36),
-        prop("storageos", false, &STORAGE_OS_VOLUME_SOURCE),
-        prop("vsphereVolume", false, &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
-    ],
+    properties: &VOLUME_1_34_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_1_34_PROPERTIES: [Property<'static>; 31] = [
+    prop(
+        "awsElasticBlockStore",
+        false,
+        &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
+    ),
+    prop("azureDisk", false, &AZURE_DISK_VOLUME_SOURCE),
+    prop("azureFile", false, &AZURE_FILE_VOLUME_SOURCE),
+    prop("cephfs", false, &CEPH_FS_VOLUME_SOURCE),
+    prop("cinder", false, &CINDER_VOLUME_SOURCE),
+    prop("configMap", false, &CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36),
+    prop("csi", false, &CSI_VOLUME_SOURCE),
+    prop(
+        "downwardAPI",
+        false,
+        &DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36,
+    ),
+    prop("emptyDir", false, &EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36),
+    prop("ephemeral", false, &EPHEMERAL_VOLUME_SOURCE),
+    prop("fc", false, &FC_VOLUME_SOURCE),
+    prop("flexVolume", false, &FLEX_VOLUME_SOURCE),
+    prop("flocker", false, &FLOCKER_VOLUME_SOURCE),
+    prop(
+        "gcePersistentDisk",
+        false,
+        &GCE_PERSISTENT_DISK_VOLUME_SOURCE,
+    ),
+    prop("gitRepo", false, &GIT_REPO_VOLUME_SOURCE),
+    prop("glusterfs", false, &GLUSTERFS_VOLUME_SOURCE),
+    prop("hostPath", false, &HOST_PATH_VOLUME_SOURCE),
+    prop("image", false, &IMAGE_VOLUME_SOURCE),
+    prop("iscsi", false, &ISCSI_VOLUME_SOURCE),
+    prop("name", true, &STRING),
+    prop("nfs", false, &NFS_VOLUME_SOURCE),
+    prop(
+        "persistentVolumeClaim",
+        false,
+        &PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE,
+    ),
+    prop(
+        "photonPersistentDisk",
+        false,
+        &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
+    ),
+    prop("portworxVolume", false, &PORTWORX_VOLUME_SOURCE),
+    prop("projected", false, &PROJECTED_VOLUME_SOURCE_1_34),
+    prop("quobyte", false, &QUOBYTE_VOLUME_SOURCE),
+    prop("rbd", false, &RBD_VOLUME_SOURCE),
+    prop("scaleIO", false, &SCALE_IO_VOLUME_SOURCE),
+    prop("secret", false, &SECRET_VOLUME_SOURCE_1_33_TO_1_36),
+    prop("storageos", false, &STORAGE_OS_VOLUME_SOURCE),
+    prop("vsphereVolume", false, &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
+];
+static VOLUME_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::Volume` (Kubernetes 1.33).
 pub const VOLUME_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "awsElasticBlockStore",
-            false,
-            &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
-        ),
-        prop("azureDisk", false, &AZURE_DISK_VOLUME_SOURCE),
-        prop("azureFile", false, &AZURE_FILE_VOLUME_SOURCE),
-        prop("cephfs", false, &CEPH_FS_VOLUME_SOURCE),
-        prop("cinder", false, &CINDER_VOLUME_SOURCE),
-        prop("configMap", false, &CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36),
-        prop("csi", false, &CSI_VOLUME_SOURCE),
-        prop(
-            "downwardAPI",
-            false,
-            &DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36,
-        ),
-        prop("emptyDir", false, &EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36),
-        prop("ephemeral", false, &EPHEMERAL_VOLUME_SOURCE),
-        prop("fc", false, &FC_VOLUME_SOURCE),
-        prop("flexVolume", false, &FLEX_VOLUME_SOURCE),
-        prop("flocker", false, &FLOCKER_VOLUME_SOURCE),
-        prop(
-            "gcePersistentDisk",
-            false,
-            &GCE_PERSISTENT_DISK_VOLUME_SOURCE,
-        ),
-        prop("gitRepo", false, &GIT_REPO_VOLUME_SOURCE),
-        prop("glusterfs", false, &GLUSTERFS_VOLUME_SOURCE),
-        prop("hostPath", false, &HOST_PATH_VOLUME_SOURCE),
-        prop("image", false, &IMAGE_VOLUME_SOURCE),
-        prop("iscsi", false, &ISCSI_VOLUME_SOURCE),
-        prop("name", true, &STRING),
-        prop("nfs", false, &NFS_VOLUME_SOURCE),
-        prop(
-            "persistentVolumeClaim",
-            false,
-            &PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE,
-        ),
-        prop(
-            "photonPersistentDisk",
-            false,
-            &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
-        ),
-        prop("portworxVolume", false, &PORTWORX_VOLUME_SOURCE),
-        prop("projected", false, &PROJECTED_VOLUME_SOURCE_1_33),
-        prop("quobyte", false, &QUOBYTE_VOLUME_SOURCE),
-        prop("rbd", false, &RBD_VOLUME_SOURCE),
-        prop("scaleIO", false, &SCALE_IO_VOLUME_SOURCE),
-        prop("secret", false, &SECRET_VOLUME_SOURCE_1_33_TO_1_36),
-        prop("storageos", false, &STORAGE_OS_VOLUME_SOURCE),
-        prop("vsphereVolume", false, &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
-    ],
+    properties: &VOLUME_1_33_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_1_33_PROPERTIES: [Property<'static>; 31] = [
+    prop(
+        "awsElasticBlockStore",
+        false,
+        &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
+    ),
+    prop("azureDisk", false, &AZURE_DISK_VOLUME_SOURCE),
+    prop("azureFile", false, &AZURE_FILE_VOLUME_SOURCE),
+    prop("cephfs", false, &CEPH_FS_VOLUME_SOURCE),
+    prop("cinder", false, &CINDER_VOLUME_SOURCE),
+    prop("configMap", false, &CONFIG_MAP_VOLUME_SOURCE_1_33_TO_1_36),
+    prop("csi", false, &CSI_VOLUME_SOURCE),
+    prop(
+        "downwardAPI",
+        false,
+        &DOWNWARD_API_VOLUME_SOURCE_1_33_TO_1_36,
+    ),
+    prop("emptyDir", false, &EMPTY_DIR_VOLUME_SOURCE_1_33_TO_1_36),
+    prop("ephemeral", false, &EPHEMERAL_VOLUME_SOURCE),
+    prop("fc", false, &FC_VOLUME_SOURCE),
+    prop("flexVolume", false, &FLEX_VOLUME_SOURCE),
+    prop("flocker", false, &FLOCKER_VOLUME_SOURCE),
+    prop(
+        "gcePersistentDisk",
+        false,
+        &GCE_PERSISTENT_DISK_VOLUME_SOURCE,
+    ),
+    prop("gitRepo", false, &GIT_REPO_VOLUME_SOURCE),
+    prop("glusterfs", false, &GLUSTERFS_VOLUME_SOURCE),
+    prop("hostPath", false, &HOST_PATH_VOLUME_SOURCE),
+    prop("image", false, &IMAGE_VOLUME_SOURCE),
+    prop("iscsi", false, &ISCSI_VOLUME_SOURCE),
+    prop("name", true, &STRING),
+    prop("nfs", false, &NFS_VOLUME_SOURCE),
+    prop(
+        "persistentVolumeClaim",
+        false,
+        &PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE,
+    ),
+    prop(
+        "photonPersistentDisk",
+        false,
+        &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
+    ),
+    prop("portworxVolume", false, &PORTWORX_VOLUME_SOURCE),
+    prop("projected", false, &PROJECTED_VOLUME_SOURCE_1_33),
+    prop("quobyte", false, &QUOBYTE_VOLUME_SOURCE),
+    prop("rbd", false, &RBD_VOLUME_SOURCE),
+    prop("scaleIO", false, &SCALE_IO_VOLUME_SOURCE),
+    prop("secret", false, &SECRET_VOLUME_SOURCE_1_33_TO_1_36),
+    prop("storageos", false, &STORAGE_OS_VOLUME_SOURCE),
+    prop("vsphereVolume", false, &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
+];
+static VOLUME_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeDevice`.
 pub const VOLUME_DEVICE: Schema<'static> = Schema {
-    properties: &[
-        prop("devicePath", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &VOLUME_DEVICE_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_DEVICE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_DEVICE_PROPERTIES: [Property<'static>; 2] = [
+    prop("devicePath", true, &STRING),
+    prop("name", true, &STRING),
+];
+static VOLUME_DEVICE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_DEVICE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeHealthCondition` (Kubernetes 1.37).
 pub const VOLUME_HEALTH_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop("message", false, &STRING),
-        prop("reason", true, &STRING),
-        prop("status", true, &STRING),
-    ],
+    properties: &VOLUME_HEALTH_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_HEALTH_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_HEALTH_CONDITION_PROPERTIES: [Property<'static>; 3] = [
+    prop("message", false, &STRING),
+    prop("reason", true, &STRING),
+    prop("status", true, &STRING),
+];
+static VOLUME_HEALTH_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_HEALTH_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeHealthStatus` (Kubernetes 1.37).
 pub const VOLUME_HEALTH_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "healthConditions",
-            false,
-            &Schema {
-                items: Some(&VOLUME_HEALTH_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-    ],
+    properties: &VOLUME_HEALTH_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_HEALTH_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_HEALTH_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "healthConditions",
+        false,
+        &Schema {
+            items: Some(&VOLUME_HEALTH_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+];
+static VOLUME_HEALTH_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_HEALTH_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeMount` (Kubernetes 1.37).
 pub const VOLUME_MOUNT: Schema<'static> = Schema {
-    properties: &[
-        prop("bindMountOptions", false, &STRING_LIST),
-        prop("mountPath", true, &STRING),
-        prop("mountPropagation", false, &STRING),
-        prop("name", true, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("recursiveReadOnly", false, &STRING),
-        prop("subPath", false, &STRING),
-        prop("subPathExpr", false, &STRING),
-    ],
+    properties: &VOLUME_MOUNT_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_MOUNT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_MOUNT_PROPERTIES: [Property<'static>; 8] = [
+    prop("bindMountOptions", false, &STRING_LIST),
+    prop("mountPath", true, &STRING),
+    prop("mountPropagation", false, &STRING),
+    prop("name", true, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("recursiveReadOnly", false, &STRING),
+    prop("subPath", false, &STRING),
+    prop("subPathExpr", false, &STRING),
+];
+static VOLUME_MOUNT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_MOUNT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeMount` (Kubernetes 1.33 to 1.36).
 pub const VOLUME_MOUNT_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("mountPath", true, &STRING),
-        prop("mountPropagation", false, &STRING),
-        prop("name", true, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("recursiveReadOnly", false, &STRING),
-        prop("subPath", false, &STRING),
-        prop("subPathExpr", false, &STRING),
-    ],
+    properties: &VOLUME_MOUNT_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_MOUNT_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_MOUNT_1_33_TO_1_36_PROPERTIES: [Property<'static>; 7] = [
+    prop("mountPath", true, &STRING),
+    prop("mountPropagation", false, &STRING),
+    prop("name", true, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("recursiveReadOnly", false, &STRING),
+    prop("subPath", false, &STRING),
+    prop("subPathExpr", false, &STRING),
+];
+static VOLUME_MOUNT_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_MOUNT_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeMountStatus` (Kubernetes 1.36 to 1.37).
 pub const VOLUME_MOUNT_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("mountPath", true, &STRING),
-        prop("name", true, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("recursiveReadOnly", false, &STRING),
-        prop("volumeStatus", false, &VOLUME_STATUS),
-    ],
+    properties: &VOLUME_MOUNT_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_MOUNT_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_MOUNT_STATUS_PROPERTIES: [Property<'static>; 5] = [
+    prop("mountPath", true, &STRING),
+    prop("name", true, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("recursiveReadOnly", false, &STRING),
+    prop("volumeStatus", false, &VOLUME_STATUS),
+];
+static VOLUME_MOUNT_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_MOUNT_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeMountStatus` (Kubernetes 1.33 to 1.35).
 pub const VOLUME_MOUNT_STATUS_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("mountPath", true, &STRING),
-        prop("name", true, &STRING),
-        prop("readOnly", false, &BOOLEAN),
-        prop("recursiveReadOnly", false, &STRING),
-    ],
+    properties: &VOLUME_MOUNT_STATUS_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_MOUNT_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_MOUNT_STATUS_1_33_TO_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("mountPath", true, &STRING),
+    prop("name", true, &STRING),
+    prop("readOnly", false, &BOOLEAN),
+    prop("recursiveReadOnly", false, &STRING),
+];
+static VOLUME_MOUNT_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_MOUNT_STATUS_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeNodeAffinity`.
 pub const VOLUME_NODE_AFFINITY: Schema<'static> = Schema {
-    properties: &[prop("required", false, &NODE_SELECTOR)],
+    properties: &VOLUME_NODE_AFFINITY_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_NODE_AFFINITY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_NODE_AFFINITY_PROPERTIES: [Property<'static>; 1] =
+    [prop("required", false, &NODE_SELECTOR)];
+static VOLUME_NODE_AFFINITY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_NODE_AFFINITY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeProjection` (Kubernetes 1.37).
 pub const VOLUME_PROJECTION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "clusterTrustBundle",
-            false,
-            &CLUSTER_TRUST_BUNDLE_PROJECTION,
-        ),
-        prop("configMap", false, &CONFIG_MAP_PROJECTION),
-        prop("downwardAPI", false, &DOWNWARD_API_PROJECTION),
-        prop("podCertificate", false, &POD_CERTIFICATE_PROJECTION),
-        prop("secret", false, &SECRET_PROJECTION),
-        prop(
-            "serviceAccountToken",
-            false,
-            &SERVICE_ACCOUNT_TOKEN_PROJECTION,
-        ),
-    ],
+    properties: &VOLUME_PROJECTION_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_PROJECTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_PROJECTION_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "clusterTrustBundle",
+        false,
+        &CLUSTER_TRUST_BUNDLE_PROJECTION,
+    ),
+    prop("configMap", false, &CONFIG_MAP_PROJECTION),
+    prop("downwardAPI", false, &DOWNWARD_API_PROJECTION),
+    prop("podCertificate", false, &POD_CERTIFICATE_PROJECTION),
+    prop("secret", false, &SECRET_PROJECTION),
+    prop(
+        "serviceAccountToken",
+        false,
+        &SERVICE_ACCOUNT_TOKEN_PROJECTION,
+    ),
+];
+static VOLUME_PROJECTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_PROJECTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeProjection` (Kubernetes 1.35 to 1.36).
 pub const VOLUME_PROJECTION_1_35_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "clusterTrustBundle",
-            false,
-            &CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36,
-        ),
-        prop("configMap", false, &CONFIG_MAP_PROJECTION_1_33_TO_1_36),
-        prop("downwardAPI", false, &DOWNWARD_API_PROJECTION_1_33_TO_1_36),
-        prop(
-            "podCertificate",
-            false,
-            &POD_CERTIFICATE_PROJECTION_1_35_TO_1_36,
-        ),
-        prop("secret", false, &SECRET_PROJECTION_1_33_TO_1_36),
-        prop(
-            "serviceAccountToken",
-            false,
-            &SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36,
-        ),
-    ],
+    properties: &VOLUME_PROJECTION_1_35_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_PROJECTION_1_35_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_PROJECTION_1_35_TO_1_36_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "clusterTrustBundle",
+        false,
+        &CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36,
+    ),
+    prop("configMap", false, &CONFIG_MAP_PROJECTION_1_33_TO_1_36),
+    prop("downwardAPI", false, &DOWNWARD_API_PROJECTION_1_33_TO_1_36),
+    prop(
+        "podCertificate",
+        false,
+        &POD_CERTIFICATE_PROJECTION_1_35_TO_1_36,
+    ),
+    prop("secret", false, &SECRET_PROJECTION_1_33_TO_1_36),
+    prop(
+        "serviceAccountToken",
+        false,
+        &SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36,
+    ),
+];
+static VOLUME_PROJECTION_1_35_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_PROJECTION_1_35_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeProjection` (Kubernetes 1.34).
 pub const VOLUME_PROJECTION_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "clusterTrustBundle",
-            false,
-            &CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36,
-        ),
-        prop("configMap", false, &CONFIG_MAP_PROJECTION_1_33_TO_1_36),
-        prop("downwardAPI", false, &DOWNWARD_API_PROJECTION_1_33_TO_1_36),
-        prop("podCertificate", false, &POD_CERTIFICATE_PROJECTION_1_34),
-        prop("secret", false, &SECRET_PROJECTION_1_33_TO_1_36),
-        prop(
-            "serviceAccountToken",
-            false,
-            &SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36,
-        ),
-    ],
+    properties: &VOLUME_PROJECTION_1_34_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_PROJECTION_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_PROJECTION_1_34_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "clusterTrustBundle",
+        false,
+        &CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36,
+    ),
+    prop("configMap", false, &CONFIG_MAP_PROJECTION_1_33_TO_1_36),
+    prop("downwardAPI", false, &DOWNWARD_API_PROJECTION_1_33_TO_1_36),
+    prop("podCertificate", false, &POD_CERTIFICATE_PROJECTION_1_34),
+    prop("secret", false, &SECRET_PROJECTION_1_33_TO_1_36),
+    prop(
+        "serviceAccountToken",
+        false,
+        &SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36,
+    ),
+];
+static VOLUME_PROJECTION_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_PROJECTION_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeProjection` (Kubernetes 1.33).
 pub const VOLUME_PROJECTION_1_33: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "clusterTrustBundle",
-            false,
-            &CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36,
-        ),
-        prop("configMap", false, &CONFIG_MAP_PROJECTION_1_33_TO_1_36),
-        prop("downwardAPI", false, &DOWNWARD_API_PROJECTION_1_33_TO_1_36),
-        prop("secret", false, &SECRET_PROJECTION_1_33_TO_1_36),
-        prop(
-            "serviceAccountToken",
-            false,
-            &SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36,
-        ),
-    ],
+    properties: &VOLUME_PROJECTION_1_33_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_PROJECTION_1_33_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_PROJECTION_1_33_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "clusterTrustBundle",
+        false,
+        &CLUSTER_TRUST_BUNDLE_PROJECTION_1_33_TO_1_36,
+    ),
+    prop("configMap", false, &CONFIG_MAP_PROJECTION_1_33_TO_1_36),
+    prop("downwardAPI", false, &DOWNWARD_API_PROJECTION_1_33_TO_1_36),
+    prop("secret", false, &SECRET_PROJECTION_1_33_TO_1_36),
+    prop(
+        "serviceAccountToken",
+        false,
+        &SERVICE_ACCOUNT_TOKEN_PROJECTION_1_33_TO_1_36,
+    ),
+];
+static VOLUME_PROJECTION_1_33_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_PROJECTION_1_33_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeResourceRequirements`.
 pub const VOLUME_RESOURCE_REQUIREMENTS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "limits",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "requests",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-    ],
+    properties: &VOLUME_RESOURCE_REQUIREMENTS_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_RESOURCE_REQUIREMENTS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_RESOURCE_REQUIREMENTS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "limits",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "requests",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+];
+static VOLUME_RESOURCE_REQUIREMENTS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_RESOURCE_REQUIREMENTS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VolumeStatus` (Kubernetes 1.36 to 1.37).
 pub const VOLUME_STATUS: Schema<'static> = Schema {
-    properties: &[prop("image", false, &IMAGE_VOLUME_STATUS)],
+    properties: &VOLUME_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_STATUS_PROPERTIES: [Property<'static>; 1] =
+    [prop("image", false, &IMAGE_VOLUME_STATUS)];
+static VOLUME_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::VsphereVirtualDiskVolumeSource`.
 pub const VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("fsType", false, &STRING),
-        prop("storagePolicyID", false, &STRING),
-        prop("storagePolicyName", false, &STRING),
-        prop("volumePath", true, &STRING),
-    ],
+    properties: &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("fsType", false, &STRING),
+    prop("storagePolicyID", false, &STRING),
+    prop("storagePolicyName", false, &STRING),
+    prop("volumePath", true, &STRING),
+];
+static VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::WeightedPodAffinityTerm`.
 pub const WEIGHTED_POD_AFFINITY_TERM: Schema<'static> = Schema {
-    properties: &[
-        prop("podAffinityTerm", true, &POD_AFFINITY_TERM),
-        prop("weight", true, &INT32),
-    ],
+    properties: &WEIGHTED_POD_AFFINITY_TERM_PROPERTIES,
+    properties_fingerprint: Some(&WEIGHTED_POD_AFFINITY_TERM_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WEIGHTED_POD_AFFINITY_TERM_PROPERTIES: [Property<'static>; 2] = [
+    prop("podAffinityTerm", true, &POD_AFFINITY_TERM),
+    prop("weight", true, &INT32),
+];
+static WEIGHTED_POD_AFFINITY_TERM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WEIGHTED_POD_AFFINITY_TERM_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::WindowsSecurityContextOptions`.
 pub const WINDOWS_SECURITY_CONTEXT_OPTIONS: Schema<'static> = Schema {
-    properties: &[
-        prop("gmsaCredentialSpec", false, &STRING),
-        prop("gmsaCredentialSpecName", false, &STRING),
-        prop("hostProcess", false, &BOOLEAN),
-        prop("runAsUserName", false, &STRING),
-    ],
+    properties: &WINDOWS_SECURITY_CONTEXT_OPTIONS_PROPERTIES,
+    properties_fingerprint: Some(&WINDOWS_SECURITY_CONTEXT_OPTIONS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WINDOWS_SECURITY_CONTEXT_OPTIONS_PROPERTIES: [Property<'static>; 4] = [
+    prop("gmsaCredentialSpec", false, &STRING),
+    prop("gmsaCredentialSpecName", false, &STRING),
+    prop("hostProcess", false, &BOOLEAN),
+    prop("runAsUserName", false, &STRING),
+];
+static WINDOWS_SECURITY_CONTEXT_OPTIONS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WINDOWS_SECURITY_CONTEXT_OPTIONS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::core::v1::WorkloadReference` (Kubernetes 1.35).
 pub const WORKLOAD_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("podGroup", true, &STRING),
-        prop("podGroupReplicaKey", false, &STRING),
-    ],
+    properties: &WORKLOAD_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_REFERENCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("name", true, &STRING),
+    prop("podGroup", true, &STRING),
+    prop("podGroupReplicaKey", false, &STRING),
+];
+static WORKLOAD_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_REFERENCE_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -5,140 +5,172 @@
 
 use crate::model::k8s::common::{BOOLEAN, INT32, STRING, STRING_LIST, STRING_MAP, prop};
 use crate::model::k8s::{api, apimachinery};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::discovery::v1::Endpoint`.
 pub const ENDPOINT: Schema<'static> = Schema {
-    properties: &[
-        prop("addresses", true, &STRING_LIST),
-        prop("conditions", false, &ENDPOINT_CONDITIONS),
-        prop("deprecatedTopology", false, &STRING_MAP),
-        prop("hints", false, &ENDPOINT_HINTS),
-        prop("hostname", false, &STRING),
-        prop("nodeName", false, &STRING),
-        prop("targetRef", false, &api::core::v1::OBJECT_REFERENCE),
-        prop("zone", false, &STRING),
-    ],
+    properties: &ENDPOINT_PROPERTIES,
+    properties_fingerprint: Some(&ENDPOINT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENDPOINT_PROPERTIES: [Property<'static>; 8] = [
+    prop("addresses", true, &STRING_LIST),
+    prop("conditions", false, &ENDPOINT_CONDITIONS),
+    prop("deprecatedTopology", false, &STRING_MAP),
+    prop("hints", false, &ENDPOINT_HINTS),
+    prop("hostname", false, &STRING),
+    prop("nodeName", false, &STRING),
+    prop("targetRef", false, &api::core::v1::OBJECT_REFERENCE),
+    prop("zone", false, &STRING),
+];
+static ENDPOINT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENDPOINT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::discovery::v1::EndpointConditions`.
 pub const ENDPOINT_CONDITIONS: Schema<'static> = Schema {
-    properties: &[
-        prop("ready", false, &BOOLEAN),
-        prop("serving", false, &BOOLEAN),
-        prop("terminating", false, &BOOLEAN),
-    ],
+    properties: &ENDPOINT_CONDITIONS_PROPERTIES,
+    properties_fingerprint: Some(&ENDPOINT_CONDITIONS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENDPOINT_CONDITIONS_PROPERTIES: [Property<'static>; 3] = [
+    prop("ready", false, &BOOLEAN),
+    prop("serving", false, &BOOLEAN),
+    prop("terminating", false, &BOOLEAN),
+];
+static ENDPOINT_CONDITIONS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENDPOINT_CONDITIONS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::discovery::v1::EndpointHints`.
 pub const ENDPOINT_HINTS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "forNodes",
-            false,
-            &Schema {
-                items: Some(&FOR_NODE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "forZones",
-            false,
-            &Schema {
-                items: Some(&FOR_ZONE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &ENDPOINT_HINTS_PROPERTIES,
+    properties_fingerprint: Some(&ENDPOINT_HINTS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENDPOINT_HINTS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "forNodes",
+        false,
+        &Schema {
+            items: Some(&FOR_NODE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "forZones",
+        false,
+        &Schema {
+            items: Some(&FOR_ZONE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static ENDPOINT_HINTS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENDPOINT_HINTS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::discovery::v1::EndpointPort`.
 pub const ENDPOINT_PORT: Schema<'static> = Schema {
-    properties: &[
-        prop("appProtocol", false, &STRING),
-        prop("name", false, &STRING),
-        prop("port", false, &INT32),
-        prop("protocol", false, &STRING),
-    ],
+    properties: &ENDPOINT_PORT_PROPERTIES,
+    properties_fingerprint: Some(&ENDPOINT_PORT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENDPOINT_PORT_PROPERTIES: [Property<'static>; 4] = [
+    prop("appProtocol", false, &STRING),
+    prop("name", false, &STRING),
+    prop("port", false, &INT32),
+    prop("protocol", false, &STRING),
+];
+static ENDPOINT_PORT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENDPOINT_PORT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::discovery::v1::EndpointSlice` (Kubernetes 1.36 to 1.37).
 pub const ENDPOINT_SLICE: Schema<'static> = Schema {
-    properties: &[
-        prop("addressType", true, &STRING),
-        prop("apiVersion", false, &STRING),
-        prop(
-            "endpoints",
-            false,
-            &Schema {
-                items: Some(&ENDPOINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&ENDPOINT_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &ENDPOINT_SLICE_PROPERTIES,
+    properties_fingerprint: Some(&ENDPOINT_SLICE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENDPOINT_SLICE_PROPERTIES: [Property<'static>; 6] = [
+    prop("addressType", true, &STRING),
+    prop("apiVersion", false, &STRING),
+    prop(
+        "endpoints",
+        false,
+        &Schema {
+            items: Some(&ENDPOINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&ENDPOINT_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static ENDPOINT_SLICE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENDPOINT_SLICE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::discovery::v1::EndpointSlice` (Kubernetes 1.33 to 1.35).
 pub const ENDPOINT_SLICE_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("addressType", true, &STRING),
-        prop("apiVersion", false, &STRING),
-        prop(
-            "endpoints",
-            true,
-            &Schema {
-                items: Some(&ENDPOINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&ENDPOINT_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &ENDPOINT_SLICE_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&ENDPOINT_SLICE_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ENDPOINT_SLICE_1_33_TO_1_35_PROPERTIES: [Property<'static>; 6] = [
+    prop("addressType", true, &STRING),
+    prop("apiVersion", false, &STRING),
+    prop(
+        "endpoints",
+        true,
+        &Schema {
+            items: Some(&ENDPOINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&ENDPOINT_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static ENDPOINT_SLICE_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ENDPOINT_SLICE_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::discovery::v1::ForNode`.
 pub const FOR_NODE: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING)],
+    properties: &FOR_NODE_PROPERTIES,
+    properties_fingerprint: Some(&FOR_NODE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FOR_NODE_PROPERTIES: [Property<'static>; 1] = [prop("name", true, &STRING)];
+static FOR_NODE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FOR_NODE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::discovery::v1::ForZone`.
 pub const FOR_ZONE: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING)],
+    properties: &FOR_ZONE_PROPERTIES,
+    properties_fingerprint: Some(&FOR_ZONE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FOR_ZONE_PROPERTIES: [Property<'static>; 1] = [prop("name", true, &STRING)];
+static FOR_ZONE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FOR_ZONE_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -5,60 +5,68 @@
 
 use crate::model::k8s::common::{INT32, STRING, prop};
 use crate::model::k8s::{api, apimachinery};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::events::v1::Event`.
 pub const EVENT: Schema<'static> = Schema {
-    properties: &[
-        prop("action", false, &STRING),
-        prop("apiVersion", false, &STRING),
-        prop("deprecatedCount", false, &INT32),
-        prop(
-            "deprecatedFirstTimestamp",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "deprecatedLastTimestamp",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("deprecatedSource", false, &api::core::v1::EVENT_SOURCE),
-        prop(
-            "eventTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
-        ),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("note", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("regarding", false, &api::core::v1::OBJECT_REFERENCE),
-        prop("related", false, &api::core::v1::OBJECT_REFERENCE),
-        prop("reportingController", false, &STRING),
-        prop("reportingInstance", false, &STRING),
-        prop("series", false, &EVENT_SERIES),
-        prop("type", false, &STRING),
-    ],
+    properties: &EVENT_PROPERTIES,
+    properties_fingerprint: Some(&EVENT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVENT_PROPERTIES: [Property<'static>; 17] = [
+    prop("action", false, &STRING),
+    prop("apiVersion", false, &STRING),
+    prop("deprecatedCount", false, &INT32),
+    prop(
+        "deprecatedFirstTimestamp",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "deprecatedLastTimestamp",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("deprecatedSource", false, &api::core::v1::EVENT_SOURCE),
+    prop(
+        "eventTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
+    ),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("note", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("regarding", false, &api::core::v1::OBJECT_REFERENCE),
+    prop("related", false, &api::core::v1::OBJECT_REFERENCE),
+    prop("reportingController", false, &STRING),
+    prop("reportingInstance", false, &STRING),
+    prop("series", false, &EVENT_SERIES),
+    prop("type", false, &STRING),
+];
+static EVENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVENT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::events::v1::EventSeries`.
 pub const EVENT_SERIES: Schema<'static> = Schema {
-    properties: &[
-        prop("count", true, &INT32),
-        prop(
-            "lastObservedTime",
-            true,
-            &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
-        ),
-    ],
+    properties: &EVENT_SERIES_PROPERTIES,
+    properties_fingerprint: Some(&EVENT_SERIES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVENT_SERIES_PROPERTIES: [Property<'static>; 2] = [
+    prop("count", true, &INT32),
+    prop(
+        "lastObservedTime",
+        true,
+        &apimachinery::pkg::apis::meta::v1::MICRO_TIME,
+    ),
+];
+static EVENT_SERIES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVENT_SERIES_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

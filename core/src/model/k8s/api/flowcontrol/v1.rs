@@ -5,387 +5,521 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{BOOLEAN, INT32, STRING, STRING_LIST, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::ExemptPriorityLevelConfiguration`.
 pub const EXEMPT_PRIORITY_LEVEL_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("lendablePercent", false, &INT32),
-        prop("nominalConcurrencyShares", false, &INT32),
-    ],
+    properties: &EXEMPT_PRIORITY_LEVEL_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&EXEMPT_PRIORITY_LEVEL_CONFIGURATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EXEMPT_PRIORITY_LEVEL_CONFIGURATION_PROPERTIES: [Property<'static>; 2] = [
+    prop("lendablePercent", false, &INT32),
+    prop("nominalConcurrencyShares", false, &INT32),
+];
+static EXEMPT_PRIORITY_LEVEL_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EXEMPT_PRIORITY_LEVEL_CONFIGURATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::FlowDistinguisherMethod`.
 pub const FLOW_DISTINGUISHER_METHOD: Schema<'static> = Schema {
-    properties: &[prop("type", true, &STRING)],
+    properties: &FLOW_DISTINGUISHER_METHOD_PROPERTIES,
+    properties_fingerprint: Some(&FLOW_DISTINGUISHER_METHOD_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FLOW_DISTINGUISHER_METHOD_PROPERTIES: [Property<'static>; 1] = [prop("type", true, &STRING)];
+static FLOW_DISTINGUISHER_METHOD_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FLOW_DISTINGUISHER_METHOD_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::FlowSchema` (Kubernetes 1.37).
 pub const FLOW_SCHEMA: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &FLOW_SCHEMA_SPEC),
-        prop("status", false, &FLOW_SCHEMA_STATUS),
-    ],
+    properties: &FLOW_SCHEMA_PROPERTIES,
+    properties_fingerprint: Some(&FLOW_SCHEMA_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FLOW_SCHEMA_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &FLOW_SCHEMA_SPEC),
+    prop("status", false, &FLOW_SCHEMA_STATUS),
+];
+static FLOW_SCHEMA_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FLOW_SCHEMA_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::FlowSchema` (Kubernetes 1.33 to 1.36).
 pub const FLOW_SCHEMA_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &FLOW_SCHEMA_SPEC),
-        prop("status", false, &FLOW_SCHEMA_STATUS_1_33_TO_1_36),
-    ],
+    properties: &FLOW_SCHEMA_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&FLOW_SCHEMA_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FLOW_SCHEMA_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &FLOW_SCHEMA_SPEC),
+    prop("status", false, &FLOW_SCHEMA_STATUS_1_33_TO_1_36),
+];
+static FLOW_SCHEMA_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FLOW_SCHEMA_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition` (Kubernetes 1.37).
 pub const FLOW_SCHEMA_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", false, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &FLOW_SCHEMA_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&FLOW_SCHEMA_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FLOW_SCHEMA_CONDITION_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", false, &STRING),
+    prop("type", true, &STRING),
+];
+static FLOW_SCHEMA_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FLOW_SCHEMA_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::FlowSchemaCondition` (Kubernetes 1.33 to 1.36).
 pub const FLOW_SCHEMA_CONDITION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", false, &STRING),
-        prop("type", false, &STRING),
-    ],
+    properties: &FLOW_SCHEMA_CONDITION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&FLOW_SCHEMA_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FLOW_SCHEMA_CONDITION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", false, &STRING),
+    prop("type", false, &STRING),
+];
+static FLOW_SCHEMA_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FLOW_SCHEMA_CONDITION_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::FlowSchemaSpec`.
 pub const FLOW_SCHEMA_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("distinguisherMethod", false, &FLOW_DISTINGUISHER_METHOD),
-        prop("matchingPrecedence", false, &INT32),
-        prop(
-            "priorityLevelConfiguration",
-            true,
-            &PRIORITY_LEVEL_CONFIGURATION_REFERENCE,
-        ),
-        prop(
-            "rules",
-            false,
-            &Schema {
-                items: Some(&POLICY_RULES_WITH_SUBJECTS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &FLOW_SCHEMA_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&FLOW_SCHEMA_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FLOW_SCHEMA_SPEC_PROPERTIES: [Property<'static>; 4] = [
+    prop("distinguisherMethod", false, &FLOW_DISTINGUISHER_METHOD),
+    prop("matchingPrecedence", false, &INT32),
+    prop(
+        "priorityLevelConfiguration",
+        true,
+        &PRIORITY_LEVEL_CONFIGURATION_REFERENCE,
+    ),
+    prop(
+        "rules",
+        false,
+        &Schema {
+            items: Some(&POLICY_RULES_WITH_SUBJECTS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static FLOW_SCHEMA_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FLOW_SCHEMA_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::FlowSchemaStatus` (Kubernetes 1.37).
 pub const FLOW_SCHEMA_STATUS: Schema<'static> = Schema {
-    properties: &[prop(
-        "conditions",
-        false,
-        &Schema {
-            items: Some(&FLOW_SCHEMA_CONDITION),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &FLOW_SCHEMA_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&FLOW_SCHEMA_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FLOW_SCHEMA_STATUS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "conditions",
+    false,
+    &Schema {
+        items: Some(&FLOW_SCHEMA_CONDITION),
+        ..Schema::of(Type::Array)
+    },
+)];
+static FLOW_SCHEMA_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FLOW_SCHEMA_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::FlowSchemaStatus` (Kubernetes 1.33 to 1.36).
 pub const FLOW_SCHEMA_STATUS_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[prop(
-        "conditions",
-        false,
-        &Schema {
-            items: Some(&FLOW_SCHEMA_CONDITION_1_33_TO_1_36),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &FLOW_SCHEMA_STATUS_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&FLOW_SCHEMA_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FLOW_SCHEMA_STATUS_1_33_TO_1_36_PROPERTIES: [Property<'static>; 1] = [prop(
+    "conditions",
+    false,
+    &Schema {
+        items: Some(&FLOW_SCHEMA_CONDITION_1_33_TO_1_36),
+        ..Schema::of(Type::Array)
+    },
+)];
+static FLOW_SCHEMA_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FLOW_SCHEMA_STATUS_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::GroupSubject`.
 pub const GROUP_SUBJECT: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING)],
+    properties: &GROUP_SUBJECT_PROPERTIES,
+    properties_fingerprint: Some(&GROUP_SUBJECT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GROUP_SUBJECT_PROPERTIES: [Property<'static>; 1] = [prop("name", true, &STRING)];
+static GROUP_SUBJECT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GROUP_SUBJECT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::LimitResponse`.
 pub const LIMIT_RESPONSE: Schema<'static> = Schema {
-    properties: &[
-        prop("queuing", false, &QUEUING_CONFIGURATION),
-        prop("type", true, &STRING),
-    ],
+    properties: &LIMIT_RESPONSE_PROPERTIES,
+    properties_fingerprint: Some(&LIMIT_RESPONSE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LIMIT_RESPONSE_PROPERTIES: [Property<'static>; 2] = [
+    prop("queuing", false, &QUEUING_CONFIGURATION),
+    prop("type", true, &STRING),
+];
+static LIMIT_RESPONSE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LIMIT_RESPONSE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfiguration` (Kubernetes 1.37).
 pub const LIMITED_PRIORITY_LEVEL_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("borrowingLimitPercent", false, &INT32),
-        prop("lendablePercent", false, &INT32),
-        prop("limitResponse", true, &LIMIT_RESPONSE),
-        prop("nominalConcurrencyShares", false, &INT32),
-    ],
+    properties: &LIMITED_PRIORITY_LEVEL_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&LIMITED_PRIORITY_LEVEL_CONFIGURATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LIMITED_PRIORITY_LEVEL_CONFIGURATION_PROPERTIES: [Property<'static>; 4] = [
+    prop("borrowingLimitPercent", false, &INT32),
+    prop("lendablePercent", false, &INT32),
+    prop("limitResponse", true, &LIMIT_RESPONSE),
+    prop("nominalConcurrencyShares", false, &INT32),
+];
+static LIMITED_PRIORITY_LEVEL_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LIMITED_PRIORITY_LEVEL_CONFIGURATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::LimitedPriorityLevelConfiguration` (Kubernetes 1.33 to 1.36).
 pub const LIMITED_PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("borrowingLimitPercent", false, &INT32),
-        prop("lendablePercent", false, &INT32),
-        prop("limitResponse", false, &LIMIT_RESPONSE),
-        prop("nominalConcurrencyShares", false, &INT32),
-    ],
+    properties: &LIMITED_PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(
+        &LIMITED_PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static LIMITED_PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("borrowingLimitPercent", false, &INT32),
+    prop("lendablePercent", false, &INT32),
+    prop("limitResponse", false, &LIMIT_RESPONSE),
+    prop("nominalConcurrencyShares", false, &INT32),
+];
+static LIMITED_PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &LIMITED_PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::NonResourcePolicyRule`.
 pub const NON_RESOURCE_POLICY_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("nonResourceURLs", true, &STRING_LIST),
-        prop("verbs", true, &STRING_LIST),
-    ],
+    properties: &NON_RESOURCE_POLICY_RULE_PROPERTIES,
+    properties_fingerprint: Some(&NON_RESOURCE_POLICY_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NON_RESOURCE_POLICY_RULE_PROPERTIES: [Property<'static>; 2] = [
+    prop("nonResourceURLs", true, &STRING_LIST),
+    prop("verbs", true, &STRING_LIST),
+];
+static NON_RESOURCE_POLICY_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NON_RESOURCE_POLICY_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::PolicyRulesWithSubjects`.
 pub const POLICY_RULES_WITH_SUBJECTS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "nonResourceRules",
-            false,
-            &Schema {
-                items: Some(&NON_RESOURCE_POLICY_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "resourceRules",
-            false,
-            &Schema {
-                items: Some(&RESOURCE_POLICY_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "subjects",
-            true,
-            &Schema {
-                items: Some(&SUBJECT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &POLICY_RULES_WITH_SUBJECTS_PROPERTIES,
+    properties_fingerprint: Some(&POLICY_RULES_WITH_SUBJECTS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POLICY_RULES_WITH_SUBJECTS_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "nonResourceRules",
+        false,
+        &Schema {
+            items: Some(&NON_RESOURCE_POLICY_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "resourceRules",
+        false,
+        &Schema {
+            items: Some(&RESOURCE_POLICY_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "subjects",
+        true,
+        &Schema {
+            items: Some(&SUBJECT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POLICY_RULES_WITH_SUBJECTS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POLICY_RULES_WITH_SUBJECTS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration` (Kubernetes 1.37).
 pub const PRIORITY_LEVEL_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &PRIORITY_LEVEL_CONFIGURATION_SPEC),
-        prop("status", false, &PRIORITY_LEVEL_CONFIGURATION_STATUS),
-    ],
+    properties: &PRIORITY_LEVEL_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&PRIORITY_LEVEL_CONFIGURATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PRIORITY_LEVEL_CONFIGURATION_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &PRIORITY_LEVEL_CONFIGURATION_SPEC),
+    prop("status", false, &PRIORITY_LEVEL_CONFIGURATION_STATUS),
+];
+static PRIORITY_LEVEL_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PRIORITY_LEVEL_CONFIGURATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration` (Kubernetes 1.33 to 1.36).
 pub const PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop(
-            "spec",
-            false,
-            &PRIORITY_LEVEL_CONFIGURATION_SPEC_1_33_TO_1_36,
-        ),
-        prop(
-            "status",
-            false,
-            &PRIORITY_LEVEL_CONFIGURATION_STATUS_1_33_TO_1_36,
-        ),
-    ],
+    properties: &PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop(
+        "spec",
+        false,
+        &PRIORITY_LEVEL_CONFIGURATION_SPEC_1_33_TO_1_36,
+    ),
+    prop(
+        "status",
+        false,
+        &PRIORITY_LEVEL_CONFIGURATION_STATUS_1_33_TO_1_36,
+    ),
+];
+static PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCondition` (Kubernetes 1.37).
 pub const PRIORITY_LEVEL_CONFIGURATION_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", false, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &PRIORITY_LEVEL_CONFIGURATION_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&PRIORITY_LEVEL_CONFIGURATION_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PRIORITY_LEVEL_CONFIGURATION_CONDITION_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", false, &STRING),
+    prop("type", true, &STRING),
+];
+static PRIORITY_LEVEL_CONFIGURATION_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PRIORITY_LEVEL_CONFIGURATION_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationCondition` (Kubernetes 1.33 to 1.36).
 pub const PRIORITY_LEVEL_CONFIGURATION_CONDITION_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", false, &STRING),
-        prop("type", false, &STRING),
-    ],
+    properties: &PRIORITY_LEVEL_CONFIGURATION_CONDITION_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(
+        &PRIORITY_LEVEL_CONFIGURATION_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static PRIORITY_LEVEL_CONFIGURATION_CONDITION_1_33_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", false, &STRING),
+    prop("type", false, &STRING),
+];
+static PRIORITY_LEVEL_CONFIGURATION_CONDITION_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &PRIORITY_LEVEL_CONFIGURATION_CONDITION_1_33_TO_1_36_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationReference`.
 pub const PRIORITY_LEVEL_CONFIGURATION_REFERENCE: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING)],
+    properties: &PRIORITY_LEVEL_CONFIGURATION_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&PRIORITY_LEVEL_CONFIGURATION_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PRIORITY_LEVEL_CONFIGURATION_REFERENCE_PROPERTIES: [Property<'static>; 1] =
+    [prop("name", true, &STRING)];
+static PRIORITY_LEVEL_CONFIGURATION_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PRIORITY_LEVEL_CONFIGURATION_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec` (Kubernetes 1.37).
 pub const PRIORITY_LEVEL_CONFIGURATION_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("exempt", false, &EXEMPT_PRIORITY_LEVEL_CONFIGURATION),
-        prop("limited", false, &LIMITED_PRIORITY_LEVEL_CONFIGURATION),
-        prop("type", true, &STRING),
-    ],
+    properties: &PRIORITY_LEVEL_CONFIGURATION_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&PRIORITY_LEVEL_CONFIGURATION_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PRIORITY_LEVEL_CONFIGURATION_SPEC_PROPERTIES: [Property<'static>; 3] = [
+    prop("exempt", false, &EXEMPT_PRIORITY_LEVEL_CONFIGURATION),
+    prop("limited", false, &LIMITED_PRIORITY_LEVEL_CONFIGURATION),
+    prop("type", true, &STRING),
+];
+static PRIORITY_LEVEL_CONFIGURATION_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PRIORITY_LEVEL_CONFIGURATION_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationSpec` (Kubernetes 1.33 to 1.36).
 pub const PRIORITY_LEVEL_CONFIGURATION_SPEC_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("exempt", false, &EXEMPT_PRIORITY_LEVEL_CONFIGURATION),
-        prop(
-            "limited",
-            false,
-            &LIMITED_PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36,
-        ),
-        prop("type", true, &STRING),
-    ],
+    properties: &PRIORITY_LEVEL_CONFIGURATION_SPEC_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(
+        &PRIORITY_LEVEL_CONFIGURATION_SPEC_1_33_TO_1_36_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static PRIORITY_LEVEL_CONFIGURATION_SPEC_1_33_TO_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop("exempt", false, &EXEMPT_PRIORITY_LEVEL_CONFIGURATION),
+    prop(
+        "limited",
+        false,
+        &LIMITED_PRIORITY_LEVEL_CONFIGURATION_1_33_TO_1_36,
+    ),
+    prop("type", true, &STRING),
+];
+static PRIORITY_LEVEL_CONFIGURATION_SPEC_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &PRIORITY_LEVEL_CONFIGURATION_SPEC_1_33_TO_1_36_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationStatus` (Kubernetes 1.37).
 pub const PRIORITY_LEVEL_CONFIGURATION_STATUS: Schema<'static> = Schema {
-    properties: &[prop(
-        "conditions",
-        false,
-        &Schema {
-            items: Some(&PRIORITY_LEVEL_CONFIGURATION_CONDITION),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &PRIORITY_LEVEL_CONFIGURATION_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&PRIORITY_LEVEL_CONFIGURATION_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PRIORITY_LEVEL_CONFIGURATION_STATUS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "conditions",
+    false,
+    &Schema {
+        items: Some(&PRIORITY_LEVEL_CONFIGURATION_CONDITION),
+        ..Schema::of(Type::Array)
+    },
+)];
+static PRIORITY_LEVEL_CONFIGURATION_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PRIORITY_LEVEL_CONFIGURATION_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::PriorityLevelConfigurationStatus` (Kubernetes 1.33 to 1.36).
 pub const PRIORITY_LEVEL_CONFIGURATION_STATUS_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[prop(
+    properties: &PRIORITY_LEVEL_CONFIGURATION_STATUS_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(
+        &PRIORITY_LEVEL_CONFIGURATION_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT,
+    ),
+    ..Schema::of(Type::Object)
+};
+static PRIORITY_LEVEL_CONFIGURATION_STATUS_1_33_TO_1_36_PROPERTIES: [Property<'static>; 1] =
+    [prop(
         "conditions",
         false,
         &Schema {
             items: Some(&PRIORITY_LEVEL_CONFIGURATION_CONDITION_1_33_TO_1_36),
             ..Schema::of(Type::Array)
         },
-    )],
-    ..Schema::of(Type::Object)
-};
+    )];
+static PRIORITY_LEVEL_CONFIGURATION_STATUS_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &PRIORITY_LEVEL_CONFIGURATION_STATUS_1_33_TO_1_36_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::QueuingConfiguration`.
 pub const QUEUING_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("handSize", false, &INT32),
-        prop("queueLengthLimit", false, &INT32),
-        prop("queues", false, &INT32),
-    ],
+    properties: &QUEUING_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&QUEUING_CONFIGURATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static QUEUING_CONFIGURATION_PROPERTIES: [Property<'static>; 3] = [
+    prop("handSize", false, &INT32),
+    prop("queueLengthLimit", false, &INT32),
+    prop("queues", false, &INT32),
+];
+static QUEUING_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&QUEUING_CONFIGURATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::ResourcePolicyRule`.
 pub const RESOURCE_POLICY_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroups", true, &STRING_LIST),
-        prop("clusterScope", false, &BOOLEAN),
-        prop("namespaces", false, &STRING_LIST),
-        prop("resources", true, &STRING_LIST),
-        prop("verbs", true, &STRING_LIST),
-    ],
+    properties: &RESOURCE_POLICY_RULE_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_POLICY_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_POLICY_RULE_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiGroups", true, &STRING_LIST),
+    prop("clusterScope", false, &BOOLEAN),
+    prop("namespaces", false, &STRING_LIST),
+    prop("resources", true, &STRING_LIST),
+    prop("verbs", true, &STRING_LIST),
+];
+static RESOURCE_POLICY_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_POLICY_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::ServiceAccountSubject`.
 pub const SERVICE_ACCOUNT_SUBJECT: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("namespace", true, &STRING),
-    ],
+    properties: &SERVICE_ACCOUNT_SUBJECT_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_ACCOUNT_SUBJECT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_ACCOUNT_SUBJECT_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop("namespace", true, &STRING),
+];
+static SERVICE_ACCOUNT_SUBJECT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_ACCOUNT_SUBJECT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::Subject`.
 pub const SUBJECT: Schema<'static> = Schema {
-    properties: &[
-        prop("group", false, &GROUP_SUBJECT),
-        prop("kind", true, &STRING),
-        prop("serviceAccount", false, &SERVICE_ACCOUNT_SUBJECT),
-        prop("user", false, &USER_SUBJECT),
-    ],
+    properties: &SUBJECT_PROPERTIES,
+    properties_fingerprint: Some(&SUBJECT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SUBJECT_PROPERTIES: [Property<'static>; 4] = [
+    prop("group", false, &GROUP_SUBJECT),
+    prop("kind", true, &STRING),
+    prop("serviceAccount", false, &SERVICE_ACCOUNT_SUBJECT),
+    prop("user", false, &USER_SUBJECT),
+];
+static SUBJECT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SUBJECT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::flowcontrol::v1::UserSubject`.
 pub const USER_SUBJECT: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING)],
+    properties: &USER_SUBJECT_PROPERTIES,
+    properties_fingerprint: Some(&USER_SUBJECT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static USER_SUBJECT_PROPERTIES: [Property<'static>; 1] = [prop("name", true, &STRING)];
+static USER_SUBJECT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&USER_SUBJECT_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

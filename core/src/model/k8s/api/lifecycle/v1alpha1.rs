@@ -5,176 +5,233 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{INT32, INT64, STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::Eviction` (Kubernetes 1.37).
 pub const EVICTION: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &EVICTION_SPEC),
-        prop("status", false, &EVICTION_STATUS),
-    ],
+    properties: &EVICTION_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &EVICTION_SPEC),
+    prop("status", false, &EVICTION_STATUS),
+];
+static EVICTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::EvictionPodReference` (Kubernetes 1.37).
 pub const EVICTION_POD_REFERENCE: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING), prop("uid", true, &STRING)],
+    properties: &EVICTION_POD_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_POD_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_POD_REFERENCE_PROPERTIES: [Property<'static>; 2] =
+    [prop("name", true, &STRING), prop("uid", true, &STRING)];
+static EVICTION_POD_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_POD_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::EvictionRequest` (Kubernetes 1.37).
 pub const EVICTION_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &EVICTION_REQUEST_SPEC),
-        prop("status", false, &EVICTION_REQUEST_STATUS),
-    ],
+    properties: &EVICTION_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_REQUEST_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_REQUEST_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &EVICTION_REQUEST_SPEC),
+    prop("status", false, &EVICTION_REQUEST_STATUS),
+];
+static EVICTION_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_REQUEST_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestPodReference` (Kubernetes 1.37).
 pub const EVICTION_REQUEST_POD_REFERENCE: Schema<'static> = Schema {
-    properties: &[prop("name", true, &STRING), prop("uid", true, &STRING)],
+    properties: &EVICTION_REQUEST_POD_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_REQUEST_POD_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_REQUEST_POD_REFERENCE_PROPERTIES: [Property<'static>; 2] =
+    [prop("name", true, &STRING), prop("uid", true, &STRING)];
+static EVICTION_REQUEST_POD_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_REQUEST_POD_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestSpec` (Kubernetes 1.37).
 pub const EVICTION_REQUEST_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("intent", true, &STRING),
-        prop("requester", true, &STRING),
-        prop("target", true, &EVICTION_REQUEST_TARGET),
-    ],
+    properties: &EVICTION_REQUEST_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_REQUEST_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_REQUEST_SPEC_PROPERTIES: [Property<'static>; 3] = [
+    prop("intent", true, &STRING),
+    prop("requester", true, &STRING),
+    prop("target", true, &EVICTION_REQUEST_TARGET),
+];
+static EVICTION_REQUEST_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_REQUEST_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestStatus` (Kubernetes 1.37).
 pub const EVICTION_REQUEST_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("observedGeneration", false, &INT64),
-    ],
+    properties: &EVICTION_REQUEST_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_REQUEST_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_REQUEST_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("observedGeneration", false, &INT64),
+];
+static EVICTION_REQUEST_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_REQUEST_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestTarget` (Kubernetes 1.37).
 pub const EVICTION_REQUEST_TARGET: Schema<'static> = Schema {
-    properties: &[prop("pod", false, &EVICTION_REQUEST_POD_REFERENCE)],
+    properties: &EVICTION_REQUEST_TARGET_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_REQUEST_TARGET_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_REQUEST_TARGET_PROPERTIES: [Property<'static>; 1] =
+    [prop("pod", false, &EVICTION_REQUEST_POD_REFERENCE)];
+static EVICTION_REQUEST_TARGET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_REQUEST_TARGET_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::EvictionSpec` (Kubernetes 1.37).
 pub const EVICTION_SPEC: Schema<'static> = Schema {
-    properties: &[prop("target", true, &EVICTION_TARGET)],
+    properties: &EVICTION_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_SPEC_PROPERTIES: [Property<'static>; 1] = [prop("target", true, &EVICTION_TARGET)];
+static EVICTION_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::EvictionStatus` (Kubernetes 1.37).
 pub const EVICTION_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("observedGeneration", false, &INT64),
-        prop(
-            "requesters",
-            false,
-            &Schema {
-                items: Some(&REQUESTER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "responders",
-            false,
-            &Schema {
-                items: Some(&RESPONDER_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "targetResponders",
-            false,
-            &Schema {
-                items: Some(&TARGET_RESPONDER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &EVICTION_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_STATUS_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("observedGeneration", false, &INT64),
+    prop(
+        "requesters",
+        false,
+        &Schema {
+            items: Some(&REQUESTER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "responders",
+        false,
+        &Schema {
+            items: Some(&RESPONDER_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "targetResponders",
+        false,
+        &Schema {
+            items: Some(&TARGET_RESPONDER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static EVICTION_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::EvictionTarget` (Kubernetes 1.37).
 pub const EVICTION_TARGET: Schema<'static> = Schema {
-    properties: &[prop("pod", false, &EVICTION_POD_REFERENCE)],
+    properties: &EVICTION_TARGET_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_TARGET_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_TARGET_PROPERTIES: [Property<'static>; 1] =
+    [prop("pod", false, &EVICTION_POD_REFERENCE)];
+static EVICTION_TARGET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_TARGET_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::Requester` (Kubernetes 1.37).
 pub const REQUESTER: Schema<'static> = Schema {
-    properties: &[prop("intent", true, &STRING), prop("name", true, &STRING)],
+    properties: &REQUESTER_PROPERTIES,
+    properties_fingerprint: Some(&REQUESTER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static REQUESTER_PROPERTIES: [Property<'static>; 2] =
+    [prop("intent", true, &STRING), prop("name", true, &STRING)];
+static REQUESTER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&REQUESTER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::ResponderStatus` (Kubernetes 1.37).
 pub const RESPONDER_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "completionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "expectedCompletionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop(
-            "heartbeatTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("name", true, &STRING),
-        prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
-    ],
+    properties: &RESPONDER_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&RESPONDER_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESPONDER_STATUS_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "completionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "expectedCompletionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop(
+        "heartbeatTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("name", true, &STRING),
+    prop("startTime", false, &apimachinery::pkg::apis::meta::v1::TIME),
+];
+static RESPONDER_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESPONDER_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::lifecycle::v1alpha1::TargetResponder` (Kubernetes 1.37).
 pub const TARGET_RESPONDER: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("priority", true, &INT32),
-        prop("state", true, &STRING),
-    ],
+    properties: &TARGET_RESPONDER_PROPERTIES,
+    properties_fingerprint: Some(&TARGET_RESPONDER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TARGET_RESPONDER_PROPERTIES: [Property<'static>; 3] = [
+    prop("name", true, &STRING),
+    prop("priority", true, &INT32),
+    prop("state", true, &STRING),
+];
+static TARGET_RESPONDER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TARGET_RESPONDER_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -5,408 +5,531 @@
 
 use crate::model::k8s::common::{INT32, NULLABLE_INT_OR_STRING, STRING, STRING_LIST, prop};
 use crate::model::k8s::{api, apimachinery};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::networking::v1::HTTPIngressPath`.
 pub const HTTP_INGRESS_PATH: Schema<'static> = Schema {
-    properties: &[
-        prop("backend", true, &INGRESS_BACKEND),
-        prop("path", false, &STRING),
-        prop("pathType", true, &STRING),
-    ],
+    properties: &HTTP_INGRESS_PATH_PROPERTIES,
+    properties_fingerprint: Some(&HTTP_INGRESS_PATH_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HTTP_INGRESS_PATH_PROPERTIES: [Property<'static>; 3] = [
+    prop("backend", true, &INGRESS_BACKEND),
+    prop("path", false, &STRING),
+    prop("pathType", true, &STRING),
+];
+static HTTP_INGRESS_PATH_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HTTP_INGRESS_PATH_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::HTTPIngressRuleValue`.
 pub const HTTP_INGRESS_RULE_VALUE: Schema<'static> = Schema {
-    properties: &[prop(
-        "paths",
-        true,
-        &Schema {
-            items: Some(&HTTP_INGRESS_PATH),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &HTTP_INGRESS_RULE_VALUE_PROPERTIES,
+    properties_fingerprint: Some(&HTTP_INGRESS_RULE_VALUE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static HTTP_INGRESS_RULE_VALUE_PROPERTIES: [Property<'static>; 1] = [prop(
+    "paths",
+    true,
+    &Schema {
+        items: Some(&HTTP_INGRESS_PATH),
+        ..Schema::of(Type::Array)
+    },
+)];
+static HTTP_INGRESS_RULE_VALUE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&HTTP_INGRESS_RULE_VALUE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IPAddress` (Kubernetes 1.36 to 1.37).
 pub const IP_ADDRESS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &IP_ADDRESS_SPEC),
-    ],
+    properties: &IP_ADDRESS_PROPERTIES,
+    properties_fingerprint: Some(&IP_ADDRESS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static IP_ADDRESS_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &IP_ADDRESS_SPEC),
+];
+static IP_ADDRESS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&IP_ADDRESS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IPAddress` (Kubernetes 1.33 to 1.35).
 pub const IP_ADDRESS_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &IP_ADDRESS_SPEC),
-    ],
+    properties: &IP_ADDRESS_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&IP_ADDRESS_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static IP_ADDRESS_1_33_TO_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &IP_ADDRESS_SPEC),
+];
+static IP_ADDRESS_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&IP_ADDRESS_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IPAddressSpec`.
 pub const IP_ADDRESS_SPEC: Schema<'static> = Schema {
-    properties: &[prop("parentRef", true, &PARENT_REFERENCE)],
+    properties: &IP_ADDRESS_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&IP_ADDRESS_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static IP_ADDRESS_SPEC_PROPERTIES: [Property<'static>; 1] =
+    [prop("parentRef", true, &PARENT_REFERENCE)];
+static IP_ADDRESS_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&IP_ADDRESS_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IPBlock`.
 pub const IP_BLOCK: Schema<'static> = Schema {
-    properties: &[
-        prop("cidr", true, &STRING),
-        prop("except", false, &STRING_LIST),
-    ],
+    properties: &IP_BLOCK_PROPERTIES,
+    properties_fingerprint: Some(&IP_BLOCK_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static IP_BLOCK_PROPERTIES: [Property<'static>; 2] = [
+    prop("cidr", true, &STRING),
+    prop("except", false, &STRING_LIST),
+];
+static IP_BLOCK_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&IP_BLOCK_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::Ingress`.
 pub const INGRESS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &INGRESS_SPEC),
-        prop("status", false, &INGRESS_STATUS),
-    ],
+    properties: &INGRESS_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &INGRESS_SPEC),
+    prop("status", false, &INGRESS_STATUS),
+];
+static INGRESS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressBackend`.
 pub const INGRESS_BACKEND: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "resource",
-            false,
-            &api::core::v1::TYPED_LOCAL_OBJECT_REFERENCE,
-        ),
-        prop("service", false, &INGRESS_SERVICE_BACKEND),
-    ],
+    properties: &INGRESS_BACKEND_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_BACKEND_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_BACKEND_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "resource",
+        false,
+        &api::core::v1::TYPED_LOCAL_OBJECT_REFERENCE,
+    ),
+    prop("service", false, &INGRESS_SERVICE_BACKEND),
+];
+static INGRESS_BACKEND_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_BACKEND_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressClass`.
 pub const INGRESS_CLASS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &INGRESS_CLASS_SPEC),
-    ],
+    properties: &INGRESS_CLASS_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_CLASS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_CLASS_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &INGRESS_CLASS_SPEC),
+];
+static INGRESS_CLASS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_CLASS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressClassParametersReference`.
 pub const INGRESS_CLASS_PARAMETERS_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroup", false, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-        prop("namespace", false, &STRING),
-        prop("scope", false, &STRING),
-    ],
+    properties: &INGRESS_CLASS_PARAMETERS_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_CLASS_PARAMETERS_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_CLASS_PARAMETERS_REFERENCE_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiGroup", false, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+    prop("namespace", false, &STRING),
+    prop("scope", false, &STRING),
+];
+static INGRESS_CLASS_PARAMETERS_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_CLASS_PARAMETERS_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressClassSpec`.
 pub const INGRESS_CLASS_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("controller", false, &STRING),
-        prop("parameters", false, &INGRESS_CLASS_PARAMETERS_REFERENCE),
-    ],
+    properties: &INGRESS_CLASS_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_CLASS_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_CLASS_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop("controller", false, &STRING),
+    prop("parameters", false, &INGRESS_CLASS_PARAMETERS_REFERENCE),
+];
+static INGRESS_CLASS_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_CLASS_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressLoadBalancerIngress`.
 pub const INGRESS_LOAD_BALANCER_INGRESS: Schema<'static> = Schema {
-    properties: &[
-        prop("hostname", false, &STRING),
-        prop("ip", false, &STRING),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&INGRESS_PORT_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &INGRESS_LOAD_BALANCER_INGRESS_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_LOAD_BALANCER_INGRESS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_LOAD_BALANCER_INGRESS_PROPERTIES: [Property<'static>; 3] = [
+    prop("hostname", false, &STRING),
+    prop("ip", false, &STRING),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&INGRESS_PORT_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static INGRESS_LOAD_BALANCER_INGRESS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_LOAD_BALANCER_INGRESS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressLoadBalancerStatus`.
 pub const INGRESS_LOAD_BALANCER_STATUS: Schema<'static> = Schema {
-    properties: &[prop(
-        "ingress",
-        false,
-        &Schema {
-            items: Some(&INGRESS_LOAD_BALANCER_INGRESS),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &INGRESS_LOAD_BALANCER_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_LOAD_BALANCER_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_LOAD_BALANCER_STATUS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "ingress",
+    false,
+    &Schema {
+        items: Some(&INGRESS_LOAD_BALANCER_INGRESS),
+        ..Schema::of(Type::Array)
+    },
+)];
+static INGRESS_LOAD_BALANCER_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_LOAD_BALANCER_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressPortStatus`.
 pub const INGRESS_PORT_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("error", false, &STRING),
-        prop("port", true, &INT32),
-        prop("protocol", true, &STRING),
-    ],
+    properties: &INGRESS_PORT_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_PORT_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_PORT_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop("error", false, &STRING),
+    prop("port", true, &INT32),
+    prop("protocol", true, &STRING),
+];
+static INGRESS_PORT_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_PORT_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressRule`.
 pub const INGRESS_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("host", false, &STRING),
-        prop("http", false, &HTTP_INGRESS_RULE_VALUE),
-    ],
+    properties: &INGRESS_RULE_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_RULE_PROPERTIES: [Property<'static>; 2] = [
+    prop("host", false, &STRING),
+    prop("http", false, &HTTP_INGRESS_RULE_VALUE),
+];
+static INGRESS_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressServiceBackend`.
 pub const INGRESS_SERVICE_BACKEND: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("port", false, &SERVICE_BACKEND_PORT),
-    ],
+    properties: &INGRESS_SERVICE_BACKEND_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_SERVICE_BACKEND_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_SERVICE_BACKEND_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop("port", false, &SERVICE_BACKEND_PORT),
+];
+static INGRESS_SERVICE_BACKEND_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_SERVICE_BACKEND_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressSpec`.
 pub const INGRESS_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultBackend", false, &INGRESS_BACKEND),
-        prop("ingressClassName", false, &STRING),
-        prop(
-            "rules",
-            false,
-            &Schema {
-                items: Some(&INGRESS_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "tls",
-            false,
-            &Schema {
-                items: Some(&INGRESS_TLS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &INGRESS_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_SPEC_PROPERTIES: [Property<'static>; 4] = [
+    prop("defaultBackend", false, &INGRESS_BACKEND),
+    prop("ingressClassName", false, &STRING),
+    prop(
+        "rules",
+        false,
+        &Schema {
+            items: Some(&INGRESS_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "tls",
+        false,
+        &Schema {
+            items: Some(&INGRESS_TLS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static INGRESS_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressStatus`.
 pub const INGRESS_STATUS: Schema<'static> = Schema {
-    properties: &[prop("loadBalancer", false, &INGRESS_LOAD_BALANCER_STATUS)],
+    properties: &INGRESS_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_STATUS_PROPERTIES: [Property<'static>; 1] =
+    [prop("loadBalancer", false, &INGRESS_LOAD_BALANCER_STATUS)];
+static INGRESS_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::IngressTLS`.
 pub const INGRESS_TLS: Schema<'static> = Schema {
-    properties: &[
-        prop("hosts", false, &STRING_LIST),
-        prop("secretName", false, &STRING),
-    ],
+    properties: &INGRESS_TLS_PROPERTIES,
+    properties_fingerprint: Some(&INGRESS_TLS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INGRESS_TLS_PROPERTIES: [Property<'static>; 2] = [
+    prop("hosts", false, &STRING_LIST),
+    prop("secretName", false, &STRING),
+];
+static INGRESS_TLS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INGRESS_TLS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::NetworkPolicy`.
 pub const NETWORK_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &NETWORK_POLICY_SPEC),
-    ],
+    properties: &NETWORK_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&NETWORK_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NETWORK_POLICY_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &NETWORK_POLICY_SPEC),
+];
+static NETWORK_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NETWORK_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::NetworkPolicyEgressRule`.
 pub const NETWORK_POLICY_EGRESS_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&NETWORK_POLICY_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "to",
-            false,
-            &Schema {
-                items: Some(&NETWORK_POLICY_PEER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &NETWORK_POLICY_EGRESS_RULE_PROPERTIES,
+    properties_fingerprint: Some(&NETWORK_POLICY_EGRESS_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NETWORK_POLICY_EGRESS_RULE_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&NETWORK_POLICY_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "to",
+        false,
+        &Schema {
+            items: Some(&NETWORK_POLICY_PEER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static NETWORK_POLICY_EGRESS_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NETWORK_POLICY_EGRESS_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::NetworkPolicyIngressRule`.
 pub const NETWORK_POLICY_INGRESS_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "from",
-            false,
-            &Schema {
-                items: Some(&NETWORK_POLICY_PEER),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "ports",
-            false,
-            &Schema {
-                items: Some(&NETWORK_POLICY_PORT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &NETWORK_POLICY_INGRESS_RULE_PROPERTIES,
+    properties_fingerprint: Some(&NETWORK_POLICY_INGRESS_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NETWORK_POLICY_INGRESS_RULE_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "from",
+        false,
+        &Schema {
+            items: Some(&NETWORK_POLICY_PEER),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "ports",
+        false,
+        &Schema {
+            items: Some(&NETWORK_POLICY_PORT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static NETWORK_POLICY_INGRESS_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NETWORK_POLICY_INGRESS_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::NetworkPolicyPeer`.
 pub const NETWORK_POLICY_PEER: Schema<'static> = Schema {
-    properties: &[
-        prop("ipBlock", false, &IP_BLOCK),
-        prop(
-            "namespaceSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop(
-            "podSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-    ],
+    properties: &NETWORK_POLICY_PEER_PROPERTIES,
+    properties_fingerprint: Some(&NETWORK_POLICY_PEER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NETWORK_POLICY_PEER_PROPERTIES: [Property<'static>; 3] = [
+    prop("ipBlock", false, &IP_BLOCK),
+    prop(
+        "namespaceSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop(
+        "podSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+];
+static NETWORK_POLICY_PEER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NETWORK_POLICY_PEER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::NetworkPolicyPort`.
 pub const NETWORK_POLICY_PORT: Schema<'static> = Schema {
-    properties: &[
-        prop("endPort", false, &INT32),
-        prop("port", false, &NULLABLE_INT_OR_STRING),
-        prop("protocol", false, &STRING),
-    ],
+    properties: &NETWORK_POLICY_PORT_PROPERTIES,
+    properties_fingerprint: Some(&NETWORK_POLICY_PORT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NETWORK_POLICY_PORT_PROPERTIES: [Property<'static>; 3] = [
+    prop("endPort", false, &INT32),
+    prop("port", false, &NULLABLE_INT_OR_STRING),
+    prop("protocol", false, &STRING),
+];
+static NETWORK_POLICY_PORT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NETWORK_POLICY_PORT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::NetworkPolicySpec`.
 pub const NETWORK_POLICY_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "egress",
-            false,
-            &Schema {
-                items: Some(&NETWORK_POLICY_EGRESS_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "ingress",
-            false,
-            &Schema {
-                items: Some(&NETWORK_POLICY_INGRESS_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "podSelector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("policyTypes", false, &STRING_LIST),
-    ],
+    properties: &NETWORK_POLICY_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&NETWORK_POLICY_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NETWORK_POLICY_SPEC_PROPERTIES: [Property<'static>; 4] = [
+    prop(
+        "egress",
+        false,
+        &Schema {
+            items: Some(&NETWORK_POLICY_EGRESS_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "ingress",
+        false,
+        &Schema {
+            items: Some(&NETWORK_POLICY_INGRESS_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "podSelector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("policyTypes", false, &STRING_LIST),
+];
+static NETWORK_POLICY_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NETWORK_POLICY_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::ParentReference`.
 pub const PARENT_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("group", false, &STRING),
-        prop("name", true, &STRING),
-        prop("namespace", false, &STRING),
-        prop("resource", true, &STRING),
-    ],
+    properties: &PARENT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&PARENT_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PARENT_REFERENCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("group", false, &STRING),
+    prop("name", true, &STRING),
+    prop("namespace", false, &STRING),
+    prop("resource", true, &STRING),
+];
+static PARENT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PARENT_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::ServiceBackendPort`.
 pub const SERVICE_BACKEND_PORT: Schema<'static> = Schema {
-    properties: &[prop("name", false, &STRING), prop("number", false, &INT32)],
+    properties: &SERVICE_BACKEND_PORT_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_BACKEND_PORT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_BACKEND_PORT_PROPERTIES: [Property<'static>; 2] =
+    [prop("name", false, &STRING), prop("number", false, &INT32)];
+static SERVICE_BACKEND_PORT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_BACKEND_PORT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::ServiceCIDR`.
 pub const SERVICE_CIDR: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &SERVICE_CIDR_SPEC),
-        prop("status", false, &SERVICE_CIDR_STATUS),
-    ],
+    properties: &SERVICE_CIDR_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_CIDR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_CIDR_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &SERVICE_CIDR_SPEC),
+    prop("status", false, &SERVICE_CIDR_STATUS),
+];
+static SERVICE_CIDR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_CIDR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::ServiceCIDRSpec`.
 pub const SERVICE_CIDR_SPEC: Schema<'static> = Schema {
-    properties: &[prop("cidrs", false, &STRING_LIST)],
+    properties: &SERVICE_CIDR_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_CIDR_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_CIDR_SPEC_PROPERTIES: [Property<'static>; 1] = [prop("cidrs", false, &STRING_LIST)];
+static SERVICE_CIDR_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_CIDR_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1::ServiceCIDRStatus`.
 pub const SERVICE_CIDR_STATUS: Schema<'static> = Schema {
-    properties: &[prop(
-        "conditions",
-        false,
-        &Schema {
-            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &SERVICE_CIDR_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_CIDR_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_CIDR_STATUS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "conditions",
+    false,
+    &Schema {
+        items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+        ..Schema::of(Type::Array)
+    },
+)];
+static SERVICE_CIDR_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_CIDR_STATUS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

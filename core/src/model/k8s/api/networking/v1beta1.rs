@@ -5,89 +5,118 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{STRING, STRING_LIST, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::networking::v1beta1::IPAddress` (Kubernetes 1.36).
 pub const IP_ADDRESS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &IP_ADDRESS_SPEC),
-    ],
+    properties: &IP_ADDRESS_PROPERTIES,
+    properties_fingerprint: Some(&IP_ADDRESS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static IP_ADDRESS_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &IP_ADDRESS_SPEC),
+];
+static IP_ADDRESS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&IP_ADDRESS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1beta1::IPAddress` (Kubernetes 1.33 to 1.35).
 pub const IP_ADDRESS_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &IP_ADDRESS_SPEC),
-    ],
+    properties: &IP_ADDRESS_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&IP_ADDRESS_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static IP_ADDRESS_1_33_TO_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &IP_ADDRESS_SPEC),
+];
+static IP_ADDRESS_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&IP_ADDRESS_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1beta1::IPAddressSpec` (Kubernetes 1.33 to 1.36).
 pub const IP_ADDRESS_SPEC: Schema<'static> = Schema {
-    properties: &[prop("parentRef", true, &PARENT_REFERENCE)],
+    properties: &IP_ADDRESS_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&IP_ADDRESS_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static IP_ADDRESS_SPEC_PROPERTIES: [Property<'static>; 1] =
+    [prop("parentRef", true, &PARENT_REFERENCE)];
+static IP_ADDRESS_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&IP_ADDRESS_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1beta1::ParentReference` (Kubernetes 1.33 to 1.36).
 pub const PARENT_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("group", false, &STRING),
-        prop("name", true, &STRING),
-        prop("namespace", false, &STRING),
-        prop("resource", true, &STRING),
-    ],
+    properties: &PARENT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&PARENT_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PARENT_REFERENCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("group", false, &STRING),
+    prop("name", true, &STRING),
+    prop("namespace", false, &STRING),
+    prop("resource", true, &STRING),
+];
+static PARENT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PARENT_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1beta1::ServiceCIDR` (Kubernetes 1.33 to 1.36).
 pub const SERVICE_CIDR: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &SERVICE_CIDR_SPEC),
-        prop("status", false, &SERVICE_CIDR_STATUS),
-    ],
+    properties: &SERVICE_CIDR_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_CIDR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_CIDR_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &SERVICE_CIDR_SPEC),
+    prop("status", false, &SERVICE_CIDR_STATUS),
+];
+static SERVICE_CIDR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_CIDR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1beta1::ServiceCIDRSpec` (Kubernetes 1.33 to 1.36).
 pub const SERVICE_CIDR_SPEC: Schema<'static> = Schema {
-    properties: &[prop("cidrs", false, &STRING_LIST)],
+    properties: &SERVICE_CIDR_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_CIDR_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_CIDR_SPEC_PROPERTIES: [Property<'static>; 1] = [prop("cidrs", false, &STRING_LIST)];
+static SERVICE_CIDR_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_CIDR_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::networking::v1beta1::ServiceCIDRStatus` (Kubernetes 1.33 to 1.36).
 pub const SERVICE_CIDR_STATUS: Schema<'static> = Schema {
-    properties: &[prop(
-        "conditions",
-        false,
-        &Schema {
-            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &SERVICE_CIDR_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_CIDR_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_CIDR_STATUS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "conditions",
+    false,
+    &Schema {
+        items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+        ..Schema::of(Type::Array)
+    },
+)];
+static SERVICE_CIDR_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_CIDR_STATUS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -5,53 +5,65 @@
 
 use crate::model::k8s::common::{STRING, STRING_MAP, prop};
 use crate::model::k8s::{api, apimachinery};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::node::v1::Overhead`.
 pub const OVERHEAD: Schema<'static> = Schema {
-    properties: &[prop(
-        "podFixed",
-        false,
-        &Schema {
-            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-            ..Schema::of(Type::Object)
-        },
-    )],
+    properties: &OVERHEAD_PROPERTIES,
+    properties_fingerprint: Some(&OVERHEAD_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static OVERHEAD_PROPERTIES: [Property<'static>; 1] = [prop(
+    "podFixed",
+    false,
+    &Schema {
+        additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+        ..Schema::of(Type::Object)
+    },
+)];
+static OVERHEAD_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&OVERHEAD_PROPERTIES);
 
 /// The model of `k8s_openapi::api::node::v1::RuntimeClass`.
 pub const RUNTIME_CLASS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("handler", true, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("overhead", false, &OVERHEAD),
-        prop("scheduling", false, &SCHEDULING),
-    ],
+    properties: &RUNTIME_CLASS_PROPERTIES,
+    properties_fingerprint: Some(&RUNTIME_CLASS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RUNTIME_CLASS_PROPERTIES: [Property<'static>; 6] = [
+    prop("apiVersion", false, &STRING),
+    prop("handler", true, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("overhead", false, &OVERHEAD),
+    prop("scheduling", false, &SCHEDULING),
+];
+static RUNTIME_CLASS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RUNTIME_CLASS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::node::v1::Scheduling`.
 pub const SCHEDULING: Schema<'static> = Schema {
-    properties: &[
-        prop("nodeSelector", false, &STRING_MAP),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&api::core::v1::TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &SCHEDULING_PROPERTIES,
+    properties_fingerprint: Some(&SCHEDULING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SCHEDULING_PROPERTIES: [Property<'static>; 2] = [
+    prop("nodeSelector", false, &STRING_MAP),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&api::core::v1::TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static SCHEDULING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SCHEDULING_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -5,129 +5,153 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{INT32, INT64, NULLABLE_INT_OR_STRING, STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::policy::v1::Eviction`.
 pub const EVICTION: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop(
-            "deleteOptions",
-            false,
-            &apimachinery::pkg::apis::meta::v1::DELETE_OPTIONS,
-        ),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-    ],
+    properties: &EVICTION_PROPERTIES,
+    properties_fingerprint: Some(&EVICTION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EVICTION_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop(
+        "deleteOptions",
+        false,
+        &apimachinery::pkg::apis::meta::v1::DELETE_OPTIONS,
+    ),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+];
+static EVICTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EVICTION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::policy::v1::PodDisruptionBudget` (Kubernetes 1.36 to 1.37).
 pub const POD_DISRUPTION_BUDGET: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_DISRUPTION_BUDGET_SPEC),
-        prop("status", false, &POD_DISRUPTION_BUDGET_STATUS),
-    ],
+    properties: &POD_DISRUPTION_BUDGET_PROPERTIES,
+    properties_fingerprint: Some(&POD_DISRUPTION_BUDGET_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_DISRUPTION_BUDGET_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_DISRUPTION_BUDGET_SPEC),
+    prop("status", false, &POD_DISRUPTION_BUDGET_STATUS),
+];
+static POD_DISRUPTION_BUDGET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_DISRUPTION_BUDGET_PROPERTIES);
 
 /// The model of `k8s_openapi::api::policy::v1::PodDisruptionBudget` (Kubernetes 1.33 to 1.35).
 pub const POD_DISRUPTION_BUDGET_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &POD_DISRUPTION_BUDGET_SPEC),
-        prop("status", false, &POD_DISRUPTION_BUDGET_STATUS_1_33_TO_1_35),
-    ],
+    properties: &POD_DISRUPTION_BUDGET_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&POD_DISRUPTION_BUDGET_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_DISRUPTION_BUDGET_1_33_TO_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &POD_DISRUPTION_BUDGET_SPEC),
+    prop("status", false, &POD_DISRUPTION_BUDGET_STATUS_1_33_TO_1_35),
+];
+static POD_DISRUPTION_BUDGET_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_DISRUPTION_BUDGET_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec`.
 pub const POD_DISRUPTION_BUDGET_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("maxUnavailable", false, &NULLABLE_INT_OR_STRING),
-        prop("minAvailable", false, &NULLABLE_INT_OR_STRING),
-        prop(
-            "selector",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("unhealthyPodEvictionPolicy", false, &STRING),
-    ],
+    properties: &POD_DISRUPTION_BUDGET_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&POD_DISRUPTION_BUDGET_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_DISRUPTION_BUDGET_SPEC_PROPERTIES: [Property<'static>; 4] = [
+    prop("maxUnavailable", false, &NULLABLE_INT_OR_STRING),
+    prop("minAvailable", false, &NULLABLE_INT_OR_STRING),
+    prop(
+        "selector",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("unhealthyPodEvictionPolicy", false, &STRING),
+];
+static POD_DISRUPTION_BUDGET_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_DISRUPTION_BUDGET_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus` (Kubernetes 1.36 to 1.37).
 pub const POD_DISRUPTION_BUDGET_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("currentHealthy", false, &INT32),
-        prop("desiredHealthy", false, &INT32),
-        prop(
-            "disruptedPods",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::apis::meta::v1::TIME),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("disruptionsAllowed", false, &INT32),
-        prop("expectedPods", false, &INT32),
-        prop("observedGeneration", false, &INT64),
-    ],
+    properties: &POD_DISRUPTION_BUDGET_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&POD_DISRUPTION_BUDGET_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_DISRUPTION_BUDGET_STATUS_PROPERTIES: [Property<'static>; 7] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("currentHealthy", false, &INT32),
+    prop("desiredHealthy", false, &INT32),
+    prop(
+        "disruptedPods",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::apis::meta::v1::TIME),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("disruptionsAllowed", false, &INT32),
+    prop("expectedPods", false, &INT32),
+    prop("observedGeneration", false, &INT64),
+];
+static POD_DISRUPTION_BUDGET_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_DISRUPTION_BUDGET_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::policy::v1::PodDisruptionBudgetStatus` (Kubernetes 1.33 to 1.35).
 pub const POD_DISRUPTION_BUDGET_STATUS_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("currentHealthy", true, &INT32),
-        prop("desiredHealthy", true, &INT32),
-        prop(
-            "disruptedPods",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::apis::meta::v1::TIME),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("disruptionsAllowed", true, &INT32),
-        prop("expectedPods", true, &INT32),
-        prop("observedGeneration", false, &INT64),
-    ],
+    properties: &POD_DISRUPTION_BUDGET_STATUS_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&POD_DISRUPTION_BUDGET_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_DISRUPTION_BUDGET_STATUS_1_33_TO_1_35_PROPERTIES: [Property<'static>; 7] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("currentHealthy", true, &INT32),
+    prop("desiredHealthy", true, &INT32),
+    prop(
+        "disruptedPods",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::apis::meta::v1::TIME),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("disruptionsAllowed", true, &INT32),
+    prop("expectedPods", true, &INT32),
+    prop("observedGeneration", false, &INT64),
+];
+static POD_DISRUPTION_BUDGET_STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_DISRUPTION_BUDGET_STATUS_1_33_TO_1_35_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -5,200 +5,244 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{STRING, STRING_LIST, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::rbac::v1::AggregationRule`.
 pub const AGGREGATION_RULE: Schema<'static> = Schema {
-    properties: &[prop(
-        "clusterRoleSelectors",
-        false,
-        &Schema {
-            items: Some(&apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &AGGREGATION_RULE_PROPERTIES,
+    properties_fingerprint: Some(&AGGREGATION_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static AGGREGATION_RULE_PROPERTIES: [Property<'static>; 1] = [prop(
+    "clusterRoleSelectors",
+    false,
+    &Schema {
+        items: Some(&apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR),
+        ..Schema::of(Type::Array)
+    },
+)];
+static AGGREGATION_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&AGGREGATION_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::rbac::v1::ClusterRole`.
 pub const CLUSTER_ROLE: Schema<'static> = Schema {
-    properties: &[
-        prop("aggregationRule", false, &AGGREGATION_RULE),
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop(
-            "rules",
-            false,
-            &Schema {
-                items: Some(&POLICY_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &CLUSTER_ROLE_PROPERTIES,
+    properties_fingerprint: Some(&CLUSTER_ROLE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CLUSTER_ROLE_PROPERTIES: [Property<'static>; 5] = [
+    prop("aggregationRule", false, &AGGREGATION_RULE),
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop(
+        "rules",
+        false,
+        &Schema {
+            items: Some(&POLICY_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static CLUSTER_ROLE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CLUSTER_ROLE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::rbac::v1::ClusterRoleBinding` (Kubernetes 1.36 to 1.37).
 pub const CLUSTER_ROLE_BINDING: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("roleRef", true, &ROLE_REF),
-        prop(
-            "subjects",
-            false,
-            &Schema {
-                items: Some(&SUBJECT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &CLUSTER_ROLE_BINDING_PROPERTIES,
+    properties_fingerprint: Some(&CLUSTER_ROLE_BINDING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CLUSTER_ROLE_BINDING_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("roleRef", true, &ROLE_REF),
+    prop(
+        "subjects",
+        false,
+        &Schema {
+            items: Some(&SUBJECT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static CLUSTER_ROLE_BINDING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CLUSTER_ROLE_BINDING_PROPERTIES);
 
 /// The model of `k8s_openapi::api::rbac::v1::ClusterRoleBinding` (Kubernetes 1.33 to 1.35).
 pub const CLUSTER_ROLE_BINDING_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("roleRef", true, &ROLE_REF_1_33_TO_1_35),
-        prop(
-            "subjects",
-            false,
-            &Schema {
-                items: Some(&SUBJECT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &CLUSTER_ROLE_BINDING_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&CLUSTER_ROLE_BINDING_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CLUSTER_ROLE_BINDING_1_33_TO_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("roleRef", true, &ROLE_REF_1_33_TO_1_35),
+    prop(
+        "subjects",
+        false,
+        &Schema {
+            items: Some(&SUBJECT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static CLUSTER_ROLE_BINDING_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CLUSTER_ROLE_BINDING_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::rbac::v1::PolicyRule`.
 pub const POLICY_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroups", false, &STRING_LIST),
-        prop("nonResourceURLs", false, &STRING_LIST),
-        prop("resourceNames", false, &STRING_LIST),
-        prop("resources", false, &STRING_LIST),
-        prop("verbs", true, &STRING_LIST),
-    ],
+    properties: &POLICY_RULE_PROPERTIES,
+    properties_fingerprint: Some(&POLICY_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POLICY_RULE_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiGroups", false, &STRING_LIST),
+    prop("nonResourceURLs", false, &STRING_LIST),
+    prop("resourceNames", false, &STRING_LIST),
+    prop("resources", false, &STRING_LIST),
+    prop("verbs", true, &STRING_LIST),
+];
+static POLICY_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POLICY_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::rbac::v1::Role`.
 pub const ROLE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop(
-            "rules",
-            false,
-            &Schema {
-                items: Some(&POLICY_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &ROLE_PROPERTIES,
+    properties_fingerprint: Some(&ROLE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ROLE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop(
+        "rules",
+        false,
+        &Schema {
+            items: Some(&POLICY_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static ROLE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ROLE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::rbac::v1::RoleBinding` (Kubernetes 1.36 to 1.37).
 pub const ROLE_BINDING: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("roleRef", true, &ROLE_REF),
-        prop(
-            "subjects",
-            false,
-            &Schema {
-                items: Some(&SUBJECT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &ROLE_BINDING_PROPERTIES,
+    properties_fingerprint: Some(&ROLE_BINDING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ROLE_BINDING_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("roleRef", true, &ROLE_REF),
+    prop(
+        "subjects",
+        false,
+        &Schema {
+            items: Some(&SUBJECT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static ROLE_BINDING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ROLE_BINDING_PROPERTIES);
 
 /// The model of `k8s_openapi::api::rbac::v1::RoleBinding` (Kubernetes 1.33 to 1.35).
 pub const ROLE_BINDING_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("roleRef", true, &ROLE_REF_1_33_TO_1_35),
-        prop(
-            "subjects",
-            false,
-            &Schema {
-                items: Some(&SUBJECT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &ROLE_BINDING_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&ROLE_BINDING_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ROLE_BINDING_1_33_TO_1_35_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("roleRef", true, &ROLE_REF_1_33_TO_1_35),
+    prop(
+        "subjects",
+        false,
+        &Schema {
+            items: Some(&SUBJECT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static ROLE_BINDING_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ROLE_BINDING_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::rbac::v1::RoleRef` (Kubernetes 1.36 to 1.37).
 pub const ROLE_REF: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroup", false, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &ROLE_REF_PROPERTIES,
+    properties_fingerprint: Some(&ROLE_REF_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ROLE_REF_PROPERTIES: [Property<'static>; 3] = [
+    prop("apiGroup", false, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+];
+static ROLE_REF_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ROLE_REF_PROPERTIES);
 
 /// The model of `k8s_openapi::api::rbac::v1::RoleRef` (Kubernetes 1.33 to 1.35).
 pub const ROLE_REF_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroup", true, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &ROLE_REF_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&ROLE_REF_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ROLE_REF_1_33_TO_1_35_PROPERTIES: [Property<'static>; 3] = [
+    prop("apiGroup", true, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+];
+static ROLE_REF_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ROLE_REF_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::rbac::v1::Subject`.
 pub const SUBJECT: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroup", false, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-        prop("namespace", false, &STRING),
-    ],
+    properties: &SUBJECT_PROPERTIES,
+    properties_fingerprint: Some(&SUBJECT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SUBJECT_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiGroup", false, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+    prop("namespace", false, &STRING),
+];
+static SUBJECT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SUBJECT_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

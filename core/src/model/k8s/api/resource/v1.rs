@@ -7,1238 +7,1518 @@ use crate::model::k8s::common::{
     BOOLEAN, INT64, NULLABLE_INT_OR_STRING, STRING, STRING_LIST, prop,
 };
 use crate::model::k8s::{api, apimachinery};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::resource::v1::AllocatedDeviceStatus` (Kubernetes 1.34 to 1.37).
 pub const ALLOCATED_DEVICE_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("data", false, &apimachinery::pkg::runtime::RAW_EXTENSION),
-        prop("device", true, &STRING),
-        prop("driver", true, &STRING),
-        prop("networkData", false, &NETWORK_DEVICE_DATA),
-        prop("pool", true, &STRING),
-        prop("shareID", false, &STRING),
-    ],
+    properties: &ALLOCATED_DEVICE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&ALLOCATED_DEVICE_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
-
-/// The model of `k8s_openapi::api::resource::v1::AllocationResult` (Kubernetes 1.37).
-pub const ALLOCATION_RESULT: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "allocationTimestamp",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("devices", false, &DEVICE_ALLOCATION_RESULT),
-        prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::AllocationResult` (Kubernetes 1.34 to 1.36).
-pub const ALLOCATION_RESULT_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "allocationTimestamp",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("devices", false, &DEVICE_ALLOCATION_RESULT_1_34_TO_1_36),
-        prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::CELDeviceSelector` (Kubernetes 1.34 to 1.37).
-pub const CEL_DEVICE_SELECTOR: Schema<'static> = Schema {
-    properties: &[prop("expression", true, &STRING)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::CapacityRequestPolicy` (Kubernetes 1.34 to 1.37).
-pub const CAPACITY_REQUEST_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("default", false, &NULLABLE_INT_OR_STRING),
-        prop("validRange", false, &CAPACITY_REQUEST_POLICY_RANGE),
-        prop(
-            "validValues",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::CapacityRequestPolicyRange` (Kubernetes 1.34 to 1.37).
-pub const CAPACITY_REQUEST_POLICY_RANGE: Schema<'static> = Schema {
-    properties: &[
-        prop("max", false, &NULLABLE_INT_OR_STRING),
-        prop("min", true, &apimachinery::pkg::api::resource::QUANTITY),
-        prop("step", false, &NULLABLE_INT_OR_STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::CapacityRequirements` (Kubernetes 1.34 to 1.37).
-pub const CAPACITY_REQUIREMENTS: Schema<'static> = Schema {
-    properties: &[prop(
-        "requests",
-        false,
-        &Schema {
-            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-            ..Schema::of(Type::Object)
-        },
-    )],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::Counter` (Kubernetes 1.34 to 1.37).
-pub const COUNTER: Schema<'static> = Schema {
-    properties: &[prop(
-        "value",
-        true,
-        &apimachinery::pkg::api::resource::QUANTITY,
-    )],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::CounterSet` (Kubernetes 1.34 to 1.37).
-pub const COUNTER_SET: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "counters",
-            true,
-            &Schema {
-                additional_properties: Some(&COUNTER),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("name", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::Device` (Kubernetes 1.37).
-pub const DEVICE: Schema<'static> = Schema {
-    properties: &[
-        prop("allNodes", false, &BOOLEAN),
-        prop("allowMultipleAllocations", false, &BOOLEAN),
-        prop(
-            "attributes",
-            false,
-            &Schema {
-                additional_properties: Some(&DEVICE_ATTRIBUTE),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("bindingConditions", false, &STRING_LIST),
-        prop("bindingFailureConditions", false, &STRING_LIST),
-        prop("bindsToNode", false, &BOOLEAN),
-        prop(
-            "capacity",
-            false,
-            &Schema {
-                additional_properties: Some(&DEVICE_CAPACITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "consumesCounters",
-            false,
-            &Schema {
-                items: Some(&DEVICE_COUNTER_CONSUMPTION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-        prop(
-            "nodeAllocatableResources",
-            false,
-            &Schema {
-                additional_properties: Some(&NODE_ALLOCATABLE_RESOURCE),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
-        prop(
-            "taints",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::Device` (Kubernetes 1.36).
-pub const DEVICE_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("allNodes", false, &BOOLEAN),
-        prop("allowMultipleAllocations", false, &BOOLEAN),
-        prop(
-            "attributes",
-            false,
-            &Schema {
-                additional_properties: Some(&DEVICE_ATTRIBUTE),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("bindingConditions", false, &STRING_LIST),
-        prop("bindingFailureConditions", false, &STRING_LIST),
-        prop("bindsToNode", false, &BOOLEAN),
-        prop(
-            "capacity",
-            false,
-            &Schema {
-                additional_properties: Some(&DEVICE_CAPACITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "consumesCounters",
-            false,
-            &Schema {
-                items: Some(&DEVICE_COUNTER_CONSUMPTION_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-        prop(
-            "nodeAllocatableResourceMappings",
-            false,
-            &Schema {
-                additional_properties: Some(&NODE_ALLOCATABLE_RESOURCE_MAPPING),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
-        prop(
-            "taints",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::Device` (Kubernetes 1.34 to 1.35).
-pub const DEVICE_1_34_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("allNodes", false, &BOOLEAN),
-        prop("allowMultipleAllocations", false, &BOOLEAN),
-        prop(
-            "attributes",
-            false,
-            &Schema {
-                additional_properties: Some(&DEVICE_ATTRIBUTE_1_34_TO_1_35),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("bindingConditions", false, &STRING_LIST),
-        prop("bindingFailureConditions", false, &STRING_LIST),
-        prop("bindsToNode", false, &BOOLEAN),
-        prop(
-            "capacity",
-            false,
-            &Schema {
-                additional_properties: Some(&DEVICE_CAPACITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "consumesCounters",
-            false,
-            &Schema {
-                items: Some(&DEVICE_COUNTER_CONSUMPTION_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
-        prop(
-            "taints",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceAllocationConfiguration` (Kubernetes 1.34 to 1.37).
-pub const DEVICE_ALLOCATION_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION),
-        prop("requests", false, &STRING_LIST),
-        prop("source", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceAllocationResult` (Kubernetes 1.37).
-pub const DEVICE_ALLOCATION_RESULT: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "config",
-            false,
-            &Schema {
-                items: Some(&DEVICE_ALLOCATION_CONFIGURATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "results",
-            false,
-            &Schema {
-                items: Some(&DEVICE_REQUEST_ALLOCATION_RESULT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceAllocationResult` (Kubernetes 1.34 to 1.36).
-pub const DEVICE_ALLOCATION_RESULT_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "config",
-            false,
-            &Schema {
-                items: Some(&DEVICE_ALLOCATION_CONFIGURATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "results",
-            false,
-            &Schema {
-                items: Some(&DEVICE_REQUEST_ALLOCATION_RESULT_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceAttribute` (Kubernetes 1.36 to 1.37).
-pub const DEVICE_ATTRIBUTE: Schema<'static> = Schema {
-    properties: &[
-        prop("bool", false, &BOOLEAN),
-        prop(
-            "bools",
-            false,
-            &Schema {
-                items: Some(&BOOLEAN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("int", false, &INT64),
-        prop(
-            "ints",
-            false,
-            &Schema {
-                items: Some(&INT64),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("string", false, &STRING),
-        prop("strings", false, &STRING_LIST),
-        prop("version", false, &STRING),
-        prop("versions", false, &STRING_LIST),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceAttribute` (Kubernetes 1.34 to 1.35).
-pub const DEVICE_ATTRIBUTE_1_34_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("bool", false, &BOOLEAN),
-        prop("int", false, &INT64),
-        prop("string", false, &STRING),
-        prop("version", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceCapacity` (Kubernetes 1.34 to 1.37).
-pub const DEVICE_CAPACITY: Schema<'static> = Schema {
-    properties: &[
-        prop("requestPolicy", false, &CAPACITY_REQUEST_POLICY),
-        prop("value", true, &apimachinery::pkg::api::resource::QUANTITY),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceClaim` (Kubernetes 1.37).
-pub const DEVICE_CLAIM: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "config",
-            false,
-            &Schema {
-                items: Some(&DEVICE_CLAIM_CONFIGURATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "constraints",
-            false,
-            &Schema {
-                items: Some(&DEVICE_CONSTRAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "requests",
-            false,
-            &Schema {
-                items: Some(&DEVICE_REQUEST),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceClaim` (Kubernetes 1.34 to 1.36).
-pub const DEVICE_CLAIM_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "config",
-            false,
-            &Schema {
-                items: Some(&DEVICE_CLAIM_CONFIGURATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "constraints",
-            false,
-            &Schema {
-                items: Some(&DEVICE_CONSTRAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "requests",
-            false,
-            &Schema {
-                items: Some(&DEVICE_REQUEST_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceClaimConfiguration` (Kubernetes 1.34 to 1.37).
-pub const DEVICE_CLAIM_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION),
-        prop("requests", false, &STRING_LIST),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceClass` (Kubernetes 1.37).
-pub const DEVICE_CLASS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &DEVICE_CLASS_SPEC),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceClass` (Kubernetes 1.34 to 1.36).
-pub const DEVICE_CLASS_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &DEVICE_CLASS_SPEC),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceClassConfiguration` (Kubernetes 1.34 to 1.37).
-pub const DEVICE_CLASS_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceClassSpec` (Kubernetes 1.34 to 1.37).
-pub const DEVICE_CLASS_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "config",
-            false,
-            &Schema {
-                items: Some(&DEVICE_CLASS_CONFIGURATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("extendedResourceName", false, &STRING),
-        prop(
-            "selectors",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SELECTOR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceConstraint` (Kubernetes 1.34 to 1.37).
-pub const DEVICE_CONSTRAINT: Schema<'static> = Schema {
-    properties: &[
-        prop("distinctAttribute", false, &STRING),
-        prop("matchAttribute", false, &STRING),
-        prop("requests", false, &STRING_LIST),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceCounterConsumption` (Kubernetes 1.37).
-pub const DEVICE_COUNTER_CONSUMPTION: Schema<'static> = Schema {
-    properties: &[
-        prop("compatibilityGroups", false, &STRING_LIST),
-        prop("counterSet", true, &STRING),
-        prop(
-            "counters",
-            true,
-            &Schema {
-                additional_properties: Some(&COUNTER),
-                ..Schema::of(Type::Object)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceCounterConsumption` (Kubernetes 1.34 to 1.36).
-pub const DEVICE_COUNTER_CONSUMPTION_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("counterSet", true, &STRING),
-        prop(
-            "counters",
-            true,
-            &Schema {
-                additional_properties: Some(&COUNTER),
-                ..Schema::of(Type::Object)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceDerivedAttribute` (Kubernetes 1.37).
-pub const DEVICE_DERIVED_ATTRIBUTE: Schema<'static> = Schema {
-    properties: &[
-        prop("expression", true, &STRING),
-        prop("name", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceRequest` (Kubernetes 1.37).
-pub const DEVICE_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("exactly", false, &EXACT_DEVICE_REQUEST),
-        prop(
-            "firstAvailable",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SUB_REQUEST),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceRequest` (Kubernetes 1.34 to 1.36).
-pub const DEVICE_REQUEST_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("exactly", false, &EXACT_DEVICE_REQUEST_1_34_TO_1_36),
-        prop(
-            "firstAvailable",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SUB_REQUEST_1_34_TO_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceRequestAllocationResult` (Kubernetes 1.37).
-pub const DEVICE_REQUEST_ALLOCATION_RESULT: Schema<'static> = Schema {
-    properties: &[
-        prop("adminAccess", false, &BOOLEAN),
-        prop("bindingConditions", false, &STRING_LIST),
-        prop("bindingFailureConditions", false, &STRING_LIST),
-        prop(
-            "consumedCapacity",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("device", true, &STRING),
-        prop("driver", true, &STRING),
-        prop("pool", true, &STRING),
-        prop("request", true, &STRING),
-        prop("shareID", false, &STRING),
-        prop("skipNodeOperations", false, &STRING_LIST),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceRequestAllocationResult` (Kubernetes 1.34 to 1.36).
-pub const DEVICE_REQUEST_ALLOCATION_RESULT_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("adminAccess", false, &BOOLEAN),
-        prop("bindingConditions", false, &STRING_LIST),
-        prop("bindingFailureConditions", false, &STRING_LIST),
-        prop(
-            "consumedCapacity",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("device", true, &STRING),
-        prop("driver", true, &STRING),
-        prop("pool", true, &STRING),
-        prop("request", true, &STRING),
-        prop("shareID", false, &STRING),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceSelector` (Kubernetes 1.34 to 1.37).
-pub const DEVICE_SELECTOR: Schema<'static> = Schema {
-    properties: &[prop("cel", false, &CEL_DEVICE_SELECTOR)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceSubRequest` (Kubernetes 1.37).
-pub const DEVICE_SUB_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("allocationMode", false, &STRING),
-        prop("capacity", false, &CAPACITY_REQUIREMENTS),
-        prop("count", false, &INT64),
-        prop(
-            "derivedAttributes",
-            false,
-            &Schema {
-                items: Some(&DEVICE_DERIVED_ATTRIBUTE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("deviceClassName", true, &STRING),
-        prop("name", true, &STRING),
-        prop(
-            "selectors",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SELECTOR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceSubRequest` (Kubernetes 1.34 to 1.36).
-pub const DEVICE_SUB_REQUEST_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("allocationMode", false, &STRING),
-        prop("capacity", false, &CAPACITY_REQUIREMENTS),
-        prop("count", false, &INT64),
-        prop("deviceClassName", true, &STRING),
-        prop("name", true, &STRING),
-        prop(
-            "selectors",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SELECTOR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceTaint` (Kubernetes 1.34 to 1.37).
-pub const DEVICE_TAINT: Schema<'static> = Schema {
-    properties: &[
-        prop("effect", true, &STRING),
-        prop("key", true, &STRING),
-        prop("timeAdded", false, &apimachinery::pkg::apis::meta::v1::TIME),
-        prop("value", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceTaintRule` (Kubernetes 1.37).
-pub const DEVICE_TAINT_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &DEVICE_TAINT_RULE_SPEC),
-        prop("status", false, &DEVICE_TAINT_RULE_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceTaintRuleSpec` (Kubernetes 1.37).
-pub const DEVICE_TAINT_RULE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("deviceSelector", false, &DEVICE_TAINT_SELECTOR),
-        prop("taint", true, &DEVICE_TAINT),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1::DeviceTaintRuleStatus` (Kubernetes 1.37).
-pub const DEVICE_TAINT_RULE_STATUS: Schema<'static> = Schema {
-    properties: &[prop(
+static ALLOCATED_DEVICE_STATUS_PROPERTIES: [Property<'static>; 7] = [
+    prop(
         "conditions",
         false,
         &Schema {
             items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
             ..Schema::of(Type::Array)
         },
-    )],
+    ),
+    prop("data", false, &apimachinery::pkg::runtime::RAW_EXTENSION),
+    prop("device", true, &STRING),
+    prop("driver", true, &STRING),
+    prop("networkData", false, &NETWORK_DEVICE_DATA),
+    prop("pool", true, &STRING),
+    prop("shareID", false, &STRING),
+];
+static ALLOCATED_DEVICE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ALLOCATED_DEVICE_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::AllocationResult` (Kubernetes 1.37).
+pub const ALLOCATION_RESULT: Schema<'static> = Schema {
+    properties: &ALLOCATION_RESULT_PROPERTIES,
+    properties_fingerprint: Some(&ALLOCATION_RESULT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ALLOCATION_RESULT_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "allocationTimestamp",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("devices", false, &DEVICE_ALLOCATION_RESULT),
+    prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
+];
+static ALLOCATION_RESULT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ALLOCATION_RESULT_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::AllocationResult` (Kubernetes 1.34 to 1.36).
+pub const ALLOCATION_RESULT_1_34_TO_1_36: Schema<'static> = Schema {
+    properties: &ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "allocationTimestamp",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("devices", false, &DEVICE_ALLOCATION_RESULT_1_34_TO_1_36),
+    prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
+];
+static ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::CELDeviceSelector` (Kubernetes 1.34 to 1.37).
+pub const CEL_DEVICE_SELECTOR: Schema<'static> = Schema {
+    properties: &CEL_DEVICE_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&CEL_DEVICE_SELECTOR_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static CEL_DEVICE_SELECTOR_PROPERTIES: [Property<'static>; 1] = [prop("expression", true, &STRING)];
+static CEL_DEVICE_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CEL_DEVICE_SELECTOR_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::CapacityRequestPolicy` (Kubernetes 1.34 to 1.37).
+pub const CAPACITY_REQUEST_POLICY: Schema<'static> = Schema {
+    properties: &CAPACITY_REQUEST_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&CAPACITY_REQUEST_POLICY_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static CAPACITY_REQUEST_POLICY_PROPERTIES: [Property<'static>; 3] = [
+    prop("default", false, &NULLABLE_INT_OR_STRING),
+    prop("validRange", false, &CAPACITY_REQUEST_POLICY_RANGE),
+    prop(
+        "validValues",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static CAPACITY_REQUEST_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CAPACITY_REQUEST_POLICY_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::CapacityRequestPolicyRange` (Kubernetes 1.34 to 1.37).
+pub const CAPACITY_REQUEST_POLICY_RANGE: Schema<'static> = Schema {
+    properties: &CAPACITY_REQUEST_POLICY_RANGE_PROPERTIES,
+    properties_fingerprint: Some(&CAPACITY_REQUEST_POLICY_RANGE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static CAPACITY_REQUEST_POLICY_RANGE_PROPERTIES: [Property<'static>; 3] = [
+    prop("max", false, &NULLABLE_INT_OR_STRING),
+    prop("min", true, &apimachinery::pkg::api::resource::QUANTITY),
+    prop("step", false, &NULLABLE_INT_OR_STRING),
+];
+static CAPACITY_REQUEST_POLICY_RANGE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CAPACITY_REQUEST_POLICY_RANGE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::CapacityRequirements` (Kubernetes 1.34 to 1.37).
+pub const CAPACITY_REQUIREMENTS: Schema<'static> = Schema {
+    properties: &CAPACITY_REQUIREMENTS_PROPERTIES,
+    properties_fingerprint: Some(&CAPACITY_REQUIREMENTS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static CAPACITY_REQUIREMENTS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "requests",
+    false,
+    &Schema {
+        additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+        ..Schema::of(Type::Object)
+    },
+)];
+static CAPACITY_REQUIREMENTS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CAPACITY_REQUIREMENTS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::Counter` (Kubernetes 1.34 to 1.37).
+pub const COUNTER: Schema<'static> = Schema {
+    properties: &COUNTER_PROPERTIES,
+    properties_fingerprint: Some(&COUNTER_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static COUNTER_PROPERTIES: [Property<'static>; 1] = [prop(
+    "value",
+    true,
+    &apimachinery::pkg::api::resource::QUANTITY,
+)];
+static COUNTER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COUNTER_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::CounterSet` (Kubernetes 1.34 to 1.37).
+pub const COUNTER_SET: Schema<'static> = Schema {
+    properties: &COUNTER_SET_PROPERTIES,
+    properties_fingerprint: Some(&COUNTER_SET_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static COUNTER_SET_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "counters",
+        true,
+        &Schema {
+            additional_properties: Some(&COUNTER),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("name", true, &STRING),
+];
+static COUNTER_SET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COUNTER_SET_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::Device` (Kubernetes 1.37).
+pub const DEVICE: Schema<'static> = Schema {
+    properties: &DEVICE_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_PROPERTIES: [Property<'static>; 13] = [
+    prop("allNodes", false, &BOOLEAN),
+    prop("allowMultipleAllocations", false, &BOOLEAN),
+    prop(
+        "attributes",
+        false,
+        &Schema {
+            additional_properties: Some(&DEVICE_ATTRIBUTE),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("bindingConditions", false, &STRING_LIST),
+    prop("bindingFailureConditions", false, &STRING_LIST),
+    prop("bindsToNode", false, &BOOLEAN),
+    prop(
+        "capacity",
+        false,
+        &Schema {
+            additional_properties: Some(&DEVICE_CAPACITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "consumesCounters",
+        false,
+        &Schema {
+            items: Some(&DEVICE_COUNTER_CONSUMPTION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+    prop(
+        "nodeAllocatableResources",
+        false,
+        &Schema {
+            additional_properties: Some(&NODE_ALLOCATABLE_RESOURCE),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
+    prop(
+        "taints",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::Device` (Kubernetes 1.36).
+pub const DEVICE_1_36: Schema<'static> = Schema {
+    properties: &DEVICE_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_1_36_PROPERTIES: [Property<'static>; 13] = [
+    prop("allNodes", false, &BOOLEAN),
+    prop("allowMultipleAllocations", false, &BOOLEAN),
+    prop(
+        "attributes",
+        false,
+        &Schema {
+            additional_properties: Some(&DEVICE_ATTRIBUTE),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("bindingConditions", false, &STRING_LIST),
+    prop("bindingFailureConditions", false, &STRING_LIST),
+    prop("bindsToNode", false, &BOOLEAN),
+    prop(
+        "capacity",
+        false,
+        &Schema {
+            additional_properties: Some(&DEVICE_CAPACITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "consumesCounters",
+        false,
+        &Schema {
+            items: Some(&DEVICE_COUNTER_CONSUMPTION_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+    prop(
+        "nodeAllocatableResourceMappings",
+        false,
+        &Schema {
+            additional_properties: Some(&NODE_ALLOCATABLE_RESOURCE_MAPPING),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
+    prop(
+        "taints",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::Device` (Kubernetes 1.34 to 1.35).
+pub const DEVICE_1_34_TO_1_35: Schema<'static> = Schema {
+    properties: &DEVICE_1_34_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_1_34_TO_1_35_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_1_34_TO_1_35_PROPERTIES: [Property<'static>; 12] = [
+    prop("allNodes", false, &BOOLEAN),
+    prop("allowMultipleAllocations", false, &BOOLEAN),
+    prop(
+        "attributes",
+        false,
+        &Schema {
+            additional_properties: Some(&DEVICE_ATTRIBUTE_1_34_TO_1_35),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("bindingConditions", false, &STRING_LIST),
+    prop("bindingFailureConditions", false, &STRING_LIST),
+    prop("bindsToNode", false, &BOOLEAN),
+    prop(
+        "capacity",
+        false,
+        &Schema {
+            additional_properties: Some(&DEVICE_CAPACITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "consumesCounters",
+        false,
+        &Schema {
+            items: Some(&DEVICE_COUNTER_CONSUMPTION_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
+    prop(
+        "taints",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_1_34_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_1_34_TO_1_35_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceAllocationConfiguration` (Kubernetes 1.34 to 1.37).
+pub const DEVICE_ALLOCATION_CONFIGURATION: Schema<'static> = Schema {
+    properties: &DEVICE_ALLOCATION_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_ALLOCATION_CONFIGURATION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_ALLOCATION_CONFIGURATION_PROPERTIES: [Property<'static>; 3] = [
+    prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION),
+    prop("requests", false, &STRING_LIST),
+    prop("source", true, &STRING),
+];
+static DEVICE_ALLOCATION_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_ALLOCATION_CONFIGURATION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceAllocationResult` (Kubernetes 1.37).
+pub const DEVICE_ALLOCATION_RESULT: Schema<'static> = Schema {
+    properties: &DEVICE_ALLOCATION_RESULT_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_ALLOCATION_RESULT_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_ALLOCATION_RESULT_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "config",
+        false,
+        &Schema {
+            items: Some(&DEVICE_ALLOCATION_CONFIGURATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "results",
+        false,
+        &Schema {
+            items: Some(&DEVICE_REQUEST_ALLOCATION_RESULT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_ALLOCATION_RESULT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_ALLOCATION_RESULT_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceAllocationResult` (Kubernetes 1.34 to 1.36).
+pub const DEVICE_ALLOCATION_RESULT_1_34_TO_1_36: Schema<'static> = Schema {
+    properties: &DEVICE_ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "config",
+        false,
+        &Schema {
+            items: Some(&DEVICE_ALLOCATION_CONFIGURATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "results",
+        false,
+        &Schema {
+            items: Some(&DEVICE_REQUEST_ALLOCATION_RESULT_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceAttribute` (Kubernetes 1.36 to 1.37).
+pub const DEVICE_ATTRIBUTE: Schema<'static> = Schema {
+    properties: &DEVICE_ATTRIBUTE_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_ATTRIBUTE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_ATTRIBUTE_PROPERTIES: [Property<'static>; 8] = [
+    prop("bool", false, &BOOLEAN),
+    prop(
+        "bools",
+        false,
+        &Schema {
+            items: Some(&BOOLEAN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("int", false, &INT64),
+    prop(
+        "ints",
+        false,
+        &Schema {
+            items: Some(&INT64),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("string", false, &STRING),
+    prop("strings", false, &STRING_LIST),
+    prop("version", false, &STRING),
+    prop("versions", false, &STRING_LIST),
+];
+static DEVICE_ATTRIBUTE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_ATTRIBUTE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceAttribute` (Kubernetes 1.34 to 1.35).
+pub const DEVICE_ATTRIBUTE_1_34_TO_1_35: Schema<'static> = Schema {
+    properties: &DEVICE_ATTRIBUTE_1_34_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_ATTRIBUTE_1_34_TO_1_35_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_ATTRIBUTE_1_34_TO_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("bool", false, &BOOLEAN),
+    prop("int", false, &INT64),
+    prop("string", false, &STRING),
+    prop("version", false, &STRING),
+];
+static DEVICE_ATTRIBUTE_1_34_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_ATTRIBUTE_1_34_TO_1_35_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceCapacity` (Kubernetes 1.34 to 1.37).
+pub const DEVICE_CAPACITY: Schema<'static> = Schema {
+    properties: &DEVICE_CAPACITY_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CAPACITY_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CAPACITY_PROPERTIES: [Property<'static>; 2] = [
+    prop("requestPolicy", false, &CAPACITY_REQUEST_POLICY),
+    prop("value", true, &apimachinery::pkg::api::resource::QUANTITY),
+];
+static DEVICE_CAPACITY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CAPACITY_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceClaim` (Kubernetes 1.37).
+pub const DEVICE_CLAIM: Schema<'static> = Schema {
+    properties: &DEVICE_CLAIM_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLAIM_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLAIM_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "config",
+        false,
+        &Schema {
+            items: Some(&DEVICE_CLAIM_CONFIGURATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "constraints",
+        false,
+        &Schema {
+            items: Some(&DEVICE_CONSTRAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "requests",
+        false,
+        &Schema {
+            items: Some(&DEVICE_REQUEST),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_CLAIM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLAIM_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceClaim` (Kubernetes 1.34 to 1.36).
+pub const DEVICE_CLAIM_1_34_TO_1_36: Schema<'static> = Schema {
+    properties: &DEVICE_CLAIM_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLAIM_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLAIM_1_34_TO_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "config",
+        false,
+        &Schema {
+            items: Some(&DEVICE_CLAIM_CONFIGURATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "constraints",
+        false,
+        &Schema {
+            items: Some(&DEVICE_CONSTRAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "requests",
+        false,
+        &Schema {
+            items: Some(&DEVICE_REQUEST_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_CLAIM_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLAIM_1_34_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceClaimConfiguration` (Kubernetes 1.34 to 1.37).
+pub const DEVICE_CLAIM_CONFIGURATION: Schema<'static> = Schema {
+    properties: &DEVICE_CLAIM_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLAIM_CONFIGURATION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLAIM_CONFIGURATION_PROPERTIES: [Property<'static>; 2] = [
+    prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION),
+    prop("requests", false, &STRING_LIST),
+];
+static DEVICE_CLAIM_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLAIM_CONFIGURATION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceClass` (Kubernetes 1.37).
+pub const DEVICE_CLASS: Schema<'static> = Schema {
+    properties: &DEVICE_CLASS_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLASS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLASS_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &DEVICE_CLASS_SPEC),
+];
+static DEVICE_CLASS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLASS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceClass` (Kubernetes 1.34 to 1.36).
+pub const DEVICE_CLASS_1_34_TO_1_36: Schema<'static> = Schema {
+    properties: &DEVICE_CLASS_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLASS_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLASS_1_34_TO_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &DEVICE_CLASS_SPEC),
+];
+static DEVICE_CLASS_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLASS_1_34_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceClassConfiguration` (Kubernetes 1.34 to 1.37).
+pub const DEVICE_CLASS_CONFIGURATION: Schema<'static> = Schema {
+    properties: &DEVICE_CLASS_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLASS_CONFIGURATION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLASS_CONFIGURATION_PROPERTIES: [Property<'static>; 1] =
+    [prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION)];
+static DEVICE_CLASS_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLASS_CONFIGURATION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceClassSpec` (Kubernetes 1.34 to 1.37).
+pub const DEVICE_CLASS_SPEC: Schema<'static> = Schema {
+    properties: &DEVICE_CLASS_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLASS_SPEC_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLASS_SPEC_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "config",
+        false,
+        &Schema {
+            items: Some(&DEVICE_CLASS_CONFIGURATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("extendedResourceName", false, &STRING),
+    prop(
+        "selectors",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SELECTOR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_CLASS_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLASS_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceConstraint` (Kubernetes 1.34 to 1.37).
+pub const DEVICE_CONSTRAINT: Schema<'static> = Schema {
+    properties: &DEVICE_CONSTRAINT_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CONSTRAINT_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CONSTRAINT_PROPERTIES: [Property<'static>; 3] = [
+    prop("distinctAttribute", false, &STRING),
+    prop("matchAttribute", false, &STRING),
+    prop("requests", false, &STRING_LIST),
+];
+static DEVICE_CONSTRAINT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CONSTRAINT_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceCounterConsumption` (Kubernetes 1.37).
+pub const DEVICE_COUNTER_CONSUMPTION: Schema<'static> = Schema {
+    properties: &DEVICE_COUNTER_CONSUMPTION_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_COUNTER_CONSUMPTION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_COUNTER_CONSUMPTION_PROPERTIES: [Property<'static>; 3] = [
+    prop("compatibilityGroups", false, &STRING_LIST),
+    prop("counterSet", true, &STRING),
+    prop(
+        "counters",
+        true,
+        &Schema {
+            additional_properties: Some(&COUNTER),
+            ..Schema::of(Type::Object)
+        },
+    ),
+];
+static DEVICE_COUNTER_CONSUMPTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_COUNTER_CONSUMPTION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceCounterConsumption` (Kubernetes 1.34 to 1.36).
+pub const DEVICE_COUNTER_CONSUMPTION_1_34_TO_1_36: Schema<'static> = Schema {
+    properties: &DEVICE_COUNTER_CONSUMPTION_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_COUNTER_CONSUMPTION_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_COUNTER_CONSUMPTION_1_34_TO_1_36_PROPERTIES: [Property<'static>; 2] = [
+    prop("counterSet", true, &STRING),
+    prop(
+        "counters",
+        true,
+        &Schema {
+            additional_properties: Some(&COUNTER),
+            ..Schema::of(Type::Object)
+        },
+    ),
+];
+static DEVICE_COUNTER_CONSUMPTION_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_COUNTER_CONSUMPTION_1_34_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceDerivedAttribute` (Kubernetes 1.37).
+pub const DEVICE_DERIVED_ATTRIBUTE: Schema<'static> = Schema {
+    properties: &DEVICE_DERIVED_ATTRIBUTE_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_DERIVED_ATTRIBUTE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_DERIVED_ATTRIBUTE_PROPERTIES: [Property<'static>; 2] = [
+    prop("expression", true, &STRING),
+    prop("name", true, &STRING),
+];
+static DEVICE_DERIVED_ATTRIBUTE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_DERIVED_ATTRIBUTE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceRequest` (Kubernetes 1.37).
+pub const DEVICE_REQUEST: Schema<'static> = Schema {
+    properties: &DEVICE_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_REQUEST_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_REQUEST_PROPERTIES: [Property<'static>; 3] = [
+    prop("exactly", false, &EXACT_DEVICE_REQUEST),
+    prop(
+        "firstAvailable",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SUB_REQUEST),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+];
+static DEVICE_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_REQUEST_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceRequest` (Kubernetes 1.34 to 1.36).
+pub const DEVICE_REQUEST_1_34_TO_1_36: Schema<'static> = Schema {
+    properties: &DEVICE_REQUEST_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_REQUEST_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_REQUEST_1_34_TO_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop("exactly", false, &EXACT_DEVICE_REQUEST_1_34_TO_1_36),
+    prop(
+        "firstAvailable",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SUB_REQUEST_1_34_TO_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+];
+static DEVICE_REQUEST_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_REQUEST_1_34_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceRequestAllocationResult` (Kubernetes 1.37).
+pub const DEVICE_REQUEST_ALLOCATION_RESULT: Schema<'static> = Schema {
+    properties: &DEVICE_REQUEST_ALLOCATION_RESULT_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_REQUEST_ALLOCATION_RESULT_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_REQUEST_ALLOCATION_RESULT_PROPERTIES: [Property<'static>; 11] = [
+    prop("adminAccess", false, &BOOLEAN),
+    prop("bindingConditions", false, &STRING_LIST),
+    prop("bindingFailureConditions", false, &STRING_LIST),
+    prop(
+        "consumedCapacity",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("device", true, &STRING),
+    prop("driver", true, &STRING),
+    prop("pool", true, &STRING),
+    prop("request", true, &STRING),
+    prop("shareID", false, &STRING),
+    prop("skipNodeOperations", false, &STRING_LIST),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_REQUEST_ALLOCATION_RESULT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_REQUEST_ALLOCATION_RESULT_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceRequestAllocationResult` (Kubernetes 1.34 to 1.36).
+pub const DEVICE_REQUEST_ALLOCATION_RESULT_1_34_TO_1_36: Schema<'static> = Schema {
+    properties: &DEVICE_REQUEST_ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(
+        &DEVICE_REQUEST_ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES_FINGERPRINT,
+    ),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_REQUEST_ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES: [Property<'static>; 10] = [
+    prop("adminAccess", false, &BOOLEAN),
+    prop("bindingConditions", false, &STRING_LIST),
+    prop("bindingFailureConditions", false, &STRING_LIST),
+    prop(
+        "consumedCapacity",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("device", true, &STRING),
+    prop("driver", true, &STRING),
+    prop("pool", true, &STRING),
+    prop("request", true, &STRING),
+    prop("shareID", false, &STRING),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_REQUEST_ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &DEVICE_REQUEST_ALLOCATION_RESULT_1_34_TO_1_36_PROPERTIES,
+    );
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceSelector` (Kubernetes 1.34 to 1.37).
+pub const DEVICE_SELECTOR: Schema<'static> = Schema {
+    properties: &DEVICE_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_SELECTOR_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_SELECTOR_PROPERTIES: [Property<'static>; 1] =
+    [prop("cel", false, &CEL_DEVICE_SELECTOR)];
+static DEVICE_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_SELECTOR_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceSubRequest` (Kubernetes 1.37).
+pub const DEVICE_SUB_REQUEST: Schema<'static> = Schema {
+    properties: &DEVICE_SUB_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_SUB_REQUEST_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_SUB_REQUEST_PROPERTIES: [Property<'static>; 8] = [
+    prop("allocationMode", false, &STRING),
+    prop("capacity", false, &CAPACITY_REQUIREMENTS),
+    prop("count", false, &INT64),
+    prop(
+        "derivedAttributes",
+        false,
+        &Schema {
+            items: Some(&DEVICE_DERIVED_ATTRIBUTE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("deviceClassName", true, &STRING),
+    prop("name", true, &STRING),
+    prop(
+        "selectors",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SELECTOR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_SUB_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_SUB_REQUEST_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceSubRequest` (Kubernetes 1.34 to 1.36).
+pub const DEVICE_SUB_REQUEST_1_34_TO_1_36: Schema<'static> = Schema {
+    properties: &DEVICE_SUB_REQUEST_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_SUB_REQUEST_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_SUB_REQUEST_1_34_TO_1_36_PROPERTIES: [Property<'static>; 7] = [
+    prop("allocationMode", false, &STRING),
+    prop("capacity", false, &CAPACITY_REQUIREMENTS),
+    prop("count", false, &INT64),
+    prop("deviceClassName", true, &STRING),
+    prop("name", true, &STRING),
+    prop(
+        "selectors",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SELECTOR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_SUB_REQUEST_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_SUB_REQUEST_1_34_TO_1_36_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceTaint` (Kubernetes 1.34 to 1.37).
+pub const DEVICE_TAINT: Schema<'static> = Schema {
+    properties: &DEVICE_TAINT_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_TAINT_PROPERTIES: [Property<'static>; 4] = [
+    prop("effect", true, &STRING),
+    prop("key", true, &STRING),
+    prop("timeAdded", false, &apimachinery::pkg::apis::meta::v1::TIME),
+    prop("value", false, &STRING),
+];
+static DEVICE_TAINT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceTaintRule` (Kubernetes 1.37).
+pub const DEVICE_TAINT_RULE: Schema<'static> = Schema {
+    properties: &DEVICE_TAINT_RULE_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_RULE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_TAINT_RULE_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &DEVICE_TAINT_RULE_SPEC),
+    prop("status", false, &DEVICE_TAINT_RULE_STATUS),
+];
+static DEVICE_TAINT_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_RULE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceTaintRuleSpec` (Kubernetes 1.37).
+pub const DEVICE_TAINT_RULE_SPEC: Schema<'static> = Schema {
+    properties: &DEVICE_TAINT_RULE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_RULE_SPEC_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_TAINT_RULE_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop("deviceSelector", false, &DEVICE_TAINT_SELECTOR),
+    prop("taint", true, &DEVICE_TAINT),
+];
+static DEVICE_TAINT_RULE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_RULE_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1::DeviceTaintRuleStatus` (Kubernetes 1.37).
+pub const DEVICE_TAINT_RULE_STATUS: Schema<'static> = Schema {
+    properties: &DEVICE_TAINT_RULE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_RULE_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_TAINT_RULE_STATUS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "conditions",
+    false,
+    &Schema {
+        items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+        ..Schema::of(Type::Array)
+    },
+)];
+static DEVICE_TAINT_RULE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_RULE_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::DeviceTaintSelector` (Kubernetes 1.37).
 pub const DEVICE_TAINT_SELECTOR: Schema<'static> = Schema {
-    properties: &[
-        prop("device", false, &STRING),
-        prop("driver", false, &STRING),
-        prop("pool", false, &STRING),
-    ],
+    properties: &DEVICE_TAINT_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_SELECTOR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEVICE_TAINT_SELECTOR_PROPERTIES: [Property<'static>; 3] = [
+    prop("device", false, &STRING),
+    prop("driver", false, &STRING),
+    prop("pool", false, &STRING),
+];
+static DEVICE_TAINT_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_SELECTOR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::DeviceToleration` (Kubernetes 1.34 to 1.37).
 pub const DEVICE_TOLERATION: Schema<'static> = Schema {
-    properties: &[
-        prop("effect", false, &STRING),
-        prop("key", false, &STRING),
-        prop("operator", false, &STRING),
-        prop("tolerationSeconds", false, &INT64),
-        prop("value", false, &STRING),
-    ],
+    properties: &DEVICE_TOLERATION_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TOLERATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEVICE_TOLERATION_PROPERTIES: [Property<'static>; 5] = [
+    prop("effect", false, &STRING),
+    prop("key", false, &STRING),
+    prop("operator", false, &STRING),
+    prop("tolerationSeconds", false, &INT64),
+    prop("value", false, &STRING),
+];
+static DEVICE_TOLERATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TOLERATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ExactDeviceRequest` (Kubernetes 1.37).
 pub const EXACT_DEVICE_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("adminAccess", false, &BOOLEAN),
-        prop("allocationMode", false, &STRING),
-        prop("capacity", false, &CAPACITY_REQUIREMENTS),
-        prop("count", false, &INT64),
-        prop(
-            "derivedAttributes",
-            false,
-            &Schema {
-                items: Some(&DEVICE_DERIVED_ATTRIBUTE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("deviceClassName", true, &STRING),
-        prop(
-            "selectors",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SELECTOR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &EXACT_DEVICE_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&EXACT_DEVICE_REQUEST_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EXACT_DEVICE_REQUEST_PROPERTIES: [Property<'static>; 8] = [
+    prop("adminAccess", false, &BOOLEAN),
+    prop("allocationMode", false, &STRING),
+    prop("capacity", false, &CAPACITY_REQUIREMENTS),
+    prop("count", false, &INT64),
+    prop(
+        "derivedAttributes",
+        false,
+        &Schema {
+            items: Some(&DEVICE_DERIVED_ATTRIBUTE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("deviceClassName", true, &STRING),
+    prop(
+        "selectors",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SELECTOR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static EXACT_DEVICE_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EXACT_DEVICE_REQUEST_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ExactDeviceRequest` (Kubernetes 1.34 to 1.36).
 pub const EXACT_DEVICE_REQUEST_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("adminAccess", false, &BOOLEAN),
-        prop("allocationMode", false, &STRING),
-        prop("capacity", false, &CAPACITY_REQUIREMENTS),
-        prop("count", false, &INT64),
-        prop("deviceClassName", true, &STRING),
-        prop(
-            "selectors",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SELECTOR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &EXACT_DEVICE_REQUEST_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&EXACT_DEVICE_REQUEST_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EXACT_DEVICE_REQUEST_1_34_TO_1_36_PROPERTIES: [Property<'static>; 7] = [
+    prop("adminAccess", false, &BOOLEAN),
+    prop("allocationMode", false, &STRING),
+    prop("capacity", false, &CAPACITY_REQUIREMENTS),
+    prop("count", false, &INT64),
+    prop("deviceClassName", true, &STRING),
+    prop(
+        "selectors",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SELECTOR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static EXACT_DEVICE_REQUEST_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EXACT_DEVICE_REQUEST_1_34_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::NetworkDeviceData` (Kubernetes 1.34 to 1.37).
 pub const NETWORK_DEVICE_DATA: Schema<'static> = Schema {
-    properties: &[
-        prop("hardwareAddress", false, &STRING),
-        prop("interfaceName", false, &STRING),
-        prop("ips", false, &STRING_LIST),
-    ],
+    properties: &NETWORK_DEVICE_DATA_PROPERTIES,
+    properties_fingerprint: Some(&NETWORK_DEVICE_DATA_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NETWORK_DEVICE_DATA_PROPERTIES: [Property<'static>; 3] = [
+    prop("hardwareAddress", false, &STRING),
+    prop("interfaceName", false, &STRING),
+    prop("ips", false, &STRING_LIST),
+];
+static NETWORK_DEVICE_DATA_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NETWORK_DEVICE_DATA_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::NodeAllocatableMapping` (Kubernetes 1.37).
 pub const NODE_ALLOCATABLE_MAPPING: Schema<'static> = Schema {
-    properties: &[
-        prop("capacityKey", false, &STRING),
-        prop("capacityMultiplier", false, &NULLABLE_INT_OR_STRING),
-        prop("deviceMultiplier", false, &NULLABLE_INT_OR_STRING),
-    ],
+    properties: &NODE_ALLOCATABLE_MAPPING_PROPERTIES,
+    properties_fingerprint: Some(&NODE_ALLOCATABLE_MAPPING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_ALLOCATABLE_MAPPING_PROPERTIES: [Property<'static>; 3] = [
+    prop("capacityKey", false, &STRING),
+    prop("capacityMultiplier", false, &NULLABLE_INT_OR_STRING),
+    prop("deviceMultiplier", false, &NULLABLE_INT_OR_STRING),
+];
+static NODE_ALLOCATABLE_MAPPING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_ALLOCATABLE_MAPPING_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::NodeAllocatableOverhead` (Kubernetes 1.37).
 pub const NODE_ALLOCATABLE_OVERHEAD: Schema<'static> = Schema {
-    properties: &[
-        prop("perContainer", false, &NULLABLE_INT_OR_STRING),
-        prop("perPod", false, &NULLABLE_INT_OR_STRING),
-    ],
+    properties: &NODE_ALLOCATABLE_OVERHEAD_PROPERTIES,
+    properties_fingerprint: Some(&NODE_ALLOCATABLE_OVERHEAD_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_ALLOCATABLE_OVERHEAD_PROPERTIES: [Property<'static>; 2] = [
+    prop("perContainer", false, &NULLABLE_INT_OR_STRING),
+    prop("perPod", false, &NULLABLE_INT_OR_STRING),
+];
+static NODE_ALLOCATABLE_OVERHEAD_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_ALLOCATABLE_OVERHEAD_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::NodeAllocatableResource` (Kubernetes 1.37).
 pub const NODE_ALLOCATABLE_RESOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("mapping", false, &NODE_ALLOCATABLE_MAPPING),
-        prop("overhead", false, &NODE_ALLOCATABLE_OVERHEAD),
-    ],
+    properties: &NODE_ALLOCATABLE_RESOURCE_PROPERTIES,
+    properties_fingerprint: Some(&NODE_ALLOCATABLE_RESOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_ALLOCATABLE_RESOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("mapping", false, &NODE_ALLOCATABLE_MAPPING),
+    prop("overhead", false, &NODE_ALLOCATABLE_OVERHEAD),
+];
+static NODE_ALLOCATABLE_RESOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_ALLOCATABLE_RESOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::NodeAllocatableResourceMapping` (Kubernetes 1.36).
 pub const NODE_ALLOCATABLE_RESOURCE_MAPPING: Schema<'static> = Schema {
-    properties: &[
-        prop("allocationMultiplier", false, &NULLABLE_INT_OR_STRING),
-        prop("capacityKey", false, &STRING),
-    ],
+    properties: &NODE_ALLOCATABLE_RESOURCE_MAPPING_PROPERTIES,
+    properties_fingerprint: Some(&NODE_ALLOCATABLE_RESOURCE_MAPPING_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NODE_ALLOCATABLE_RESOURCE_MAPPING_PROPERTIES: [Property<'static>; 2] = [
+    prop("allocationMultiplier", false, &NULLABLE_INT_OR_STRING),
+    prop("capacityKey", false, &STRING),
+];
+static NODE_ALLOCATABLE_RESOURCE_MAPPING_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NODE_ALLOCATABLE_RESOURCE_MAPPING_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::OpaqueDeviceConfiguration` (Kubernetes 1.34 to 1.37).
 pub const OPAQUE_DEVICE_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("driver", true, &STRING),
-        prop(
-            "parameters",
-            true,
-            &apimachinery::pkg::runtime::RAW_EXTENSION,
-        ),
-    ],
+    properties: &OPAQUE_DEVICE_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&OPAQUE_DEVICE_CONFIGURATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static OPAQUE_DEVICE_CONFIGURATION_PROPERTIES: [Property<'static>; 2] = [
+    prop("driver", true, &STRING),
+    prop(
+        "parameters",
+        true,
+        &apimachinery::pkg::runtime::RAW_EXTENSION,
+    ),
+];
+static OPAQUE_DEVICE_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&OPAQUE_DEVICE_CONFIGURATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceClaim` (Kubernetes 1.37).
 pub const RESOURCE_CLAIM: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &RESOURCE_CLAIM_SPEC),
-        prop("status", false, &RESOURCE_CLAIM_STATUS),
-    ],
+    properties: &RESOURCE_CLAIM_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &RESOURCE_CLAIM_SPEC),
+    prop("status", false, &RESOURCE_CLAIM_STATUS),
+];
+static RESOURCE_CLAIM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceClaim` (Kubernetes 1.34 to 1.36).
 pub const RESOURCE_CLAIM_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_CLAIM_SPEC_1_34_TO_1_36),
-        prop("status", false, &RESOURCE_CLAIM_STATUS_1_34_TO_1_36),
-    ],
+    properties: &RESOURCE_CLAIM_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_1_34_TO_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_CLAIM_SPEC_1_34_TO_1_36),
+    prop("status", false, &RESOURCE_CLAIM_STATUS_1_34_TO_1_36),
+];
+static RESOURCE_CLAIM_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_1_34_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceClaimConsumerReference` (Kubernetes 1.34 to 1.37).
 pub const RESOURCE_CLAIM_CONSUMER_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroup", false, &STRING),
-        prop("name", true, &STRING),
-        prop("resource", true, &STRING),
-        prop("uid", true, &STRING),
-    ],
+    properties: &RESOURCE_CLAIM_CONSUMER_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_CONSUMER_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_CONSUMER_REFERENCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiGroup", false, &STRING),
+    prop("name", true, &STRING),
+    prop("resource", true, &STRING),
+    prop("uid", true, &STRING),
+];
+static RESOURCE_CLAIM_CONSUMER_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_CONSUMER_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceClaimSpec` (Kubernetes 1.37).
 pub const RESOURCE_CLAIM_SPEC: Schema<'static> = Schema {
-    properties: &[prop("devices", false, &DEVICE_CLAIM)],
+    properties: &RESOURCE_CLAIM_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_SPEC_PROPERTIES: [Property<'static>; 1] =
+    [prop("devices", false, &DEVICE_CLAIM)];
+static RESOURCE_CLAIM_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceClaimSpec` (Kubernetes 1.34 to 1.36).
 pub const RESOURCE_CLAIM_SPEC_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[prop("devices", false, &DEVICE_CLAIM_1_34_TO_1_36)],
+    properties: &RESOURCE_CLAIM_SPEC_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_SPEC_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_SPEC_1_34_TO_1_36_PROPERTIES: [Property<'static>; 1] =
+    [prop("devices", false, &DEVICE_CLAIM_1_34_TO_1_36)];
+static RESOURCE_CLAIM_SPEC_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_SPEC_1_34_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceClaimStatus` (Kubernetes 1.37).
 pub const RESOURCE_CLAIM_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("allocation", false, &ALLOCATION_RESULT),
-        prop(
-            "devices",
-            false,
-            &Schema {
-                items: Some(&ALLOCATED_DEVICE_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "reservedFor",
-            false,
-            &Schema {
-                items: Some(&RESOURCE_CLAIM_CONSUMER_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &RESOURCE_CLAIM_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop("allocation", false, &ALLOCATION_RESULT),
+    prop(
+        "devices",
+        false,
+        &Schema {
+            items: Some(&ALLOCATED_DEVICE_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "reservedFor",
+        false,
+        &Schema {
+            items: Some(&RESOURCE_CLAIM_CONSUMER_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceClaimStatus` (Kubernetes 1.34 to 1.36).
 pub const RESOURCE_CLAIM_STATUS_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("allocation", false, &ALLOCATION_RESULT_1_34_TO_1_36),
-        prop(
-            "devices",
-            false,
-            &Schema {
-                items: Some(&ALLOCATED_DEVICE_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "reservedFor",
-            false,
-            &Schema {
-                items: Some(&RESOURCE_CLAIM_CONSUMER_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &RESOURCE_CLAIM_STATUS_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_STATUS_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_STATUS_1_34_TO_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop("allocation", false, &ALLOCATION_RESULT_1_34_TO_1_36),
+    prop(
+        "devices",
+        false,
+        &Schema {
+            items: Some(&ALLOCATED_DEVICE_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "reservedFor",
+        false,
+        &Schema {
+            items: Some(&RESOURCE_CLAIM_CONSUMER_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static RESOURCE_CLAIM_STATUS_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_STATUS_1_34_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceClaimTemplate` (Kubernetes 1.37).
 pub const RESOURCE_CLAIM_TEMPLATE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &RESOURCE_CLAIM_TEMPLATE_SPEC),
-    ],
+    properties: &RESOURCE_CLAIM_TEMPLATE_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_TEMPLATE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_TEMPLATE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &RESOURCE_CLAIM_TEMPLATE_SPEC),
+];
+static RESOURCE_CLAIM_TEMPLATE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_TEMPLATE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceClaimTemplate` (Kubernetes 1.34 to 1.36).
 pub const RESOURCE_CLAIM_TEMPLATE_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_CLAIM_TEMPLATE_SPEC_1_34_TO_1_36),
-    ],
+    properties: &RESOURCE_CLAIM_TEMPLATE_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_TEMPLATE_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_TEMPLATE_1_34_TO_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_CLAIM_TEMPLATE_SPEC_1_34_TO_1_36),
+];
+static RESOURCE_CLAIM_TEMPLATE_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_TEMPLATE_1_34_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec` (Kubernetes 1.37).
 pub const RESOURCE_CLAIM_TEMPLATE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &RESOURCE_CLAIM_SPEC),
-    ],
+    properties: &RESOURCE_CLAIM_TEMPLATE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_TEMPLATE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_TEMPLATE_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &RESOURCE_CLAIM_SPEC),
+];
+static RESOURCE_CLAIM_TEMPLATE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_TEMPLATE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceClaimTemplateSpec` (Kubernetes 1.34 to 1.36).
 pub const RESOURCE_CLAIM_TEMPLATE_SPEC_1_34_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_CLAIM_SPEC_1_34_TO_1_36),
-    ],
+    properties: &RESOURCE_CLAIM_TEMPLATE_SPEC_1_34_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_TEMPLATE_SPEC_1_34_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_TEMPLATE_SPEC_1_34_TO_1_36_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_CLAIM_SPEC_1_34_TO_1_36),
+];
+static RESOURCE_CLAIM_TEMPLATE_SPEC_1_34_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_TEMPLATE_SPEC_1_34_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourcePool` (Kubernetes 1.34 to 1.37).
 pub const RESOURCE_POOL: Schema<'static> = Schema {
-    properties: &[
-        prop("generation", true, &INT64),
-        prop("name", true, &STRING),
-        prop("resourceSliceCount", true, &INT64),
-    ],
+    properties: &RESOURCE_POOL_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_POOL_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_POOL_PROPERTIES: [Property<'static>; 3] = [
+    prop("generation", true, &INT64),
+    prop("name", true, &STRING),
+    prop("resourceSliceCount", true, &INT64),
+];
+static RESOURCE_POOL_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_POOL_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceSlice` (Kubernetes 1.37).
 pub const RESOURCE_SLICE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_SLICE_SPEC),
-    ],
+    properties: &RESOURCE_SLICE_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_SLICE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_SLICE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_SLICE_SPEC),
+];
+static RESOURCE_SLICE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_SLICE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceSlice` (Kubernetes 1.36).
 pub const RESOURCE_SLICE_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_SLICE_SPEC_1_36),
-    ],
+    properties: &RESOURCE_SLICE_1_36_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_SLICE_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_SLICE_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_SLICE_SPEC_1_36),
+];
+static RESOURCE_SLICE_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_SLICE_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceSlice` (Kubernetes 1.34 to 1.35).
 pub const RESOURCE_SLICE_1_34_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_SLICE_SPEC_1_34_TO_1_35),
-    ],
+    properties: &RESOURCE_SLICE_1_34_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_SLICE_1_34_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_SLICE_1_34_TO_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_SLICE_SPEC_1_34_TO_1_35),
+];
+static RESOURCE_SLICE_1_34_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_SLICE_1_34_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceSliceSpec` (Kubernetes 1.37).
 pub const RESOURCE_SLICE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("allNodes", false, &BOOLEAN),
-        prop(
-            "devices",
-            false,
-            &Schema {
-                items: Some(&DEVICE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("driver", true, &STRING),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
-        prop("partitionTypeAttribute", false, &STRING),
-        prop("perDeviceNodeSelection", false, &BOOLEAN),
-        prop("pool", true, &RESOURCE_POOL),
-        prop(
-            "sharedCounters",
-            false,
-            &Schema {
-                items: Some(&COUNTER_SET),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("skipNodeOperations", false, &STRING_LIST),
-    ],
+    properties: &RESOURCE_SLICE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_SLICE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_SLICE_SPEC_PROPERTIES: [Property<'static>; 10] = [
+    prop("allNodes", false, &BOOLEAN),
+    prop(
+        "devices",
+        false,
+        &Schema {
+            items: Some(&DEVICE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("driver", true, &STRING),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
+    prop("partitionTypeAttribute", false, &STRING),
+    prop("perDeviceNodeSelection", false, &BOOLEAN),
+    prop("pool", true, &RESOURCE_POOL),
+    prop(
+        "sharedCounters",
+        false,
+        &Schema {
+            items: Some(&COUNTER_SET),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("skipNodeOperations", false, &STRING_LIST),
+];
+static RESOURCE_SLICE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_SLICE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceSliceSpec` (Kubernetes 1.36).
 pub const RESOURCE_SLICE_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("allNodes", false, &BOOLEAN),
-        prop(
-            "devices",
-            false,
-            &Schema {
-                items: Some(&DEVICE_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("driver", true, &STRING),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
-        prop("perDeviceNodeSelection", false, &BOOLEAN),
-        prop("pool", true, &RESOURCE_POOL),
-        prop(
-            "sharedCounters",
-            false,
-            &Schema {
-                items: Some(&COUNTER_SET),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &RESOURCE_SLICE_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_SLICE_SPEC_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_SLICE_SPEC_1_36_PROPERTIES: [Property<'static>; 8] = [
+    prop("allNodes", false, &BOOLEAN),
+    prop(
+        "devices",
+        false,
+        &Schema {
+            items: Some(&DEVICE_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("driver", true, &STRING),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
+    prop("perDeviceNodeSelection", false, &BOOLEAN),
+    prop("pool", true, &RESOURCE_POOL),
+    prop(
+        "sharedCounters",
+        false,
+        &Schema {
+            items: Some(&COUNTER_SET),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static RESOURCE_SLICE_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_SLICE_SPEC_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1::ResourceSliceSpec` (Kubernetes 1.34 to 1.35).
 pub const RESOURCE_SLICE_SPEC_1_34_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("allNodes", false, &BOOLEAN),
-        prop(
-            "devices",
-            false,
-            &Schema {
-                items: Some(&DEVICE_1_34_TO_1_35),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("driver", true, &STRING),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
-        prop("perDeviceNodeSelection", false, &BOOLEAN),
-        prop("pool", true, &RESOURCE_POOL),
-        prop(
-            "sharedCounters",
-            false,
-            &Schema {
-                items: Some(&COUNTER_SET),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &RESOURCE_SLICE_SPEC_1_34_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_SLICE_SPEC_1_34_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_SLICE_SPEC_1_34_TO_1_35_PROPERTIES: [Property<'static>; 8] = [
+    prop("allNodes", false, &BOOLEAN),
+    prop(
+        "devices",
+        false,
+        &Schema {
+            items: Some(&DEVICE_1_34_TO_1_35),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("driver", true, &STRING),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
+    prop("perDeviceNodeSelection", false, &BOOLEAN),
+    prop("pool", true, &RESOURCE_POOL),
+    prop(
+        "sharedCounters",
+        false,
+        &Schema {
+            items: Some(&COUNTER_SET),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static RESOURCE_SLICE_SPEC_1_34_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_SLICE_SPEC_1_34_TO_1_35_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

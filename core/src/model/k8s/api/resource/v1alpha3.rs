@@ -5,828 +5,1039 @@
 
 use crate::model::k8s::common::{BOOLEAN, INT32, INT64, STRING, STRING_LIST, prop};
 use crate::model::k8s::{api, apimachinery};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::AllocatedDeviceStatus` (Kubernetes 1.33).
 pub const ALLOCATED_DEVICE_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("data", false, &apimachinery::pkg::runtime::RAW_EXTENSION),
-        prop("device", true, &STRING),
-        prop("driver", true, &STRING),
-        prop("networkData", false, &NETWORK_DEVICE_DATA),
-        prop("pool", true, &STRING),
-    ],
+    properties: &ALLOCATED_DEVICE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&ALLOCATED_DEVICE_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::AllocationResult` (Kubernetes 1.33).
-pub const ALLOCATION_RESULT: Schema<'static> = Schema {
-    properties: &[
-        prop("devices", false, &DEVICE_ALLOCATION_RESULT),
-        prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::BasicDevice` (Kubernetes 1.33).
-pub const BASIC_DEVICE: Schema<'static> = Schema {
-    properties: &[
-        prop("allNodes", false, &BOOLEAN),
-        prop(
-            "attributes",
-            false,
-            &Schema {
-                additional_properties: Some(&DEVICE_ATTRIBUTE),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "capacity",
-            false,
-            &Schema {
-                additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "consumesCounters",
-            false,
-            &Schema {
-                items: Some(&DEVICE_COUNTER_CONSUMPTION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
-        prop(
-            "taints",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::CELDeviceSelector` (Kubernetes 1.33 to 1.34).
-pub const CEL_DEVICE_SELECTOR: Schema<'static> = Schema {
-    properties: &[prop("expression", true, &STRING)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::Counter` (Kubernetes 1.33).
-pub const COUNTER: Schema<'static> = Schema {
-    properties: &[prop(
-        "value",
-        true,
-        &apimachinery::pkg::api::resource::QUANTITY,
-    )],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::CounterSet` (Kubernetes 1.33).
-pub const COUNTER_SET: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "counters",
-            true,
-            &Schema {
-                additional_properties: Some(&COUNTER),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("name", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::Device` (Kubernetes 1.33).
-pub const DEVICE: Schema<'static> = Schema {
-    properties: &[
-        prop("basic", false, &BASIC_DEVICE),
-        prop("name", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceAllocationConfiguration` (Kubernetes 1.33).
-pub const DEVICE_ALLOCATION_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION),
-        prop("requests", false, &STRING_LIST),
-        prop("source", true, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceAllocationResult` (Kubernetes 1.33).
-pub const DEVICE_ALLOCATION_RESULT: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "config",
-            false,
-            &Schema {
-                items: Some(&DEVICE_ALLOCATION_CONFIGURATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "results",
-            false,
-            &Schema {
-                items: Some(&DEVICE_REQUEST_ALLOCATION_RESULT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceAttribute` (Kubernetes 1.33).
-pub const DEVICE_ATTRIBUTE: Schema<'static> = Schema {
-    properties: &[
-        prop("bool", false, &BOOLEAN),
-        prop("int", false, &INT64),
-        prop("string", false, &STRING),
-        prop("version", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceClaim` (Kubernetes 1.33).
-pub const DEVICE_CLAIM: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "config",
-            false,
-            &Schema {
-                items: Some(&DEVICE_CLAIM_CONFIGURATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "constraints",
-            false,
-            &Schema {
-                items: Some(&DEVICE_CONSTRAINT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "requests",
-            false,
-            &Schema {
-                items: Some(&DEVICE_REQUEST),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceClaimConfiguration` (Kubernetes 1.33).
-pub const DEVICE_CLAIM_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION),
-        prop("requests", false, &STRING_LIST),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceClass` (Kubernetes 1.33).
-pub const DEVICE_CLASS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &DEVICE_CLASS_SPEC),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceClassConfiguration` (Kubernetes 1.33).
-pub const DEVICE_CLASS_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceClassSpec` (Kubernetes 1.33).
-pub const DEVICE_CLASS_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "config",
-            false,
-            &Schema {
-                items: Some(&DEVICE_CLASS_CONFIGURATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "selectors",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SELECTOR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceConstraint` (Kubernetes 1.33).
-pub const DEVICE_CONSTRAINT: Schema<'static> = Schema {
-    properties: &[
-        prop("matchAttribute", false, &STRING),
-        prop("requests", false, &STRING_LIST),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceCounterConsumption` (Kubernetes 1.33).
-pub const DEVICE_COUNTER_CONSUMPTION: Schema<'static> = Schema {
-    properties: &[
-        prop("counterSet", true, &STRING),
-        prop(
-            "counters",
-            true,
-            &Schema {
-                additional_properties: Some(&COUNTER),
-                ..Schema::of(Type::Object)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceRequest` (Kubernetes 1.33).
-pub const DEVICE_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("adminAccess", false, &BOOLEAN),
-        prop("allocationMode", false, &STRING),
-        prop("count", false, &INT64),
-        prop("deviceClassName", false, &STRING),
-        prop(
-            "firstAvailable",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SUB_REQUEST),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-        prop(
-            "selectors",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SELECTOR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceRequestAllocationResult` (Kubernetes 1.33).
-pub const DEVICE_REQUEST_ALLOCATION_RESULT: Schema<'static> = Schema {
-    properties: &[
-        prop("adminAccess", false, &BOOLEAN),
-        prop("device", true, &STRING),
-        prop("driver", true, &STRING),
-        prop("pool", true, &STRING),
-        prop("request", true, &STRING),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceSelector` (Kubernetes 1.33 to 1.34).
-pub const DEVICE_SELECTOR: Schema<'static> = Schema {
-    properties: &[prop("cel", false, &CEL_DEVICE_SELECTOR)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceSubRequest` (Kubernetes 1.33).
-pub const DEVICE_SUB_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("allocationMode", false, &STRING),
-        prop("count", false, &INT64),
-        prop("deviceClassName", true, &STRING),
-        prop("name", true, &STRING),
-        prop(
-            "selectors",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SELECTOR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "tolerations",
-            false,
-            &Schema {
-                items: Some(&DEVICE_TOLERATION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaint`.
-pub const DEVICE_TAINT: Schema<'static> = Schema {
-    properties: &[
-        prop("effect", true, &STRING),
-        prop("key", true, &STRING),
-        prop("timeAdded", false, &apimachinery::pkg::apis::meta::v1::TIME),
-        prop("value", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintRule` (Kubernetes 1.35 to 1.37).
-pub const DEVICE_TAINT_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &DEVICE_TAINT_RULE_SPEC),
-        prop("status", false, &DEVICE_TAINT_RULE_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintRule` (Kubernetes 1.33 to 1.34).
-pub const DEVICE_TAINT_RULE_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &DEVICE_TAINT_RULE_SPEC_1_33_TO_1_34),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec` (Kubernetes 1.35 to 1.37).
-pub const DEVICE_TAINT_RULE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("deviceSelector", false, &DEVICE_TAINT_SELECTOR),
-        prop("taint", true, &DEVICE_TAINT),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec` (Kubernetes 1.33 to 1.34).
-pub const DEVICE_TAINT_RULE_SPEC_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("deviceSelector", false, &DEVICE_TAINT_SELECTOR_1_33_TO_1_34),
-        prop("taint", true, &DEVICE_TAINT),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleStatus` (Kubernetes 1.35 to 1.37).
-pub const DEVICE_TAINT_RULE_STATUS: Schema<'static> = Schema {
-    properties: &[prop(
+static ALLOCATED_DEVICE_STATUS_PROPERTIES: [Property<'static>; 6] = [
+    prop(
         "conditions",
         false,
         &Schema {
             items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
             ..Schema::of(Type::Array)
         },
-    )],
+    ),
+    prop("data", false, &apimachinery::pkg::runtime::RAW_EXTENSION),
+    prop("device", true, &STRING),
+    prop("driver", true, &STRING),
+    prop("networkData", false, &NETWORK_DEVICE_DATA),
+    prop("pool", true, &STRING),
+];
+static ALLOCATED_DEVICE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ALLOCATED_DEVICE_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::AllocationResult` (Kubernetes 1.33).
+pub const ALLOCATION_RESULT: Schema<'static> = Schema {
+    properties: &ALLOCATION_RESULT_PROPERTIES,
+    properties_fingerprint: Some(&ALLOCATION_RESULT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static ALLOCATION_RESULT_PROPERTIES: [Property<'static>; 2] = [
+    prop("devices", false, &DEVICE_ALLOCATION_RESULT),
+    prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
+];
+static ALLOCATION_RESULT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&ALLOCATION_RESULT_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::BasicDevice` (Kubernetes 1.33).
+pub const BASIC_DEVICE: Schema<'static> = Schema {
+    properties: &BASIC_DEVICE_PROPERTIES,
+    properties_fingerprint: Some(&BASIC_DEVICE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static BASIC_DEVICE_PROPERTIES: [Property<'static>; 7] = [
+    prop("allNodes", false, &BOOLEAN),
+    prop(
+        "attributes",
+        false,
+        &Schema {
+            additional_properties: Some(&DEVICE_ATTRIBUTE),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "capacity",
+        false,
+        &Schema {
+            additional_properties: Some(&apimachinery::pkg::api::resource::QUANTITY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "consumesCounters",
+        false,
+        &Schema {
+            items: Some(&DEVICE_COUNTER_CONSUMPTION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
+    prop(
+        "taints",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static BASIC_DEVICE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&BASIC_DEVICE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::CELDeviceSelector` (Kubernetes 1.33 to 1.34).
+pub const CEL_DEVICE_SELECTOR: Schema<'static> = Schema {
+    properties: &CEL_DEVICE_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&CEL_DEVICE_SELECTOR_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static CEL_DEVICE_SELECTOR_PROPERTIES: [Property<'static>; 1] = [prop("expression", true, &STRING)];
+static CEL_DEVICE_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CEL_DEVICE_SELECTOR_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::Counter` (Kubernetes 1.33).
+pub const COUNTER: Schema<'static> = Schema {
+    properties: &COUNTER_PROPERTIES,
+    properties_fingerprint: Some(&COUNTER_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static COUNTER_PROPERTIES: [Property<'static>; 1] = [prop(
+    "value",
+    true,
+    &apimachinery::pkg::api::resource::QUANTITY,
+)];
+static COUNTER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COUNTER_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::CounterSet` (Kubernetes 1.33).
+pub const COUNTER_SET: Schema<'static> = Schema {
+    properties: &COUNTER_SET_PROPERTIES,
+    properties_fingerprint: Some(&COUNTER_SET_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static COUNTER_SET_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "counters",
+        true,
+        &Schema {
+            additional_properties: Some(&COUNTER),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("name", true, &STRING),
+];
+static COUNTER_SET_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COUNTER_SET_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::Device` (Kubernetes 1.33).
+pub const DEVICE: Schema<'static> = Schema {
+    properties: &DEVICE_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_PROPERTIES: [Property<'static>; 2] = [
+    prop("basic", false, &BASIC_DEVICE),
+    prop("name", true, &STRING),
+];
+static DEVICE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceAllocationConfiguration` (Kubernetes 1.33).
+pub const DEVICE_ALLOCATION_CONFIGURATION: Schema<'static> = Schema {
+    properties: &DEVICE_ALLOCATION_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_ALLOCATION_CONFIGURATION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_ALLOCATION_CONFIGURATION_PROPERTIES: [Property<'static>; 3] = [
+    prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION),
+    prop("requests", false, &STRING_LIST),
+    prop("source", true, &STRING),
+];
+static DEVICE_ALLOCATION_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_ALLOCATION_CONFIGURATION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceAllocationResult` (Kubernetes 1.33).
+pub const DEVICE_ALLOCATION_RESULT: Schema<'static> = Schema {
+    properties: &DEVICE_ALLOCATION_RESULT_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_ALLOCATION_RESULT_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_ALLOCATION_RESULT_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "config",
+        false,
+        &Schema {
+            items: Some(&DEVICE_ALLOCATION_CONFIGURATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "results",
+        false,
+        &Schema {
+            items: Some(&DEVICE_REQUEST_ALLOCATION_RESULT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_ALLOCATION_RESULT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_ALLOCATION_RESULT_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceAttribute` (Kubernetes 1.33).
+pub const DEVICE_ATTRIBUTE: Schema<'static> = Schema {
+    properties: &DEVICE_ATTRIBUTE_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_ATTRIBUTE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_ATTRIBUTE_PROPERTIES: [Property<'static>; 4] = [
+    prop("bool", false, &BOOLEAN),
+    prop("int", false, &INT64),
+    prop("string", false, &STRING),
+    prop("version", false, &STRING),
+];
+static DEVICE_ATTRIBUTE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_ATTRIBUTE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceClaim` (Kubernetes 1.33).
+pub const DEVICE_CLAIM: Schema<'static> = Schema {
+    properties: &DEVICE_CLAIM_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLAIM_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLAIM_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "config",
+        false,
+        &Schema {
+            items: Some(&DEVICE_CLAIM_CONFIGURATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "constraints",
+        false,
+        &Schema {
+            items: Some(&DEVICE_CONSTRAINT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "requests",
+        false,
+        &Schema {
+            items: Some(&DEVICE_REQUEST),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_CLAIM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLAIM_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceClaimConfiguration` (Kubernetes 1.33).
+pub const DEVICE_CLAIM_CONFIGURATION: Schema<'static> = Schema {
+    properties: &DEVICE_CLAIM_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLAIM_CONFIGURATION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLAIM_CONFIGURATION_PROPERTIES: [Property<'static>; 2] = [
+    prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION),
+    prop("requests", false, &STRING_LIST),
+];
+static DEVICE_CLAIM_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLAIM_CONFIGURATION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceClass` (Kubernetes 1.33).
+pub const DEVICE_CLASS: Schema<'static> = Schema {
+    properties: &DEVICE_CLASS_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLASS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLASS_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &DEVICE_CLASS_SPEC),
+];
+static DEVICE_CLASS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLASS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceClassConfiguration` (Kubernetes 1.33).
+pub const DEVICE_CLASS_CONFIGURATION: Schema<'static> = Schema {
+    properties: &DEVICE_CLASS_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLASS_CONFIGURATION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLASS_CONFIGURATION_PROPERTIES: [Property<'static>; 1] =
+    [prop("opaque", false, &OPAQUE_DEVICE_CONFIGURATION)];
+static DEVICE_CLASS_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLASS_CONFIGURATION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceClassSpec` (Kubernetes 1.33).
+pub const DEVICE_CLASS_SPEC: Schema<'static> = Schema {
+    properties: &DEVICE_CLASS_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CLASS_SPEC_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CLASS_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "config",
+        false,
+        &Schema {
+            items: Some(&DEVICE_CLASS_CONFIGURATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "selectors",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SELECTOR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_CLASS_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CLASS_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceConstraint` (Kubernetes 1.33).
+pub const DEVICE_CONSTRAINT: Schema<'static> = Schema {
+    properties: &DEVICE_CONSTRAINT_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_CONSTRAINT_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_CONSTRAINT_PROPERTIES: [Property<'static>; 2] = [
+    prop("matchAttribute", false, &STRING),
+    prop("requests", false, &STRING_LIST),
+];
+static DEVICE_CONSTRAINT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_CONSTRAINT_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceCounterConsumption` (Kubernetes 1.33).
+pub const DEVICE_COUNTER_CONSUMPTION: Schema<'static> = Schema {
+    properties: &DEVICE_COUNTER_CONSUMPTION_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_COUNTER_CONSUMPTION_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_COUNTER_CONSUMPTION_PROPERTIES: [Property<'static>; 2] = [
+    prop("counterSet", true, &STRING),
+    prop(
+        "counters",
+        true,
+        &Schema {
+            additional_properties: Some(&COUNTER),
+            ..Schema::of(Type::Object)
+        },
+    ),
+];
+static DEVICE_COUNTER_CONSUMPTION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_COUNTER_CONSUMPTION_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceRequest` (Kubernetes 1.33).
+pub const DEVICE_REQUEST: Schema<'static> = Schema {
+    properties: &DEVICE_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_REQUEST_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_REQUEST_PROPERTIES: [Property<'static>; 8] = [
+    prop("adminAccess", false, &BOOLEAN),
+    prop("allocationMode", false, &STRING),
+    prop("count", false, &INT64),
+    prop("deviceClassName", false, &STRING),
+    prop(
+        "firstAvailable",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SUB_REQUEST),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+    prop(
+        "selectors",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SELECTOR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_REQUEST_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceRequestAllocationResult` (Kubernetes 1.33).
+pub const DEVICE_REQUEST_ALLOCATION_RESULT: Schema<'static> = Schema {
+    properties: &DEVICE_REQUEST_ALLOCATION_RESULT_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_REQUEST_ALLOCATION_RESULT_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_REQUEST_ALLOCATION_RESULT_PROPERTIES: [Property<'static>; 6] = [
+    prop("adminAccess", false, &BOOLEAN),
+    prop("device", true, &STRING),
+    prop("driver", true, &STRING),
+    prop("pool", true, &STRING),
+    prop("request", true, &STRING),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_REQUEST_ALLOCATION_RESULT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_REQUEST_ALLOCATION_RESULT_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceSelector` (Kubernetes 1.33 to 1.34).
+pub const DEVICE_SELECTOR: Schema<'static> = Schema {
+    properties: &DEVICE_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_SELECTOR_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_SELECTOR_PROPERTIES: [Property<'static>; 1] =
+    [prop("cel", false, &CEL_DEVICE_SELECTOR)];
+static DEVICE_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_SELECTOR_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceSubRequest` (Kubernetes 1.33).
+pub const DEVICE_SUB_REQUEST: Schema<'static> = Schema {
+    properties: &DEVICE_SUB_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_SUB_REQUEST_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_SUB_REQUEST_PROPERTIES: [Property<'static>; 6] = [
+    prop("allocationMode", false, &STRING),
+    prop("count", false, &INT64),
+    prop("deviceClassName", true, &STRING),
+    prop("name", true, &STRING),
+    prop(
+        "selectors",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SELECTOR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "tolerations",
+        false,
+        &Schema {
+            items: Some(&DEVICE_TOLERATION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_SUB_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_SUB_REQUEST_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaint`.
+pub const DEVICE_TAINT: Schema<'static> = Schema {
+    properties: &DEVICE_TAINT_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_TAINT_PROPERTIES: [Property<'static>; 4] = [
+    prop("effect", true, &STRING),
+    prop("key", true, &STRING),
+    prop("timeAdded", false, &apimachinery::pkg::apis::meta::v1::TIME),
+    prop("value", false, &STRING),
+];
+static DEVICE_TAINT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintRule` (Kubernetes 1.35 to 1.37).
+pub const DEVICE_TAINT_RULE: Schema<'static> = Schema {
+    properties: &DEVICE_TAINT_RULE_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_RULE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_TAINT_RULE_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &DEVICE_TAINT_RULE_SPEC),
+    prop("status", false, &DEVICE_TAINT_RULE_STATUS),
+];
+static DEVICE_TAINT_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_RULE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintRule` (Kubernetes 1.33 to 1.34).
+pub const DEVICE_TAINT_RULE_1_33_TO_1_34: Schema<'static> = Schema {
+    properties: &DEVICE_TAINT_RULE_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_RULE_1_33_TO_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_TAINT_RULE_1_33_TO_1_34_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &DEVICE_TAINT_RULE_SPEC_1_33_TO_1_34),
+];
+static DEVICE_TAINT_RULE_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_RULE_1_33_TO_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec` (Kubernetes 1.35 to 1.37).
+pub const DEVICE_TAINT_RULE_SPEC: Schema<'static> = Schema {
+    properties: &DEVICE_TAINT_RULE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_RULE_SPEC_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_TAINT_RULE_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop("deviceSelector", false, &DEVICE_TAINT_SELECTOR),
+    prop("taint", true, &DEVICE_TAINT),
+];
+static DEVICE_TAINT_RULE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_RULE_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleSpec` (Kubernetes 1.33 to 1.34).
+pub const DEVICE_TAINT_RULE_SPEC_1_33_TO_1_34: Schema<'static> = Schema {
+    properties: &DEVICE_TAINT_RULE_SPEC_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_RULE_SPEC_1_33_TO_1_34_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_TAINT_RULE_SPEC_1_33_TO_1_34_PROPERTIES: [Property<'static>; 2] = [
+    prop("deviceSelector", false, &DEVICE_TAINT_SELECTOR_1_33_TO_1_34),
+    prop("taint", true, &DEVICE_TAINT),
+];
+static DEVICE_TAINT_RULE_SPEC_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_RULE_SPEC_1_33_TO_1_34_PROPERTIES);
+
+/// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintRuleStatus` (Kubernetes 1.35 to 1.37).
+pub const DEVICE_TAINT_RULE_STATUS: Schema<'static> = Schema {
+    properties: &DEVICE_TAINT_RULE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_RULE_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DEVICE_TAINT_RULE_STATUS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "conditions",
+    false,
+    &Schema {
+        items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+        ..Schema::of(Type::Array)
+    },
+)];
+static DEVICE_TAINT_RULE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_RULE_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector` (Kubernetes 1.35 to 1.37).
 pub const DEVICE_TAINT_SELECTOR: Schema<'static> = Schema {
-    properties: &[
-        prop("device", false, &STRING),
-        prop("driver", false, &STRING),
-        prop("pool", false, &STRING),
-    ],
+    properties: &DEVICE_TAINT_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_SELECTOR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEVICE_TAINT_SELECTOR_PROPERTIES: [Property<'static>; 3] = [
+    prop("device", false, &STRING),
+    prop("driver", false, &STRING),
+    prop("pool", false, &STRING),
+];
+static DEVICE_TAINT_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_SELECTOR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::DeviceTaintSelector` (Kubernetes 1.33 to 1.34).
 pub const DEVICE_TAINT_SELECTOR_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("device", false, &STRING),
-        prop("deviceClassName", false, &STRING),
-        prop("driver", false, &STRING),
-        prop("pool", false, &STRING),
-        prop(
-            "selectors",
-            false,
-            &Schema {
-                items: Some(&DEVICE_SELECTOR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &DEVICE_TAINT_SELECTOR_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TAINT_SELECTOR_1_33_TO_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEVICE_TAINT_SELECTOR_1_33_TO_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("device", false, &STRING),
+    prop("deviceClassName", false, &STRING),
+    prop("driver", false, &STRING),
+    prop("pool", false, &STRING),
+    prop(
+        "selectors",
+        false,
+        &Schema {
+            items: Some(&DEVICE_SELECTOR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static DEVICE_TAINT_SELECTOR_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TAINT_SELECTOR_1_33_TO_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::DeviceToleration` (Kubernetes 1.33).
 pub const DEVICE_TOLERATION: Schema<'static> = Schema {
-    properties: &[
-        prop("effect", false, &STRING),
-        prop("key", false, &STRING),
-        prop("operator", false, &STRING),
-        prop("tolerationSeconds", false, &INT64),
-        prop("value", false, &STRING),
-    ],
+    properties: &DEVICE_TOLERATION_PROPERTIES,
+    properties_fingerprint: Some(&DEVICE_TOLERATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DEVICE_TOLERATION_PROPERTIES: [Property<'static>; 5] = [
+    prop("effect", false, &STRING),
+    prop("key", false, &STRING),
+    prop("operator", false, &STRING),
+    prop("tolerationSeconds", false, &INT64),
+    prop("value", false, &STRING),
+];
+static DEVICE_TOLERATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DEVICE_TOLERATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::NetworkDeviceData` (Kubernetes 1.33).
 pub const NETWORK_DEVICE_DATA: Schema<'static> = Schema {
-    properties: &[
-        prop("hardwareAddress", false, &STRING),
-        prop("interfaceName", false, &STRING),
-        prop("ips", false, &STRING_LIST),
-    ],
+    properties: &NETWORK_DEVICE_DATA_PROPERTIES,
+    properties_fingerprint: Some(&NETWORK_DEVICE_DATA_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static NETWORK_DEVICE_DATA_PROPERTIES: [Property<'static>; 3] = [
+    prop("hardwareAddress", false, &STRING),
+    prop("interfaceName", false, &STRING),
+    prop("ips", false, &STRING_LIST),
+];
+static NETWORK_DEVICE_DATA_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&NETWORK_DEVICE_DATA_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::OpaqueDeviceConfiguration` (Kubernetes 1.33).
 pub const OPAQUE_DEVICE_CONFIGURATION: Schema<'static> = Schema {
-    properties: &[
-        prop("driver", true, &STRING),
-        prop(
-            "parameters",
-            true,
-            &apimachinery::pkg::runtime::RAW_EXTENSION,
-        ),
-    ],
+    properties: &OPAQUE_DEVICE_CONFIGURATION_PROPERTIES,
+    properties_fingerprint: Some(&OPAQUE_DEVICE_CONFIGURATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static OPAQUE_DEVICE_CONFIGURATION_PROPERTIES: [Property<'static>; 2] = [
+    prop("driver", true, &STRING),
+    prop(
+        "parameters",
+        true,
+        &apimachinery::pkg::runtime::RAW_EXTENSION,
+    ),
+];
+static OPAQUE_DEVICE_CONFIGURATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&OPAQUE_DEVICE_CONFIGURATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::PartitionTypeStatus` (Kubernetes 1.37).
 pub const PARTITION_TYPE_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("allocatable", true, &INT32),
-        prop("attribute", true, &STRING),
-        prop("total", true, &INT32),
-        prop("type", true, &STRING),
-    ],
+    properties: &PARTITION_TYPE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&PARTITION_TYPE_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PARTITION_TYPE_STATUS_PROPERTIES: [Property<'static>; 4] = [
+    prop("allocatable", true, &INT32),
+    prop("attribute", true, &STRING),
+    prop("total", true, &INT32),
+    prop("type", true, &STRING),
+];
+static PARTITION_TYPE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PARTITION_TYPE_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::PoolStatus` (Kubernetes 1.37).
 pub const POOL_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("allocatedDevices", false, &INT32),
-        prop("availableDevices", false, &INT32),
-        prop("driver", true, &STRING),
-        prop("generation", true, &INT64),
-        prop("nodeName", false, &STRING),
-        prop(
-            "partitionSummary",
-            false,
-            &Schema {
-                items: Some(&PARTITION_TYPE_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("poolName", true, &STRING),
-        prop("resourceSliceCount", false, &INT32),
-        prop("shareableSummary", false, &SHAREABLE_SUMMARY_STATUS),
-        prop("totalDevices", false, &INT32),
-        prop("unavailableDevices", false, &INT32),
-        prop("validationError", false, &STRING),
-    ],
+    properties: &POOL_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&POOL_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POOL_STATUS_PROPERTIES: [Property<'static>; 12] = [
+    prop("allocatedDevices", false, &INT32),
+    prop("availableDevices", false, &INT32),
+    prop("driver", true, &STRING),
+    prop("generation", true, &INT64),
+    prop("nodeName", false, &STRING),
+    prop(
+        "partitionSummary",
+        false,
+        &Schema {
+            items: Some(&PARTITION_TYPE_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("poolName", true, &STRING),
+    prop("resourceSliceCount", false, &INT32),
+    prop("shareableSummary", false, &SHAREABLE_SUMMARY_STATUS),
+    prop("totalDevices", false, &INT32),
+    prop("unavailableDevices", false, &INT32),
+    prop("validationError", false, &STRING),
+];
+static POOL_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POOL_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::PoolStatus` (Kubernetes 1.36).
 pub const POOL_STATUS_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("allocatedDevices", false, &INT32),
-        prop("availableDevices", false, &INT32),
-        prop("driver", true, &STRING),
-        prop("generation", true, &INT64),
-        prop("nodeName", false, &STRING),
-        prop("poolName", true, &STRING),
-        prop("resourceSliceCount", false, &INT32),
-        prop("totalDevices", false, &INT32),
-        prop("unavailableDevices", false, &INT32),
-        prop("validationError", false, &STRING),
-    ],
+    properties: &POOL_STATUS_1_36_PROPERTIES,
+    properties_fingerprint: Some(&POOL_STATUS_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POOL_STATUS_1_36_PROPERTIES: [Property<'static>; 10] = [
+    prop("allocatedDevices", false, &INT32),
+    prop("availableDevices", false, &INT32),
+    prop("driver", true, &STRING),
+    prop("generation", true, &INT64),
+    prop("nodeName", false, &STRING),
+    prop("poolName", true, &STRING),
+    prop("resourceSliceCount", false, &INT32),
+    prop("totalDevices", false, &INT32),
+    prop("unavailableDevices", false, &INT32),
+    prop("validationError", false, &STRING),
+];
+static POOL_STATUS_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POOL_STATUS_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourceClaim` (Kubernetes 1.33).
 pub const RESOURCE_CLAIM: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_CLAIM_SPEC),
-        prop("status", false, &RESOURCE_CLAIM_STATUS),
-    ],
+    properties: &RESOURCE_CLAIM_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_CLAIM_SPEC),
+    prop("status", false, &RESOURCE_CLAIM_STATUS),
+];
+static RESOURCE_CLAIM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourceClaimConsumerReference` (Kubernetes 1.33).
 pub const RESOURCE_CLAIM_CONSUMER_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroup", false, &STRING),
-        prop("name", true, &STRING),
-        prop("resource", true, &STRING),
-        prop("uid", true, &STRING),
-    ],
+    properties: &RESOURCE_CLAIM_CONSUMER_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_CONSUMER_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_CONSUMER_REFERENCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiGroup", false, &STRING),
+    prop("name", true, &STRING),
+    prop("resource", true, &STRING),
+    prop("uid", true, &STRING),
+];
+static RESOURCE_CLAIM_CONSUMER_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_CONSUMER_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourceClaimSpec` (Kubernetes 1.33).
 pub const RESOURCE_CLAIM_SPEC: Schema<'static> = Schema {
-    properties: &[prop("devices", false, &DEVICE_CLAIM)],
+    properties: &RESOURCE_CLAIM_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_SPEC_PROPERTIES: [Property<'static>; 1] =
+    [prop("devices", false, &DEVICE_CLAIM)];
+static RESOURCE_CLAIM_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourceClaimStatus` (Kubernetes 1.33).
 pub const RESOURCE_CLAIM_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("allocation", false, &ALLOCATION_RESULT),
-        prop(
-            "devices",
-            false,
-            &Schema {
-                items: Some(&ALLOCATED_DEVICE_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "reservedFor",
-            false,
-            &Schema {
-                items: Some(&RESOURCE_CLAIM_CONSUMER_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &RESOURCE_CLAIM_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop("allocation", false, &ALLOCATION_RESULT),
+    prop(
+        "devices",
+        false,
+        &Schema {
+            items: Some(&ALLOCATED_DEVICE_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "reservedFor",
+        false,
+        &Schema {
+            items: Some(&RESOURCE_CLAIM_CONSUMER_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourceClaimTemplate` (Kubernetes 1.33).
 pub const RESOURCE_CLAIM_TEMPLATE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_CLAIM_TEMPLATE_SPEC),
-    ],
+    properties: &RESOURCE_CLAIM_TEMPLATE_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_TEMPLATE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_TEMPLATE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_CLAIM_TEMPLATE_SPEC),
+];
+static RESOURCE_CLAIM_TEMPLATE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_TEMPLATE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourceClaimTemplateSpec` (Kubernetes 1.33).
 pub const RESOURCE_CLAIM_TEMPLATE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "metadata",
-            false,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_CLAIM_SPEC),
-    ],
+    properties: &RESOURCE_CLAIM_TEMPLATE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_CLAIM_TEMPLATE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_CLAIM_TEMPLATE_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "metadata",
+        false,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_CLAIM_SPEC),
+];
+static RESOURCE_CLAIM_TEMPLATE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_CLAIM_TEMPLATE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourcePool` (Kubernetes 1.33).
 pub const RESOURCE_POOL: Schema<'static> = Schema {
-    properties: &[
-        prop("generation", true, &INT64),
-        prop("name", true, &STRING),
-        prop("resourceSliceCount", true, &INT64),
-    ],
+    properties: &RESOURCE_POOL_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_POOL_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_POOL_PROPERTIES: [Property<'static>; 3] = [
+    prop("generation", true, &INT64),
+    prop("name", true, &STRING),
+    prop("resourceSliceCount", true, &INT64),
+];
+static RESOURCE_POOL_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_POOL_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest` (Kubernetes 1.37).
 pub const RESOURCE_POOL_STATUS_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_POOL_STATUS_REQUEST_SPEC),
-        prop("status", false, &RESOURCE_POOL_STATUS_REQUEST_STATUS),
-    ],
+    properties: &RESOURCE_POOL_STATUS_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_POOL_STATUS_REQUEST_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_POOL_STATUS_REQUEST_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_POOL_STATUS_REQUEST_SPEC),
+    prop("status", false, &RESOURCE_POOL_STATUS_REQUEST_STATUS),
+];
+static RESOURCE_POOL_STATUS_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_POOL_STATUS_REQUEST_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequest` (Kubernetes 1.36).
 pub const RESOURCE_POOL_STATUS_REQUEST_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_POOL_STATUS_REQUEST_SPEC_1_36),
-        prop("status", false, &RESOURCE_POOL_STATUS_REQUEST_STATUS_1_36),
-    ],
+    properties: &RESOURCE_POOL_STATUS_REQUEST_1_36_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_POOL_STATUS_REQUEST_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_POOL_STATUS_REQUEST_1_36_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_POOL_STATUS_REQUEST_SPEC_1_36),
+    prop("status", false, &RESOURCE_POOL_STATUS_REQUEST_STATUS_1_36),
+];
+static RESOURCE_POOL_STATUS_REQUEST_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_POOL_STATUS_REQUEST_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestSpec` (Kubernetes 1.37).
 pub const RESOURCE_POOL_STATUS_REQUEST_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("defaultPartitionTypeAttribute", false, &STRING),
-        prop("driver", true, &STRING),
-        prop("limit", false, &INT32),
-        prop("poolName", false, &STRING),
-    ],
+    properties: &RESOURCE_POOL_STATUS_REQUEST_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_POOL_STATUS_REQUEST_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_POOL_STATUS_REQUEST_SPEC_PROPERTIES: [Property<'static>; 4] = [
+    prop("defaultPartitionTypeAttribute", false, &STRING),
+    prop("driver", true, &STRING),
+    prop("limit", false, &INT32),
+    prop("poolName", false, &STRING),
+];
+static RESOURCE_POOL_STATUS_REQUEST_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_POOL_STATUS_REQUEST_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestSpec` (Kubernetes 1.36).
 pub const RESOURCE_POOL_STATUS_REQUEST_SPEC_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("driver", true, &STRING),
-        prop("limit", false, &INT32),
-        prop("poolName", false, &STRING),
-    ],
+    properties: &RESOURCE_POOL_STATUS_REQUEST_SPEC_1_36_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_POOL_STATUS_REQUEST_SPEC_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_POOL_STATUS_REQUEST_SPEC_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop("driver", true, &STRING),
+    prop("limit", false, &INT32),
+    prop("poolName", false, &STRING),
+];
+static RESOURCE_POOL_STATUS_REQUEST_SPEC_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_POOL_STATUS_REQUEST_SPEC_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestStatus` (Kubernetes 1.37).
 pub const RESOURCE_POOL_STATUS_REQUEST_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("poolCount", true, &INT32),
-        prop(
-            "pools",
-            false,
-            &Schema {
-                items: Some(&POOL_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &RESOURCE_POOL_STATUS_REQUEST_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_POOL_STATUS_REQUEST_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_POOL_STATUS_REQUEST_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("poolCount", true, &INT32),
+    prop(
+        "pools",
+        false,
+        &Schema {
+            items: Some(&POOL_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static RESOURCE_POOL_STATUS_REQUEST_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_POOL_STATUS_REQUEST_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourcePoolStatusRequestStatus` (Kubernetes 1.36).
 pub const RESOURCE_POOL_STATUS_REQUEST_STATUS_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("poolCount", true, &INT32),
-        prop(
-            "pools",
-            false,
-            &Schema {
-                items: Some(&POOL_STATUS_1_36),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &RESOURCE_POOL_STATUS_REQUEST_STATUS_1_36_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_POOL_STATUS_REQUEST_STATUS_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_POOL_STATUS_REQUEST_STATUS_1_36_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("poolCount", true, &INT32),
+    prop(
+        "pools",
+        false,
+        &Schema {
+            items: Some(&POOL_STATUS_1_36),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static RESOURCE_POOL_STATUS_REQUEST_STATUS_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_POOL_STATUS_REQUEST_STATUS_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourceSlice` (Kubernetes 1.33).
 pub const RESOURCE_SLICE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &RESOURCE_SLICE_SPEC),
-    ],
+    properties: &RESOURCE_SLICE_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_SLICE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_SLICE_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &RESOURCE_SLICE_SPEC),
+];
+static RESOURCE_SLICE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_SLICE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ResourceSliceSpec` (Kubernetes 1.33).
 pub const RESOURCE_SLICE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("allNodes", false, &BOOLEAN),
-        prop(
-            "devices",
-            false,
-            &Schema {
-                items: Some(&DEVICE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("driver", true, &STRING),
-        prop("nodeName", false, &STRING),
-        prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
-        prop("perDeviceNodeSelection", false, &BOOLEAN),
-        prop("pool", true, &RESOURCE_POOL),
-        prop(
-            "sharedCounters",
-            false,
-            &Schema {
-                items: Some(&COUNTER_SET),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &RESOURCE_SLICE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&RESOURCE_SLICE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static RESOURCE_SLICE_SPEC_PROPERTIES: [Property<'static>; 8] = [
+    prop("allNodes", false, &BOOLEAN),
+    prop(
+        "devices",
+        false,
+        &Schema {
+            items: Some(&DEVICE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("driver", true, &STRING),
+    prop("nodeName", false, &STRING),
+    prop("nodeSelector", false, &api::core::v1::NODE_SELECTOR),
+    prop("perDeviceNodeSelection", false, &BOOLEAN),
+    prop("pool", true, &RESOURCE_POOL),
+    prop(
+        "sharedCounters",
+        false,
+        &Schema {
+            items: Some(&COUNTER_SET),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static RESOURCE_SLICE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&RESOURCE_SLICE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ShareableCapacityStatus` (Kubernetes 1.37).
 pub const SHAREABLE_CAPACITY_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "available",
-            true,
-            &apimachinery::pkg::api::resource::QUANTITY,
-        ),
-        prop(
-            "consumed",
-            true,
-            &apimachinery::pkg::api::resource::QUANTITY,
-        ),
-        prop("name", true, &STRING),
-        prop("total", true, &apimachinery::pkg::api::resource::QUANTITY),
-    ],
+    properties: &SHAREABLE_CAPACITY_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&SHAREABLE_CAPACITY_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SHAREABLE_CAPACITY_STATUS_PROPERTIES: [Property<'static>; 4] = [
+    prop(
+        "available",
+        true,
+        &apimachinery::pkg::api::resource::QUANTITY,
+    ),
+    prop(
+        "consumed",
+        true,
+        &apimachinery::pkg::api::resource::QUANTITY,
+    ),
+    prop("name", true, &STRING),
+    prop("total", true, &apimachinery::pkg::api::resource::QUANTITY),
+];
+static SHAREABLE_CAPACITY_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SHAREABLE_CAPACITY_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::resource::v1alpha3::ShareableSummaryStatus` (Kubernetes 1.37).
 pub const SHAREABLE_SUMMARY_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "capacity",
-            false,
-            &Schema {
-                items: Some(&SHAREABLE_CAPACITY_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("fullyAvailableDevices", true, &INT32),
-        prop("partiallyAvailableDevices", true, &INT32),
-    ],
+    properties: &SHAREABLE_SUMMARY_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&SHAREABLE_SUMMARY_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SHAREABLE_SUMMARY_STATUS_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "capacity",
+        false,
+        &Schema {
+            items: Some(&SHAREABLE_CAPACITY_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("fullyAvailableDevices", true, &INT32),
+    prop("partiallyAvailableDevices", true, &INT32),
+];
+static SHAREABLE_SUMMARY_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SHAREABLE_SUMMARY_STATUS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

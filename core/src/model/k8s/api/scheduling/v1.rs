@@ -5,43 +5,51 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{BOOLEAN, INT32, STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::scheduling::v1::PriorityClass` (Kubernetes 1.36 to 1.37).
 pub const PRIORITY_CLASS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("description", false, &STRING),
-        prop("globalDefault", false, &BOOLEAN),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("preemptionPolicy", false, &STRING),
-        prop("value", false, &INT32),
-    ],
+    properties: &PRIORITY_CLASS_PROPERTIES,
+    properties_fingerprint: Some(&PRIORITY_CLASS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PRIORITY_CLASS_PROPERTIES: [Property<'static>; 7] = [
+    prop("apiVersion", false, &STRING),
+    prop("description", false, &STRING),
+    prop("globalDefault", false, &BOOLEAN),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("preemptionPolicy", false, &STRING),
+    prop("value", false, &INT32),
+];
+static PRIORITY_CLASS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PRIORITY_CLASS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1::PriorityClass` (Kubernetes 1.33 to 1.35).
 pub const PRIORITY_CLASS_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("description", false, &STRING),
-        prop("globalDefault", false, &BOOLEAN),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("preemptionPolicy", false, &STRING),
-        prop("value", true, &INT32),
-    ],
+    properties: &PRIORITY_CLASS_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&PRIORITY_CLASS_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PRIORITY_CLASS_1_33_TO_1_35_PROPERTIES: [Property<'static>; 7] = [
+    prop("apiVersion", false, &STRING),
+    prop("description", false, &STRING),
+    prop("globalDefault", false, &BOOLEAN),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("preemptionPolicy", false, &STRING),
+    prop("value", true, &INT32),
+];
+static PRIORITY_CLASS_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PRIORITY_CLASS_1_33_TO_1_35_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -5,7 +5,7 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{INT32, STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha1::BasicSchedulingPolicy` (Kubernetes 1.35).
 pub const BASIC_SCHEDULING_POLICY: Schema<'static> = Schema {
@@ -14,68 +14,92 @@ pub const BASIC_SCHEDULING_POLICY: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha1::GangSchedulingPolicy` (Kubernetes 1.35).
 pub const GANG_SCHEDULING_POLICY: Schema<'static> = Schema {
-    properties: &[prop("minCount", true, &INT32)],
+    properties: &GANG_SCHEDULING_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&GANG_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GANG_SCHEDULING_POLICY_PROPERTIES: [Property<'static>; 1] = [prop("minCount", true, &INT32)];
+static GANG_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GANG_SCHEDULING_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha1::PodGroup` (Kubernetes 1.35).
 pub const POD_GROUP: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("policy", true, &POD_GROUP_POLICY),
-    ],
+    properties: &POD_GROUP_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop("policy", true, &POD_GROUP_POLICY),
+];
+static POD_GROUP_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha1::PodGroupPolicy` (Kubernetes 1.35).
 pub const POD_GROUP_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("basic", false, &BASIC_SCHEDULING_POLICY),
-        prop("gang", false, &GANG_SCHEDULING_POLICY),
-    ],
+    properties: &POD_GROUP_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_POLICY_PROPERTIES: [Property<'static>; 2] = [
+    prop("basic", false, &BASIC_SCHEDULING_POLICY),
+    prop("gang", false, &GANG_SCHEDULING_POLICY),
+];
+static POD_GROUP_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha1::TypedLocalObjectReference` (Kubernetes 1.35).
 pub const TYPED_LOCAL_OBJECT_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroup", false, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("apiGroup", false, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+];
+static TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha1::Workload` (Kubernetes 1.35).
 pub const WORKLOAD: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &WORKLOAD_SPEC),
-    ],
+    properties: &WORKLOAD_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &WORKLOAD_SPEC),
+];
+static WORKLOAD_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha1::WorkloadSpec` (Kubernetes 1.35).
 pub const WORKLOAD_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("controllerRef", false, &TYPED_LOCAL_OBJECT_REFERENCE),
-        prop(
-            "podGroups",
-            true,
-            &Schema {
-                items: Some(&POD_GROUP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &WORKLOAD_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop("controllerRef", false, &TYPED_LOCAL_OBJECT_REFERENCE),
+    prop(
+        "podGroups",
+        true,
+        &Schema {
+            items: Some(&POD_GROUP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static WORKLOAD_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_SPEC_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

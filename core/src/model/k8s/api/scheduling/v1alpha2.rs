@@ -5,7 +5,7 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{INT32, STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::BasicSchedulingPolicy` (Kubernetes 1.36).
 pub const BASIC_SCHEDULING_POLICY: Schema<'static> = Schema {
@@ -14,205 +14,265 @@ pub const BASIC_SCHEDULING_POLICY: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::GangSchedulingPolicy` (Kubernetes 1.36).
 pub const GANG_SCHEDULING_POLICY: Schema<'static> = Schema {
-    properties: &[prop("minCount", true, &INT32)],
+    properties: &GANG_SCHEDULING_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&GANG_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GANG_SCHEDULING_POLICY_PROPERTIES: [Property<'static>; 1] = [prop("minCount", true, &INT32)];
+static GANG_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GANG_SCHEDULING_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::PodGroup` (Kubernetes 1.36).
 pub const POD_GROUP: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &POD_GROUP_SPEC),
-        prop("status", false, &POD_GROUP_STATUS),
-    ],
+    properties: &POD_GROUP_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &POD_GROUP_SPEC),
+    prop("status", false, &POD_GROUP_STATUS),
+];
+static POD_GROUP_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::PodGroupResourceClaim` (Kubernetes 1.36).
 pub const POD_GROUP_RESOURCE_CLAIM: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("resourceClaimName", false, &STRING),
-        prop("resourceClaimTemplateName", false, &STRING),
-    ],
+    properties: &POD_GROUP_RESOURCE_CLAIM_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_RESOURCE_CLAIM_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_RESOURCE_CLAIM_PROPERTIES: [Property<'static>; 3] = [
+    prop("name", true, &STRING),
+    prop("resourceClaimName", false, &STRING),
+    prop("resourceClaimTemplateName", false, &STRING),
+];
+static POD_GROUP_RESOURCE_CLAIM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_RESOURCE_CLAIM_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::PodGroupResourceClaimStatus` (Kubernetes 1.36).
 pub const POD_GROUP_RESOURCE_CLAIM_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("resourceClaimName", false, &STRING),
-    ],
+    properties: &POD_GROUP_RESOURCE_CLAIM_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_RESOURCE_CLAIM_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop("resourceClaimName", false, &STRING),
+];
+static POD_GROUP_RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_RESOURCE_CLAIM_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::PodGroupSchedulingConstraints` (Kubernetes 1.36).
 pub const POD_GROUP_SCHEDULING_CONSTRAINTS: Schema<'static> = Schema {
-    properties: &[prop(
-        "topology",
-        false,
-        &Schema {
-            items: Some(&TOPOLOGY_CONSTRAINT),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "topology",
+    false,
+    &Schema {
+        items: Some(&TOPOLOGY_CONSTRAINT),
+        ..Schema::of(Type::Array)
+    },
+)];
+static POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::PodGroupSchedulingPolicy` (Kubernetes 1.36).
 pub const POD_GROUP_SCHEDULING_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("basic", false, &BASIC_SCHEDULING_POLICY),
-        prop("gang", false, &GANG_SCHEDULING_POLICY),
-    ],
+    properties: &POD_GROUP_SCHEDULING_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_SCHEDULING_POLICY_PROPERTIES: [Property<'static>; 2] = [
+    prop("basic", false, &BASIC_SCHEDULING_POLICY),
+    prop("gang", false, &GANG_SCHEDULING_POLICY),
+];
+static POD_GROUP_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_SCHEDULING_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::PodGroupSpec` (Kubernetes 1.36).
 pub const POD_GROUP_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("disruptionMode", false, &STRING),
-        prop("podGroupTemplateRef", false, &POD_GROUP_TEMPLATE_REFERENCE),
-        prop("priority", false, &INT32),
-        prop("priorityClassName", false, &STRING),
-        prop(
-            "resourceClaims",
-            false,
-            &Schema {
-                items: Some(&POD_GROUP_RESOURCE_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "schedulingConstraints",
-            false,
-            &POD_GROUP_SCHEDULING_CONSTRAINTS,
-        ),
-        prop("schedulingPolicy", true, &POD_GROUP_SCHEDULING_POLICY),
-    ],
+    properties: &POD_GROUP_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_SPEC_PROPERTIES: [Property<'static>; 7] = [
+    prop("disruptionMode", false, &STRING),
+    prop("podGroupTemplateRef", false, &POD_GROUP_TEMPLATE_REFERENCE),
+    prop("priority", false, &INT32),
+    prop("priorityClassName", false, &STRING),
+    prop(
+        "resourceClaims",
+        false,
+        &Schema {
+            items: Some(&POD_GROUP_RESOURCE_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "schedulingConstraints",
+        false,
+        &POD_GROUP_SCHEDULING_CONSTRAINTS,
+    ),
+    prop("schedulingPolicy", true, &POD_GROUP_SCHEDULING_POLICY),
+];
+static POD_GROUP_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::PodGroupStatus` (Kubernetes 1.36).
 pub const POD_GROUP_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "resourceClaimStatuses",
-            false,
-            &Schema {
-                items: Some(&POD_GROUP_RESOURCE_CLAIM_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &POD_GROUP_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "resourceClaimStatuses",
+        false,
+        &Schema {
+            items: Some(&POD_GROUP_RESOURCE_CLAIM_STATUS),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static POD_GROUP_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplate` (Kubernetes 1.36).
 pub const POD_GROUP_TEMPLATE: Schema<'static> = Schema {
-    properties: &[
-        prop("disruptionMode", false, &STRING),
-        prop("name", true, &STRING),
-        prop("priority", false, &INT32),
-        prop("priorityClassName", false, &STRING),
-        prop(
-            "resourceClaims",
-            false,
-            &Schema {
-                items: Some(&POD_GROUP_RESOURCE_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "schedulingConstraints",
-            false,
-            &POD_GROUP_SCHEDULING_CONSTRAINTS,
-        ),
-        prop("schedulingPolicy", true, &POD_GROUP_SCHEDULING_POLICY),
-    ],
+    properties: &POD_GROUP_TEMPLATE_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_TEMPLATE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_TEMPLATE_PROPERTIES: [Property<'static>; 7] = [
+    prop("disruptionMode", false, &STRING),
+    prop("name", true, &STRING),
+    prop("priority", false, &INT32),
+    prop("priorityClassName", false, &STRING),
+    prop(
+        "resourceClaims",
+        false,
+        &Schema {
+            items: Some(&POD_GROUP_RESOURCE_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "schedulingConstraints",
+        false,
+        &POD_GROUP_SCHEDULING_CONSTRAINTS,
+    ),
+    prop("schedulingPolicy", true, &POD_GROUP_SCHEDULING_POLICY),
+];
+static POD_GROUP_TEMPLATE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_TEMPLATE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::PodGroupTemplateReference` (Kubernetes 1.36).
 pub const POD_GROUP_TEMPLATE_REFERENCE: Schema<'static> = Schema {
-    properties: &[prop(
-        "workload",
-        false,
-        &WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE,
-    )],
+    properties: &POD_GROUP_TEMPLATE_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_TEMPLATE_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_TEMPLATE_REFERENCE_PROPERTIES: [Property<'static>; 1] = [prop(
+    "workload",
+    false,
+    &WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE,
+)];
+static POD_GROUP_TEMPLATE_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_TEMPLATE_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::TopologyConstraint` (Kubernetes 1.36).
 pub const TOPOLOGY_CONSTRAINT: Schema<'static> = Schema {
-    properties: &[prop("key", true, &STRING)],
+    properties: &TOPOLOGY_CONSTRAINT_PROPERTIES,
+    properties_fingerprint: Some(&TOPOLOGY_CONSTRAINT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOPOLOGY_CONSTRAINT_PROPERTIES: [Property<'static>; 1] = [prop("key", true, &STRING)];
+static TOPOLOGY_CONSTRAINT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOPOLOGY_CONSTRAINT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::TypedLocalObjectReference` (Kubernetes 1.36).
 pub const TYPED_LOCAL_OBJECT_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroup", false, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("apiGroup", false, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+];
+static TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::Workload` (Kubernetes 1.36).
 pub const WORKLOAD: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &WORKLOAD_SPEC),
-    ],
+    properties: &WORKLOAD_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &WORKLOAD_SPEC),
+];
+static WORKLOAD_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::WorkloadPodGroupTemplateReference` (Kubernetes 1.36).
 pub const WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("podGroupTemplateName", true, &STRING),
-        prop("workloadName", true, &STRING),
-    ],
+    properties: &WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("podGroupTemplateName", true, &STRING),
+    prop("workloadName", true, &STRING),
+];
+static WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_POD_GROUP_TEMPLATE_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha2::WorkloadSpec` (Kubernetes 1.36).
 pub const WORKLOAD_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("controllerRef", false, &TYPED_LOCAL_OBJECT_REFERENCE),
-        prop(
-            "podGroupTemplates",
-            true,
-            &Schema {
-                items: Some(&POD_GROUP_TEMPLATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &WORKLOAD_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop("controllerRef", false, &TYPED_LOCAL_OBJECT_REFERENCE),
+    prop(
+        "podGroupTemplates",
+        true,
+        &Schema {
+            items: Some(&POD_GROUP_TEMPLATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static WORKLOAD_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_SPEC_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

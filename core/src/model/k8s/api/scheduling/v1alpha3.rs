@@ -5,7 +5,7 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{INT32, STRING, UNKNOWN, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::AllCompositeDisruptionMode` (Kubernetes 1.37).
 pub const ALL_COMPOSITE_DISRUPTION_MODE: Schema<'static> = Schema {
@@ -29,278 +29,355 @@ pub const COMPOSITE_BASIC_SCHEDULING_POLICY: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::CompositeDisruptionMode` (Kubernetes 1.37).
 pub const COMPOSITE_DISRUPTION_MODE: Schema<'static> = Schema {
-    properties: &[
-        prop("all", false, &ALL_COMPOSITE_DISRUPTION_MODE),
-        prop("single", false, &SINGLE_COMPOSITE_DISRUPTION_MODE),
-    ],
+    properties: &COMPOSITE_DISRUPTION_MODE_PROPERTIES,
+    properties_fingerprint: Some(&COMPOSITE_DISRUPTION_MODE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static COMPOSITE_DISRUPTION_MODE_PROPERTIES: [Property<'static>; 2] = [
+    prop("all", false, &ALL_COMPOSITE_DISRUPTION_MODE),
+    prop("single", false, &SINGLE_COMPOSITE_DISRUPTION_MODE),
+];
+static COMPOSITE_DISRUPTION_MODE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COMPOSITE_DISRUPTION_MODE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::CompositeGangSchedulingPolicy` (Kubernetes 1.37).
 pub const COMPOSITE_GANG_SCHEDULING_POLICY: Schema<'static> = Schema {
-    properties: &[prop("minGroupCount", true, &INT32)],
+    properties: &COMPOSITE_GANG_SCHEDULING_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&COMPOSITE_GANG_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static COMPOSITE_GANG_SCHEDULING_POLICY_PROPERTIES: [Property<'static>; 1] =
+    [prop("minGroupCount", true, &INT32)];
+static COMPOSITE_GANG_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COMPOSITE_GANG_SCHEDULING_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::CompositePodGroup` (Kubernetes 1.37).
 pub const COMPOSITE_POD_GROUP: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &COMPOSITE_POD_GROUP_SPEC),
-        prop("status", false, &COMPOSITE_POD_GROUP_STATUS),
-    ],
+    properties: &COMPOSITE_POD_GROUP_PROPERTIES,
+    properties_fingerprint: Some(&COMPOSITE_POD_GROUP_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static COMPOSITE_POD_GROUP_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &COMPOSITE_POD_GROUP_SPEC),
+    prop("status", false, &COMPOSITE_POD_GROUP_STATUS),
+];
+static COMPOSITE_POD_GROUP_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COMPOSITE_POD_GROUP_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupSchedulingConstraints` (Kubernetes 1.37).
 pub const COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS: Schema<'static> = Schema {
-    properties: &[prop(
-        "topology",
-        false,
-        &Schema {
-            items: Some(&TOPOLOGY_CONSTRAINT),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES,
+    properties_fingerprint: Some(
+        &COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "topology",
+    false,
+    &Schema {
+        items: Some(&TOPOLOGY_CONSTRAINT),
+        ..Schema::of(Type::Array)
+    },
+)];
+static COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupSchedulingPolicy` (Kubernetes 1.37).
 pub const COMPOSITE_POD_GROUP_SCHEDULING_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("basic", false, &COMPOSITE_BASIC_SCHEDULING_POLICY),
-        prop("gang", false, &COMPOSITE_GANG_SCHEDULING_POLICY),
-    ],
+    properties: &COMPOSITE_POD_GROUP_SCHEDULING_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&COMPOSITE_POD_GROUP_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static COMPOSITE_POD_GROUP_SCHEDULING_POLICY_PROPERTIES: [Property<'static>; 2] = [
+    prop("basic", false, &COMPOSITE_BASIC_SCHEDULING_POLICY),
+    prop("gang", false, &COMPOSITE_GANG_SCHEDULING_POLICY),
+];
+static COMPOSITE_POD_GROUP_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COMPOSITE_POD_GROUP_SCHEDULING_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupSpec` (Kubernetes 1.37).
 pub const COMPOSITE_POD_GROUP_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("disruptionMode", false, &COMPOSITE_DISRUPTION_MODE),
-        prop("parentCompositePodGroupName", false, &STRING),
-        prop("preemptionPolicy", false, &STRING),
-        prop("priority", false, &INT32),
-        prop("priorityClassName", false, &STRING),
-        prop(
-            "schedulingConstraints",
-            false,
-            &COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS,
-        ),
-        prop(
-            "schedulingPolicy",
-            true,
-            &COMPOSITE_POD_GROUP_SCHEDULING_POLICY,
-        ),
-        prop("workloadRef", true, &WORKLOAD_REFERENCE),
-    ],
+    properties: &COMPOSITE_POD_GROUP_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&COMPOSITE_POD_GROUP_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static COMPOSITE_POD_GROUP_SPEC_PROPERTIES: [Property<'static>; 8] = [
+    prop("disruptionMode", false, &COMPOSITE_DISRUPTION_MODE),
+    prop("parentCompositePodGroupName", false, &STRING),
+    prop("preemptionPolicy", false, &STRING),
+    prop("priority", false, &INT32),
+    prop("priorityClassName", false, &STRING),
+    prop(
+        "schedulingConstraints",
+        false,
+        &COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS,
+    ),
+    prop(
+        "schedulingPolicy",
+        true,
+        &COMPOSITE_POD_GROUP_SCHEDULING_POLICY,
+    ),
+    prop("workloadRef", true, &WORKLOAD_REFERENCE),
+];
+static COMPOSITE_POD_GROUP_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COMPOSITE_POD_GROUP_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupStatus` (Kubernetes 1.37).
 pub const COMPOSITE_POD_GROUP_STATUS: Schema<'static> = Schema {
-    properties: &[prop(
+    properties: &COMPOSITE_POD_GROUP_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&COMPOSITE_POD_GROUP_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static COMPOSITE_POD_GROUP_STATUS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "conditions",
+    false,
+    &Schema {
+        items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+        ..Schema::of(Type::Array)
+    },
+)];
+static COMPOSITE_POD_GROUP_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COMPOSITE_POD_GROUP_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupTemplate` (Kubernetes 1.37).
+pub const COMPOSITE_POD_GROUP_TEMPLATE: Schema<'static> = Schema {
+    properties: &COMPOSITE_POD_GROUP_TEMPLATE_PROPERTIES,
+    properties_fingerprint: Some(&COMPOSITE_POD_GROUP_TEMPLATE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static COMPOSITE_POD_GROUP_TEMPLATE_PROPERTIES: [Property<'static>; 9] = [
+    prop(
+        "compositePodGroupTemplates",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("disruptionMode", false, &COMPOSITE_DISRUPTION_MODE),
+    prop("name", true, &STRING),
+    prop(
+        "podGroupTemplates",
+        false,
+        &Schema {
+            items: Some(&POD_GROUP_TEMPLATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("preemptionPolicy", false, &STRING),
+    prop("priority", false, &INT32),
+    prop("priorityClassName", false, &STRING),
+    prop(
+        "schedulingConstraints",
+        false,
+        &COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS,
+    ),
+    prop(
+        "schedulingPolicy",
+        true,
+        &COMPOSITE_POD_GROUP_SCHEDULING_POLICY,
+    ),
+];
+static COMPOSITE_POD_GROUP_TEMPLATE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&COMPOSITE_POD_GROUP_TEMPLATE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::scheduling::v1alpha3::DisruptionMode` (Kubernetes 1.37).
+pub const DISRUPTION_MODE: Schema<'static> = Schema {
+    properties: &DISRUPTION_MODE_PROPERTIES,
+    properties_fingerprint: Some(&DISRUPTION_MODE_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static DISRUPTION_MODE_PROPERTIES: [Property<'static>; 2] = [
+    prop("all", false, &ALL_DISRUPTION_MODE),
+    prop("single", false, &SINGLE_DISRUPTION_MODE),
+];
+static DISRUPTION_MODE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DISRUPTION_MODE_PROPERTIES);
+
+/// The model of `k8s_openapi::api::scheduling::v1alpha3::GangSchedulingPolicy` (Kubernetes 1.37).
+pub const GANG_SCHEDULING_POLICY: Schema<'static> = Schema {
+    properties: &GANG_SCHEDULING_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&GANG_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static GANG_SCHEDULING_POLICY_PROPERTIES: [Property<'static>; 1] = [prop("minCount", true, &INT32)];
+static GANG_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GANG_SCHEDULING_POLICY_PROPERTIES);
+
+/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroup` (Kubernetes 1.37).
+pub const POD_GROUP: Schema<'static> = Schema {
+    properties: &POD_GROUP_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_GROUP_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &POD_GROUP_SPEC),
+    prop("status", false, &POD_GROUP_STATUS),
+];
+static POD_GROUP_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_PROPERTIES);
+
+/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceClaim` (Kubernetes 1.37).
+pub const POD_GROUP_RESOURCE_CLAIM: Schema<'static> = Schema {
+    properties: &POD_GROUP_RESOURCE_CLAIM_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_RESOURCE_CLAIM_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_GROUP_RESOURCE_CLAIM_PROPERTIES: [Property<'static>; 3] = [
+    prop("name", true, &STRING),
+    prop("resourceClaimName", false, &STRING),
+    prop("resourceClaimTemplateName", false, &STRING),
+];
+static POD_GROUP_RESOURCE_CLAIM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_RESOURCE_CLAIM_PROPERTIES);
+
+/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceClaimStatus` (Kubernetes 1.37).
+pub const POD_GROUP_RESOURCE_CLAIM_STATUS: Schema<'static> = Schema {
+    properties: &POD_GROUP_RESOURCE_CLAIM_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_GROUP_RESOURCE_CLAIM_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop("name", true, &STRING),
+    prop("resourceClaimName", false, &STRING),
+];
+static POD_GROUP_RESOURCE_CLAIM_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_RESOURCE_CLAIM_STATUS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupSchedulingConstraints` (Kubernetes 1.37).
+pub const POD_GROUP_SCHEDULING_CONSTRAINTS: Schema<'static> = Schema {
+    properties: &POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "topology",
+    false,
+    &Schema {
+        items: Some(&TOPOLOGY_CONSTRAINT),
+        ..Schema::of(Type::Array)
+    },
+)];
+static POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES);
+
+/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupSchedulingPolicy` (Kubernetes 1.37).
+pub const POD_GROUP_SCHEDULING_POLICY: Schema<'static> = Schema {
+    properties: &POD_GROUP_SCHEDULING_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_GROUP_SCHEDULING_POLICY_PROPERTIES: [Property<'static>; 2] = [
+    prop("basic", false, &BASIC_SCHEDULING_POLICY),
+    prop("gang", false, &GANG_SCHEDULING_POLICY),
+];
+static POD_GROUP_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_SCHEDULING_POLICY_PROPERTIES);
+
+/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupSpec` (Kubernetes 1.37).
+pub const POD_GROUP_SPEC: Schema<'static> = Schema {
+    properties: &POD_GROUP_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_SPEC_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_GROUP_SPEC_PROPERTIES: [Property<'static>; 9] = [
+    prop("disruptionMode", false, &DISRUPTION_MODE),
+    prop("parentCompositePodGroupName", false, &STRING),
+    prop("preemptionPolicy", false, &STRING),
+    prop("priority", false, &INT32),
+    prop("priorityClassName", false, &STRING),
+    prop(
+        "resourceClaims",
+        false,
+        &Schema {
+            items: Some(&POD_GROUP_RESOURCE_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "schedulingConstraints",
+        false,
+        &POD_GROUP_SCHEDULING_CONSTRAINTS,
+    ),
+    prop("schedulingPolicy", true, &POD_GROUP_SCHEDULING_POLICY),
+    prop("workloadRef", false, &WORKLOAD_REFERENCE),
+];
+static POD_GROUP_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_SPEC_PROPERTIES);
+
+/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupStatus` (Kubernetes 1.37).
+pub const POD_GROUP_STATUS: Schema<'static> = Schema {
+    properties: &POD_GROUP_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_STATUS_PROPERTIES_FINGERPRINT),
+    ..Schema::of(Type::Object)
+};
+static POD_GROUP_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
         "conditions",
         false,
         &Schema {
             items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
             ..Schema::of(Type::Array)
         },
-    )],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupTemplate` (Kubernetes 1.37).
-pub const COMPOSITE_POD_GROUP_TEMPLATE: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "compositePodGroupTemplates",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("disruptionMode", false, &COMPOSITE_DISRUPTION_MODE),
-        prop("name", true, &STRING),
-        prop(
-            "podGroupTemplates",
-            false,
-            &Schema {
-                items: Some(&POD_GROUP_TEMPLATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("preemptionPolicy", false, &STRING),
-        prop("priority", false, &INT32),
-        prop("priorityClassName", false, &STRING),
-        prop(
-            "schedulingConstraints",
-            false,
-            &COMPOSITE_POD_GROUP_SCHEDULING_CONSTRAINTS,
-        ),
-        prop(
-            "schedulingPolicy",
-            true,
-            &COMPOSITE_POD_GROUP_SCHEDULING_POLICY,
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::scheduling::v1alpha3::DisruptionMode` (Kubernetes 1.37).
-pub const DISRUPTION_MODE: Schema<'static> = Schema {
-    properties: &[
-        prop("all", false, &ALL_DISRUPTION_MODE),
-        prop("single", false, &SINGLE_DISRUPTION_MODE),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::scheduling::v1alpha3::GangSchedulingPolicy` (Kubernetes 1.37).
-pub const GANG_SCHEDULING_POLICY: Schema<'static> = Schema {
-    properties: &[prop("minCount", true, &INT32)],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroup` (Kubernetes 1.37).
-pub const POD_GROUP: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &POD_GROUP_SPEC),
-        prop("status", false, &POD_GROUP_STATUS),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceClaim` (Kubernetes 1.37).
-pub const POD_GROUP_RESOURCE_CLAIM: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("resourceClaimName", false, &STRING),
-        prop("resourceClaimTemplateName", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupResourceClaimStatus` (Kubernetes 1.37).
-pub const POD_GROUP_RESOURCE_CLAIM_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("resourceClaimName", false, &STRING),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupSchedulingConstraints` (Kubernetes 1.37).
-pub const POD_GROUP_SCHEDULING_CONSTRAINTS: Schema<'static> = Schema {
-    properties: &[prop(
-        "topology",
+    ),
+    prop(
+        "resourceClaimStatuses",
         false,
         &Schema {
-            items: Some(&TOPOLOGY_CONSTRAINT),
+            items: Some(&POD_GROUP_RESOURCE_CLAIM_STATUS),
             ..Schema::of(Type::Array)
         },
-    )],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupSchedulingPolicy` (Kubernetes 1.37).
-pub const POD_GROUP_SCHEDULING_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("basic", false, &BASIC_SCHEDULING_POLICY),
-        prop("gang", false, &GANG_SCHEDULING_POLICY),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupSpec` (Kubernetes 1.37).
-pub const POD_GROUP_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("disruptionMode", false, &DISRUPTION_MODE),
-        prop("parentCompositePodGroupName", false, &STRING),
-        prop("preemptionPolicy", false, &STRING),
-        prop("priority", false, &INT32),
-        prop("priorityClassName", false, &STRING),
-        prop(
-            "resourceClaims",
-            false,
-            &Schema {
-                items: Some(&POD_GROUP_RESOURCE_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "schedulingConstraints",
-            false,
-            &POD_GROUP_SCHEDULING_CONSTRAINTS,
-        ),
-        prop("schedulingPolicy", true, &POD_GROUP_SCHEDULING_POLICY),
-        prop("workloadRef", false, &WORKLOAD_REFERENCE),
-    ],
-    ..Schema::of(Type::Object)
-};
-
-/// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupStatus` (Kubernetes 1.37).
-pub const POD_GROUP_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "resourceClaimStatuses",
-            false,
-            &Schema {
-                items: Some(&POD_GROUP_RESOURCE_CLAIM_STATUS),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
-    ..Schema::of(Type::Object)
-};
+    ),
+];
+static POD_GROUP_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::PodGroupTemplate` (Kubernetes 1.37).
 pub const POD_GROUP_TEMPLATE: Schema<'static> = Schema {
-    properties: &[
-        prop("disruptionMode", false, &DISRUPTION_MODE),
-        prop("name", true, &STRING),
-        prop("preemptionPolicy", false, &STRING),
-        prop("priority", false, &INT32),
-        prop("priorityClassName", false, &STRING),
-        prop(
-            "resourceClaims",
-            false,
-            &Schema {
-                items: Some(&POD_GROUP_RESOURCE_CLAIM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "schedulingConstraints",
-            false,
-            &POD_GROUP_SCHEDULING_CONSTRAINTS,
-        ),
-        prop("schedulingPolicy", true, &POD_GROUP_SCHEDULING_POLICY),
-    ],
+    properties: &POD_GROUP_TEMPLATE_PROPERTIES,
+    properties_fingerprint: Some(&POD_GROUP_TEMPLATE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static POD_GROUP_TEMPLATE_PROPERTIES: [Property<'static>; 8] = [
+    prop("disruptionMode", false, &DISRUPTION_MODE),
+    prop("name", true, &STRING),
+    prop("preemptionPolicy", false, &STRING),
+    prop("priority", false, &INT32),
+    prop("priorityClassName", false, &STRING),
+    prop(
+        "resourceClaims",
+        false,
+        &Schema {
+            items: Some(&POD_GROUP_RESOURCE_CLAIM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "schedulingConstraints",
+        false,
+        &POD_GROUP_SCHEDULING_CONSTRAINTS,
+    ),
+    prop("schedulingPolicy", true, &POD_GROUP_SCHEDULING_POLICY),
+];
+static POD_GROUP_TEMPLATE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&POD_GROUP_TEMPLATE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::SingleCompositeDisruptionMode` (Kubernetes 1.37).
 pub const SINGLE_COMPOSITE_DISRUPTION_MODE: Schema<'static> = Schema {
@@ -314,34 +391,46 @@ pub const SINGLE_DISRUPTION_MODE: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::TopologyConstraint` (Kubernetes 1.37).
 pub const TOPOLOGY_CONSTRAINT: Schema<'static> = Schema {
-    properties: &[prop("key", true, &STRING)],
+    properties: &TOPOLOGY_CONSTRAINT_PROPERTIES,
+    properties_fingerprint: Some(&TOPOLOGY_CONSTRAINT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOPOLOGY_CONSTRAINT_PROPERTIES: [Property<'static>; 1] = [prop("key", true, &STRING)];
+static TOPOLOGY_CONSTRAINT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOPOLOGY_CONSTRAINT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::TypedLocalObjectReference` (Kubernetes 1.37).
 pub const TYPED_LOCAL_OBJECT_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiGroup", false, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-    ],
+    properties: &TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("apiGroup", false, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+];
+static TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TYPED_LOCAL_OBJECT_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::Workload` (Kubernetes 1.37).
 pub const WORKLOAD: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &WORKLOAD_SPEC),
-    ],
+    properties: &WORKLOAD_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &WORKLOAD_SPEC),
+];
+static WORKLOAD_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupAllDisruptionMode` (Kubernetes 1.37).
 pub const WORKLOAD_POD_GROUP_ALL_DISRUPTION_MODE: Schema<'static> = Schema {
@@ -355,50 +444,71 @@ pub const WORKLOAD_POD_GROUP_BASIC_SCHEDULING_POLICY: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupDisruptionMode` (Kubernetes 1.37).
 pub const WORKLOAD_POD_GROUP_DISRUPTION_MODE: Schema<'static> = Schema {
-    properties: &[
-        prop("all", false, &WORKLOAD_POD_GROUP_ALL_DISRUPTION_MODE),
-        prop("single", false, &WORKLOAD_POD_GROUP_SINGLE_DISRUPTION_MODE),
-    ],
+    properties: &WORKLOAD_POD_GROUP_DISRUPTION_MODE_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_POD_GROUP_DISRUPTION_MODE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_POD_GROUP_DISRUPTION_MODE_PROPERTIES: [Property<'static>; 2] = [
+    prop("all", false, &WORKLOAD_POD_GROUP_ALL_DISRUPTION_MODE),
+    prop("single", false, &WORKLOAD_POD_GROUP_SINGLE_DISRUPTION_MODE),
+];
+static WORKLOAD_POD_GROUP_DISRUPTION_MODE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_POD_GROUP_DISRUPTION_MODE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupGangSchedulingPolicy` (Kubernetes 1.37).
 pub const WORKLOAD_POD_GROUP_GANG_SCHEDULING_POLICY: Schema<'static> = Schema {
-    properties: &[prop("minCount", false, &INT32)],
+    properties: &WORKLOAD_POD_GROUP_GANG_SCHEDULING_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_POD_GROUP_GANG_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_POD_GROUP_GANG_SCHEDULING_POLICY_PROPERTIES: [Property<'static>; 1] =
+    [prop("minCount", false, &INT32)];
+static WORKLOAD_POD_GROUP_GANG_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_POD_GROUP_GANG_SCHEDULING_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupResourceClaim` (Kubernetes 1.37).
 pub const WORKLOAD_POD_GROUP_RESOURCE_CLAIM: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("resourceClaimName", false, &STRING),
-        prop("resourceClaimTemplateName", false, &STRING),
-    ],
+    properties: &WORKLOAD_POD_GROUP_RESOURCE_CLAIM_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_POD_GROUP_RESOURCE_CLAIM_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_POD_GROUP_RESOURCE_CLAIM_PROPERTIES: [Property<'static>; 3] = [
+    prop("name", true, &STRING),
+    prop("resourceClaimName", false, &STRING),
+    prop("resourceClaimTemplateName", false, &STRING),
+];
+static WORKLOAD_POD_GROUP_RESOURCE_CLAIM_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_POD_GROUP_RESOURCE_CLAIM_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingConstraints` (Kubernetes 1.37).
 pub const WORKLOAD_POD_GROUP_SCHEDULING_CONSTRAINTS: Schema<'static> = Schema {
-    properties: &[prop(
-        "topology",
-        false,
-        &Schema {
-            items: Some(&TOPOLOGY_CONSTRAINT),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &WORKLOAD_POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "topology",
+    false,
+    &Schema {
+        items: Some(&TOPOLOGY_CONSTRAINT),
+        ..Schema::of(Type::Array)
+    },
+)];
+static WORKLOAD_POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_POD_GROUP_SCHEDULING_CONSTRAINTS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingPolicy` (Kubernetes 1.37).
 pub const WORKLOAD_POD_GROUP_SCHEDULING_POLICY: Schema<'static> = Schema {
-    properties: &[
-        prop("basic", false, &WORKLOAD_POD_GROUP_BASIC_SCHEDULING_POLICY),
-        prop("gang", false, &WORKLOAD_POD_GROUP_GANG_SCHEDULING_POLICY),
-    ],
+    properties: &WORKLOAD_POD_GROUP_SCHEDULING_POLICY_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_POD_GROUP_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_POD_GROUP_SCHEDULING_POLICY_PROPERTIES: [Property<'static>; 2] = [
+    prop("basic", false, &WORKLOAD_POD_GROUP_BASIC_SCHEDULING_POLICY),
+    prop("gang", false, &WORKLOAD_POD_GROUP_GANG_SCHEDULING_POLICY),
+];
+static WORKLOAD_POD_GROUP_SCHEDULING_POLICY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_POD_GROUP_SCHEDULING_POLICY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupSingleDisruptionMode` (Kubernetes 1.37).
 pub const WORKLOAD_POD_GROUP_SINGLE_DISRUPTION_MODE: Schema<'static> = Schema {
@@ -407,36 +517,44 @@ pub const WORKLOAD_POD_GROUP_SINGLE_DISRUPTION_MODE: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::WorkloadReference` (Kubernetes 1.37).
 pub const WORKLOAD_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("templateName", true, &STRING),
-        prop("workloadName", true, &STRING),
-    ],
+    properties: &WORKLOAD_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_REFERENCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("templateName", true, &STRING),
+    prop("workloadName", true, &STRING),
+];
+static WORKLOAD_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::scheduling::v1alpha3::WorkloadSpec` (Kubernetes 1.37).
 pub const WORKLOAD_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "compositePodGroupTemplates",
-            false,
-            &Schema {
-                items: Some(&COMPOSITE_POD_GROUP_TEMPLATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("controllerRef", false, &TYPED_LOCAL_OBJECT_REFERENCE),
-        prop(
-            "podGroupTemplates",
-            false,
-            &Schema {
-                items: Some(&POD_GROUP_TEMPLATE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &WORKLOAD_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&WORKLOAD_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WORKLOAD_SPEC_PROPERTIES: [Property<'static>; 3] = [
+    prop(
+        "compositePodGroupTemplates",
+        false,
+        &Schema {
+            items: Some(&COMPOSITE_POD_GROUP_TEMPLATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("controllerRef", false, &TYPED_LOCAL_OBJECT_REFERENCE),
+    prop(
+        "podGroupTemplates",
+        false,
+        &Schema {
+            items: Some(&POD_GROUP_TEMPLATE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static WORKLOAD_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WORKLOAD_SPEC_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -7,366 +7,458 @@ use crate::model::k8s::common::{
     BOOLEAN, INT32, INT64, NULLABLE_INT_OR_STRING, STRING, STRING_LIST, STRING_MAP, prop,
 };
 use crate::model::k8s::{api, apimachinery};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::storage::v1::CSIDriver` (Kubernetes 1.36 to 1.37).
 pub const CSI_DRIVER: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CSI_DRIVER_SPEC),
-    ],
+    properties: &CSI_DRIVER_PROPERTIES,
+    properties_fingerprint: Some(&CSI_DRIVER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_DRIVER_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CSI_DRIVER_SPEC),
+];
+static CSI_DRIVER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_DRIVER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::CSIDriver` (Kubernetes 1.35).
 pub const CSI_DRIVER_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CSI_DRIVER_SPEC_1_35),
-    ],
+    properties: &CSI_DRIVER_1_35_PROPERTIES,
+    properties_fingerprint: Some(&CSI_DRIVER_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_DRIVER_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CSI_DRIVER_SPEC_1_35),
+];
+static CSI_DRIVER_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_DRIVER_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::CSIDriver` (Kubernetes 1.33 to 1.34).
 pub const CSI_DRIVER_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CSI_DRIVER_SPEC_1_33_TO_1_34),
-    ],
+    properties: &CSI_DRIVER_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(&CSI_DRIVER_1_33_TO_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_DRIVER_1_33_TO_1_34_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CSI_DRIVER_SPEC_1_33_TO_1_34),
+];
+static CSI_DRIVER_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_DRIVER_1_33_TO_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::CSIDriverSpec` (Kubernetes 1.36 to 1.37).
 pub const CSI_DRIVER_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("attachRequired", false, &BOOLEAN),
-        prop("fsGroupPolicy", false, &STRING),
-        prop("nodeAllocatableUpdatePeriodSeconds", false, &INT64),
-        prop("podInfoOnMount", false, &BOOLEAN),
-        prop("preventPodSchedulingIfMissing", false, &BOOLEAN),
-        prop("requiresRepublish", false, &BOOLEAN),
-        prop("seLinuxMount", false, &BOOLEAN),
-        prop("serviceAccountTokenInSecrets", false, &BOOLEAN),
-        prop("storageCapacity", false, &BOOLEAN),
-        prop(
-            "tokenRequests",
-            false,
-            &Schema {
-                items: Some(&TOKEN_REQUEST),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("volumeLifecycleModes", false, &STRING_LIST),
-    ],
+    properties: &CSI_DRIVER_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&CSI_DRIVER_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_DRIVER_SPEC_PROPERTIES: [Property<'static>; 11] = [
+    prop("attachRequired", false, &BOOLEAN),
+    prop("fsGroupPolicy", false, &STRING),
+    prop("nodeAllocatableUpdatePeriodSeconds", false, &INT64),
+    prop("podInfoOnMount", false, &BOOLEAN),
+    prop("preventPodSchedulingIfMissing", false, &BOOLEAN),
+    prop("requiresRepublish", false, &BOOLEAN),
+    prop("seLinuxMount", false, &BOOLEAN),
+    prop("serviceAccountTokenInSecrets", false, &BOOLEAN),
+    prop("storageCapacity", false, &BOOLEAN),
+    prop(
+        "tokenRequests",
+        false,
+        &Schema {
+            items: Some(&TOKEN_REQUEST),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("volumeLifecycleModes", false, &STRING_LIST),
+];
+static CSI_DRIVER_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_DRIVER_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::CSIDriverSpec` (Kubernetes 1.35).
 pub const CSI_DRIVER_SPEC_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("attachRequired", false, &BOOLEAN),
-        prop("fsGroupPolicy", false, &STRING),
-        prop("nodeAllocatableUpdatePeriodSeconds", false, &INT64),
-        prop("podInfoOnMount", false, &BOOLEAN),
-        prop("requiresRepublish", false, &BOOLEAN),
-        prop("seLinuxMount", false, &BOOLEAN),
-        prop("serviceAccountTokenInSecrets", false, &BOOLEAN),
-        prop("storageCapacity", false, &BOOLEAN),
-        prop(
-            "tokenRequests",
-            false,
-            &Schema {
-                items: Some(&TOKEN_REQUEST),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("volumeLifecycleModes", false, &STRING_LIST),
-    ],
+    properties: &CSI_DRIVER_SPEC_1_35_PROPERTIES,
+    properties_fingerprint: Some(&CSI_DRIVER_SPEC_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_DRIVER_SPEC_1_35_PROPERTIES: [Property<'static>; 10] = [
+    prop("attachRequired", false, &BOOLEAN),
+    prop("fsGroupPolicy", false, &STRING),
+    prop("nodeAllocatableUpdatePeriodSeconds", false, &INT64),
+    prop("podInfoOnMount", false, &BOOLEAN),
+    prop("requiresRepublish", false, &BOOLEAN),
+    prop("seLinuxMount", false, &BOOLEAN),
+    prop("serviceAccountTokenInSecrets", false, &BOOLEAN),
+    prop("storageCapacity", false, &BOOLEAN),
+    prop(
+        "tokenRequests",
+        false,
+        &Schema {
+            items: Some(&TOKEN_REQUEST),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("volumeLifecycleModes", false, &STRING_LIST),
+];
+static CSI_DRIVER_SPEC_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_DRIVER_SPEC_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::CSIDriverSpec` (Kubernetes 1.33 to 1.34).
 pub const CSI_DRIVER_SPEC_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("attachRequired", false, &BOOLEAN),
-        prop("fsGroupPolicy", false, &STRING),
-        prop("nodeAllocatableUpdatePeriodSeconds", false, &INT64),
-        prop("podInfoOnMount", false, &BOOLEAN),
-        prop("requiresRepublish", false, &BOOLEAN),
-        prop("seLinuxMount", false, &BOOLEAN),
-        prop("storageCapacity", false, &BOOLEAN),
-        prop(
-            "tokenRequests",
-            false,
-            &Schema {
-                items: Some(&TOKEN_REQUEST),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("volumeLifecycleModes", false, &STRING_LIST),
-    ],
+    properties: &CSI_DRIVER_SPEC_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(&CSI_DRIVER_SPEC_1_33_TO_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_DRIVER_SPEC_1_33_TO_1_34_PROPERTIES: [Property<'static>; 9] = [
+    prop("attachRequired", false, &BOOLEAN),
+    prop("fsGroupPolicy", false, &STRING),
+    prop("nodeAllocatableUpdatePeriodSeconds", false, &INT64),
+    prop("podInfoOnMount", false, &BOOLEAN),
+    prop("requiresRepublish", false, &BOOLEAN),
+    prop("seLinuxMount", false, &BOOLEAN),
+    prop("storageCapacity", false, &BOOLEAN),
+    prop(
+        "tokenRequests",
+        false,
+        &Schema {
+            items: Some(&TOKEN_REQUEST),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("volumeLifecycleModes", false, &STRING_LIST),
+];
+static CSI_DRIVER_SPEC_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_DRIVER_SPEC_1_33_TO_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::CSINode` (Kubernetes 1.37).
 pub const CSI_NODE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CSI_NODE_SPEC),
-        prop("status", false, &CSI_NODE_STATUS),
-    ],
+    properties: &CSI_NODE_PROPERTIES,
+    properties_fingerprint: Some(&CSI_NODE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_NODE_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CSI_NODE_SPEC),
+    prop("status", false, &CSI_NODE_STATUS),
+];
+static CSI_NODE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_NODE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::CSINode` (Kubernetes 1.33 to 1.36).
 pub const CSI_NODE_1_33_TO_1_36: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CSI_NODE_SPEC),
-    ],
+    properties: &CSI_NODE_1_33_TO_1_36_PROPERTIES,
+    properties_fingerprint: Some(&CSI_NODE_1_33_TO_1_36_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_NODE_1_33_TO_1_36_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CSI_NODE_SPEC),
+];
+static CSI_NODE_1_33_TO_1_36_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_NODE_1_33_TO_1_36_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::CSINodeDriver`.
 pub const CSI_NODE_DRIVER: Schema<'static> = Schema {
-    properties: &[
-        prop("allocatable", false, &VOLUME_NODE_RESOURCES),
-        prop("name", true, &STRING),
-        prop("nodeID", true, &STRING),
-        prop("topologyKeys", false, &STRING_LIST),
-    ],
+    properties: &CSI_NODE_DRIVER_PROPERTIES,
+    properties_fingerprint: Some(&CSI_NODE_DRIVER_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_NODE_DRIVER_PROPERTIES: [Property<'static>; 4] = [
+    prop("allocatable", false, &VOLUME_NODE_RESOURCES),
+    prop("name", true, &STRING),
+    prop("nodeID", true, &STRING),
+    prop("topologyKeys", false, &STRING_LIST),
+];
+static CSI_NODE_DRIVER_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_NODE_DRIVER_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::CSINodeSpec`.
 pub const CSI_NODE_SPEC: Schema<'static> = Schema {
-    properties: &[prop(
-        "drivers",
-        true,
-        &Schema {
-            items: Some(&CSI_NODE_DRIVER),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &CSI_NODE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&CSI_NODE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_NODE_SPEC_PROPERTIES: [Property<'static>; 1] = [prop(
+    "drivers",
+    true,
+    &Schema {
+        items: Some(&CSI_NODE_DRIVER),
+        ..Schema::of(Type::Array)
+    },
+)];
+static CSI_NODE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_NODE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::CSINodeStatus` (Kubernetes 1.37).
 pub const CSI_NODE_STATUS: Schema<'static> = Schema {
-    properties: &[prop(
-        "storageHealth",
-        false,
-        &Schema {
-            items: Some(&STORAGE_HEALTH),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &CSI_NODE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&CSI_NODE_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_NODE_STATUS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "storageHealth",
+    false,
+    &Schema {
+        items: Some(&STORAGE_HEALTH),
+        ..Schema::of(Type::Array)
+    },
+)];
+static CSI_NODE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_NODE_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::CSIStorageCapacity`.
 pub const CSI_STORAGE_CAPACITY: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("capacity", false, &NULLABLE_INT_OR_STRING),
-        prop("kind", false, &STRING),
-        prop("maximumVolumeSize", false, &NULLABLE_INT_OR_STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop(
-            "nodeTopology",
-            false,
-            &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
-        ),
-        prop("storageClassName", true, &STRING),
-    ],
+    properties: &CSI_STORAGE_CAPACITY_PROPERTIES,
+    properties_fingerprint: Some(&CSI_STORAGE_CAPACITY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CSI_STORAGE_CAPACITY_PROPERTIES: [Property<'static>; 7] = [
+    prop("apiVersion", false, &STRING),
+    prop("capacity", false, &NULLABLE_INT_OR_STRING),
+    prop("kind", false, &STRING),
+    prop("maximumVolumeSize", false, &NULLABLE_INT_OR_STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop(
+        "nodeTopology",
+        false,
+        &apimachinery::pkg::apis::meta::v1::LABEL_SELECTOR,
+    ),
+    prop("storageClassName", true, &STRING),
+];
+static CSI_STORAGE_CAPACITY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CSI_STORAGE_CAPACITY_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::StorageClass`.
 pub const STORAGE_CLASS: Schema<'static> = Schema {
-    properties: &[
-        prop("allowVolumeExpansion", false, &BOOLEAN),
-        prop(
-            "allowedTopologies",
-            false,
-            &Schema {
-                items: Some(&api::core::v1::TOPOLOGY_SELECTOR_TERM),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("mountOptions", false, &STRING_LIST),
-        prop("parameters", false, &STRING_MAP),
-        prop("provisioner", true, &STRING),
-        prop("reclaimPolicy", false, &STRING),
-        prop("volumeBindingMode", false, &STRING),
-    ],
+    properties: &STORAGE_CLASS_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_CLASS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_CLASS_PROPERTIES: [Property<'static>; 10] = [
+    prop("allowVolumeExpansion", false, &BOOLEAN),
+    prop(
+        "allowedTopologies",
+        false,
+        &Schema {
+            items: Some(&api::core::v1::TOPOLOGY_SELECTOR_TERM),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("mountOptions", false, &STRING_LIST),
+    prop("parameters", false, &STRING_MAP),
+    prop("provisioner", true, &STRING),
+    prop("reclaimPolicy", false, &STRING),
+    prop("volumeBindingMode", false, &STRING),
+];
+static STORAGE_CLASS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_CLASS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::StorageHealth` (Kubernetes 1.37).
 pub const STORAGE_HEALTH: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "healthConditions",
-            false,
-            &Schema {
-                items: Some(&STORAGE_HEALTH_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", true, &STRING),
-    ],
+    properties: &STORAGE_HEALTH_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_HEALTH_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_HEALTH_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "healthConditions",
+        false,
+        &Schema {
+            items: Some(&STORAGE_HEALTH_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", true, &STRING),
+];
+static STORAGE_HEALTH_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_HEALTH_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::StorageHealthCondition` (Kubernetes 1.37).
 pub const STORAGE_HEALTH_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop("accessMode", false, &STRING),
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", true, &STRING),
-        prop("status", true, &STRING),
-        prop("volumeMode", false, &STRING),
-    ],
+    properties: &STORAGE_HEALTH_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_HEALTH_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_HEALTH_CONDITION_PROPERTIES: [Property<'static>; 6] = [
+    prop("accessMode", false, &STRING),
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", true, &STRING),
+    prop("status", true, &STRING),
+    prop("volumeMode", false, &STRING),
+];
+static STORAGE_HEALTH_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_HEALTH_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::TokenRequest`.
 pub const TOKEN_REQUEST: Schema<'static> = Schema {
-    properties: &[
-        prop("audience", true, &STRING),
-        prop("expirationSeconds", false, &INT64),
-    ],
+    properties: &TOKEN_REQUEST_PROPERTIES,
+    properties_fingerprint: Some(&TOKEN_REQUEST_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static TOKEN_REQUEST_PROPERTIES: [Property<'static>; 2] = [
+    prop("audience", true, &STRING),
+    prop("expirationSeconds", false, &INT64),
+];
+static TOKEN_REQUEST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&TOKEN_REQUEST_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::VolumeAttachment`.
 pub const VOLUME_ATTACHMENT: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &VOLUME_ATTACHMENT_SPEC),
-        prop("status", false, &VOLUME_ATTACHMENT_STATUS),
-    ],
+    properties: &VOLUME_ATTACHMENT_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_ATTACHMENT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_ATTACHMENT_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &VOLUME_ATTACHMENT_SPEC),
+    prop("status", false, &VOLUME_ATTACHMENT_STATUS),
+];
+static VOLUME_ATTACHMENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_ATTACHMENT_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::VolumeAttachmentSource`.
 pub const VOLUME_ATTACHMENT_SOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "inlineVolumeSpec",
-            false,
-            &api::core::v1::PERSISTENT_VOLUME_SPEC,
-        ),
-        prop("persistentVolumeName", false, &STRING),
-    ],
+    properties: &VOLUME_ATTACHMENT_SOURCE_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_ATTACHMENT_SOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_ATTACHMENT_SOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "inlineVolumeSpec",
+        false,
+        &api::core::v1::PERSISTENT_VOLUME_SPEC,
+    ),
+    prop("persistentVolumeName", false, &STRING),
+];
+static VOLUME_ATTACHMENT_SOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_ATTACHMENT_SOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::VolumeAttachmentSpec`.
 pub const VOLUME_ATTACHMENT_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("attacher", true, &STRING),
-        prop("nodeName", true, &STRING),
-        prop("source", true, &VOLUME_ATTACHMENT_SOURCE),
-    ],
+    properties: &VOLUME_ATTACHMENT_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_ATTACHMENT_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_ATTACHMENT_SPEC_PROPERTIES: [Property<'static>; 3] = [
+    prop("attacher", true, &STRING),
+    prop("nodeName", true, &STRING),
+    prop("source", true, &VOLUME_ATTACHMENT_SOURCE),
+];
+static VOLUME_ATTACHMENT_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_ATTACHMENT_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::VolumeAttachmentStatus`.
 pub const VOLUME_ATTACHMENT_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("attachError", false, &VOLUME_ERROR),
-        prop("attached", true, &BOOLEAN),
-        prop("attachmentMetadata", false, &STRING_MAP),
-        prop("detachError", false, &VOLUME_ERROR),
-    ],
+    properties: &VOLUME_ATTACHMENT_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_ATTACHMENT_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_ATTACHMENT_STATUS_PROPERTIES: [Property<'static>; 4] = [
+    prop("attachError", false, &VOLUME_ERROR),
+    prop("attached", true, &BOOLEAN),
+    prop("attachmentMetadata", false, &STRING_MAP),
+    prop("detachError", false, &VOLUME_ERROR),
+];
+static VOLUME_ATTACHMENT_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_ATTACHMENT_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::VolumeAttributesClass` (Kubernetes 1.34 to 1.37).
 pub const VOLUME_ATTRIBUTES_CLASS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("driverName", true, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("parameters", false, &STRING_MAP),
-    ],
+    properties: &VOLUME_ATTRIBUTES_CLASS_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_ATTRIBUTES_CLASS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_ATTRIBUTES_CLASS_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("driverName", true, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("parameters", false, &STRING_MAP),
+];
+static VOLUME_ATTRIBUTES_CLASS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_ATTRIBUTES_CLASS_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::VolumeError`.
 pub const VOLUME_ERROR: Schema<'static> = Schema {
-    properties: &[
-        prop("errorCode", false, &INT32),
-        prop("message", false, &STRING),
-        prop("time", false, &apimachinery::pkg::apis::meta::v1::TIME),
-    ],
+    properties: &VOLUME_ERROR_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_ERROR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_ERROR_PROPERTIES: [Property<'static>; 3] = [
+    prop("errorCode", false, &INT32),
+    prop("message", false, &STRING),
+    prop("time", false, &apimachinery::pkg::apis::meta::v1::TIME),
+];
+static VOLUME_ERROR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_ERROR_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storage::v1::VolumeNodeResources`.
 pub const VOLUME_NODE_RESOURCES: Schema<'static> = Schema {
-    properties: &[prop("count", false, &INT32)],
+    properties: &VOLUME_NODE_RESOURCES_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_NODE_RESOURCES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_NODE_RESOURCES_PROPERTIES: [Property<'static>; 1] = [prop("count", false, &INT32)];
+static VOLUME_NODE_RESOURCES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_NODE_RESOURCES_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -5,23 +5,27 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{STRING, STRING_MAP, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::storage::v1alpha1::VolumeAttributesClass` (Kubernetes 1.33 to 1.34).
 pub const VOLUME_ATTRIBUTES_CLASS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("driverName", true, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("parameters", false, &STRING_MAP),
-    ],
+    properties: &VOLUME_ATTRIBUTES_CLASS_PROPERTIES,
+    properties_fingerprint: Some(&VOLUME_ATTRIBUTES_CLASS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VOLUME_ATTRIBUTES_CLASS_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("driverName", true, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("parameters", false, &STRING_MAP),
+];
+static VOLUME_ATTRIBUTES_CLASS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VOLUME_ATTRIBUTES_CLASS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

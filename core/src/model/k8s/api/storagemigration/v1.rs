@@ -5,49 +5,61 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::storagemigration::v1::StorageVersionMigration` (Kubernetes 1.37).
 pub const STORAGE_VERSION_MIGRATION: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &STORAGE_VERSION_MIGRATION_SPEC),
-        prop("status", false, &STORAGE_VERSION_MIGRATION_STATUS),
-    ],
+    properties: &STORAGE_VERSION_MIGRATION_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_VERSION_MIGRATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_VERSION_MIGRATION_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &STORAGE_VERSION_MIGRATION_SPEC),
+    prop("status", false, &STORAGE_VERSION_MIGRATION_STATUS),
+];
+static STORAGE_VERSION_MIGRATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_VERSION_MIGRATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storagemigration::v1::StorageVersionMigrationSpec` (Kubernetes 1.37).
 pub const STORAGE_VERSION_MIGRATION_SPEC: Schema<'static> = Schema {
-    properties: &[prop(
-        "resource",
-        true,
-        &apimachinery::pkg::apis::meta::v1::GROUP_RESOURCE,
-    )],
+    properties: &STORAGE_VERSION_MIGRATION_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_VERSION_MIGRATION_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_VERSION_MIGRATION_SPEC_PROPERTIES: [Property<'static>; 1] = [prop(
+    "resource",
+    true,
+    &apimachinery::pkg::apis::meta::v1::GROUP_RESOURCE,
+)];
+static STORAGE_VERSION_MIGRATION_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_VERSION_MIGRATION_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storagemigration::v1::StorageVersionMigrationStatus` (Kubernetes 1.37).
 pub const STORAGE_VERSION_MIGRATION_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resourceVersion", false, &STRING),
-    ],
+    properties: &STORAGE_VERSION_MIGRATION_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_VERSION_MIGRATION_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_VERSION_MIGRATION_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&apimachinery::pkg::apis::meta::v1::CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resourceVersion", false, &STRING),
+];
+static STORAGE_VERSION_MIGRATION_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_VERSION_MIGRATION_STATUS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

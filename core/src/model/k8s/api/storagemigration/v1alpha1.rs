@@ -5,74 +5,94 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::api::storagemigration::v1alpha1::GroupVersionResource` (Kubernetes 1.33 to 1.34).
 pub const GROUP_VERSION_RESOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("group", false, &STRING),
-        prop("resource", false, &STRING),
-        prop("version", false, &STRING),
-    ],
+    properties: &GROUP_VERSION_RESOURCE_PROPERTIES,
+    properties_fingerprint: Some(&GROUP_VERSION_RESOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GROUP_VERSION_RESOURCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("group", false, &STRING),
+    prop("resource", false, &STRING),
+    prop("version", false, &STRING),
+];
+static GROUP_VERSION_RESOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GROUP_VERSION_RESOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storagemigration::v1alpha1::MigrationCondition` (Kubernetes 1.33 to 1.34).
 pub const MIGRATION_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastUpdateTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &MIGRATION_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&MIGRATION_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MIGRATION_CONDITION_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastUpdateTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static MIGRATION_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MIGRATION_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigration` (Kubernetes 1.33 to 1.34).
 pub const STORAGE_VERSION_MIGRATION: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &STORAGE_VERSION_MIGRATION_SPEC),
-        prop("status", false, &STORAGE_VERSION_MIGRATION_STATUS),
-    ],
+    properties: &STORAGE_VERSION_MIGRATION_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_VERSION_MIGRATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_VERSION_MIGRATION_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &STORAGE_VERSION_MIGRATION_SPEC),
+    prop("status", false, &STORAGE_VERSION_MIGRATION_STATUS),
+];
+static STORAGE_VERSION_MIGRATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_VERSION_MIGRATION_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigrationSpec` (Kubernetes 1.33 to 1.34).
 pub const STORAGE_VERSION_MIGRATION_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("continueToken", false, &STRING),
-        prop("resource", true, &GROUP_VERSION_RESOURCE),
-    ],
+    properties: &STORAGE_VERSION_MIGRATION_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_VERSION_MIGRATION_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_VERSION_MIGRATION_SPEC_PROPERTIES: [Property<'static>; 2] = [
+    prop("continueToken", false, &STRING),
+    prop("resource", true, &GROUP_VERSION_RESOURCE),
+];
+static STORAGE_VERSION_MIGRATION_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_VERSION_MIGRATION_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::api::storagemigration::v1alpha1::StorageVersionMigrationStatus` (Kubernetes 1.33 to 1.34).
 pub const STORAGE_VERSION_MIGRATION_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&MIGRATION_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resourceVersion", false, &STRING),
-    ],
+    properties: &STORAGE_VERSION_MIGRATION_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&STORAGE_VERSION_MIGRATION_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STORAGE_VERSION_MIGRATION_STATUS_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&MIGRATION_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resourceVersion", false, &STRING),
+];
+static STORAGE_VERSION_MIGRATION_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STORAGE_VERSION_MIGRATION_STATUS_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

@@ -4,27 +4,31 @@
 //! The models of `k8s_openapi::apimachinery::pkg::version`.
 
 use crate::model::k8s::common::{STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::apimachinery::pkg::version::Info`.
 pub const INFO: Schema<'static> = Schema {
-    properties: &[
-        prop("buildDate", true, &STRING),
-        prop("compiler", true, &STRING),
-        prop("emulationMajor", false, &STRING),
-        prop("emulationMinor", false, &STRING),
-        prop("gitCommit", true, &STRING),
-        prop("gitTreeState", true, &STRING),
-        prop("gitVersion", true, &STRING),
-        prop("goVersion", true, &STRING),
-        prop("major", true, &STRING),
-        prop("minCompatibilityMajor", false, &STRING),
-        prop("minCompatibilityMinor", false, &STRING),
-        prop("minor", true, &STRING),
-        prop("platform", true, &STRING),
-    ],
+    properties: &INFO_PROPERTIES,
+    properties_fingerprint: Some(&INFO_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static INFO_PROPERTIES: [Property<'static>; 13] = [
+    prop("buildDate", true, &STRING),
+    prop("compiler", true, &STRING),
+    prop("emulationMajor", false, &STRING),
+    prop("emulationMinor", false, &STRING),
+    prop("gitCommit", true, &STRING),
+    prop("gitTreeState", true, &STRING),
+    prop("gitVersion", true, &STRING),
+    prop("goVersion", true, &STRING),
+    prop("major", true, &STRING),
+    prop("minCompatibilityMajor", false, &STRING),
+    prop("minCompatibilityMinor", false, &STRING),
+    prop("minor", true, &STRING),
+    prop("platform", true, &STRING),
+];
+static INFO_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&INFO_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

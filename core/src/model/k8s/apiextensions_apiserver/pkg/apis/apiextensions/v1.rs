@@ -7,206 +7,262 @@ use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{
     ANY, BOOLEAN, BYTE, DOUBLE, INT32, INT64, STRING, STRING_LIST, UNKNOWN, prop,
 };
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceColumnDefinition`.
 pub const CUSTOM_RESOURCE_COLUMN_DEFINITION: Schema<'static> = Schema {
-    properties: &[
-        prop("description", false, &STRING),
-        prop("format", false, &STRING),
-        prop("jsonPath", true, &STRING),
-        prop("name", true, &STRING),
-        prop("priority", false, &INT32),
-        prop("type", true, &STRING),
-    ],
+    properties: &CUSTOM_RESOURCE_COLUMN_DEFINITION_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_COLUMN_DEFINITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_COLUMN_DEFINITION_PROPERTIES: [Property<'static>; 6] = [
+    prop("description", false, &STRING),
+    prop("format", false, &STRING),
+    prop("jsonPath", true, &STRING),
+    prop("name", true, &STRING),
+    prop("priority", false, &INT32),
+    prop("type", true, &STRING),
+];
+static CUSTOM_RESOURCE_COLUMN_DEFINITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_COLUMN_DEFINITION_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversion`.
 pub const CUSTOM_RESOURCE_CONVERSION: Schema<'static> = Schema {
-    properties: &[
-        prop("strategy", true, &STRING),
-        prop("webhook", false, &WEBHOOK_CONVERSION),
-    ],
+    properties: &CUSTOM_RESOURCE_CONVERSION_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_CONVERSION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_CONVERSION_PROPERTIES: [Property<'static>; 2] = [
+    prop("strategy", true, &STRING),
+    prop("webhook", false, &WEBHOOK_CONVERSION),
+];
+static CUSTOM_RESOURCE_CONVERSION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_CONVERSION_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition` (Kubernetes 1.35 to 1.37).
 pub const CUSTOM_RESOURCE_DEFINITION: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CUSTOM_RESOURCE_DEFINITION_SPEC),
-        prop("status", false, &CUSTOM_RESOURCE_DEFINITION_STATUS),
-    ],
+    properties: &CUSTOM_RESOURCE_DEFINITION_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_DEFINITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_DEFINITION_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CUSTOM_RESOURCE_DEFINITION_SPEC),
+    prop("status", false, &CUSTOM_RESOURCE_DEFINITION_STATUS),
+];
+static CUSTOM_RESOURCE_DEFINITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_DEFINITION_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition` (Kubernetes 1.33 to 1.34).
 pub const CUSTOM_RESOURCE_DEFINITION_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", true, &CUSTOM_RESOURCE_DEFINITION_SPEC),
-        prop(
-            "status",
-            false,
-            &CUSTOM_RESOURCE_DEFINITION_STATUS_1_33_TO_1_34,
-        ),
-    ],
+    properties: &CUSTOM_RESOURCE_DEFINITION_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_DEFINITION_1_33_TO_1_34_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_DEFINITION_1_33_TO_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", true, &CUSTOM_RESOURCE_DEFINITION_SPEC),
+    prop(
+        "status",
+        false,
+        &CUSTOM_RESOURCE_DEFINITION_STATUS_1_33_TO_1_34,
+    ),
+];
+static CUSTOM_RESOURCE_DEFINITION_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_DEFINITION_1_33_TO_1_34_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition` (Kubernetes 1.35 to 1.37).
 pub const CUSTOM_RESOURCE_DEFINITION_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &CUSTOM_RESOURCE_DEFINITION_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_DEFINITION_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_DEFINITION_CONDITION_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static CUSTOM_RESOURCE_DEFINITION_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_DEFINITION_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition` (Kubernetes 1.33 to 1.34).
 pub const CUSTOM_RESOURCE_DEFINITION_CONDITION_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &CUSTOM_RESOURCE_DEFINITION_CONDITION_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(
+        &CUSTOM_RESOURCE_DEFINITION_CONDITION_1_33_TO_1_34_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_DEFINITION_CONDITION_1_33_TO_1_34_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static CUSTOM_RESOURCE_DEFINITION_CONDITION_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &CUSTOM_RESOURCE_DEFINITION_CONDITION_1_33_TO_1_34_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames`.
 pub const CUSTOM_RESOURCE_DEFINITION_NAMES: Schema<'static> = Schema {
-    properties: &[
-        prop("categories", false, &STRING_LIST),
-        prop("kind", true, &STRING),
-        prop("listKind", false, &STRING),
-        prop("plural", true, &STRING),
-        prop("shortNames", false, &STRING_LIST),
-        prop("singular", false, &STRING),
-    ],
+    properties: &CUSTOM_RESOURCE_DEFINITION_NAMES_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_DEFINITION_NAMES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_DEFINITION_NAMES_PROPERTIES: [Property<'static>; 6] = [
+    prop("categories", false, &STRING_LIST),
+    prop("kind", true, &STRING),
+    prop("listKind", false, &STRING),
+    prop("plural", true, &STRING),
+    prop("shortNames", false, &STRING_LIST),
+    prop("singular", false, &STRING),
+];
+static CUSTOM_RESOURCE_DEFINITION_NAMES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_DEFINITION_NAMES_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec`.
 pub const CUSTOM_RESOURCE_DEFINITION_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("conversion", false, &CUSTOM_RESOURCE_CONVERSION),
-        prop("group", true, &STRING),
-        prop("names", true, &CUSTOM_RESOURCE_DEFINITION_NAMES),
-        prop("preserveUnknownFields", false, &BOOLEAN),
-        prop("scope", true, &STRING),
-        prop(
-            "versions",
-            true,
-            &Schema {
-                items: Some(&CUSTOM_RESOURCE_DEFINITION_VERSION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &CUSTOM_RESOURCE_DEFINITION_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_DEFINITION_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_DEFINITION_SPEC_PROPERTIES: [Property<'static>; 6] = [
+    prop("conversion", false, &CUSTOM_RESOURCE_CONVERSION),
+    prop("group", true, &STRING),
+    prop("names", true, &CUSTOM_RESOURCE_DEFINITION_NAMES),
+    prop("preserveUnknownFields", false, &BOOLEAN),
+    prop("scope", true, &STRING),
+    prop(
+        "versions",
+        true,
+        &Schema {
+            items: Some(&CUSTOM_RESOURCE_DEFINITION_VERSION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static CUSTOM_RESOURCE_DEFINITION_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_DEFINITION_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus` (Kubernetes 1.35 to 1.37).
 pub const CUSTOM_RESOURCE_DEFINITION_STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("acceptedNames", false, &CUSTOM_RESOURCE_DEFINITION_NAMES),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&CUSTOM_RESOURCE_DEFINITION_CONDITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("observedGeneration", false, &INT64),
-        prop("storedVersions", false, &STRING_LIST),
-    ],
+    properties: &CUSTOM_RESOURCE_DEFINITION_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_DEFINITION_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_DEFINITION_STATUS_PROPERTIES: [Property<'static>; 4] = [
+    prop("acceptedNames", false, &CUSTOM_RESOURCE_DEFINITION_NAMES),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&CUSTOM_RESOURCE_DEFINITION_CONDITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("observedGeneration", false, &INT64),
+    prop("storedVersions", false, &STRING_LIST),
+];
+static CUSTOM_RESOURCE_DEFINITION_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_DEFINITION_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus` (Kubernetes 1.33 to 1.34).
 pub const CUSTOM_RESOURCE_DEFINITION_STATUS_1_33_TO_1_34: Schema<'static> = Schema {
-    properties: &[
-        prop("acceptedNames", false, &CUSTOM_RESOURCE_DEFINITION_NAMES),
-        prop(
-            "conditions",
-            false,
-            &Schema {
-                items: Some(&CUSTOM_RESOURCE_DEFINITION_CONDITION_1_33_TO_1_34),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("storedVersions", false, &STRING_LIST),
-    ],
+    properties: &CUSTOM_RESOURCE_DEFINITION_STATUS_1_33_TO_1_34_PROPERTIES,
+    properties_fingerprint: Some(
+        &CUSTOM_RESOURCE_DEFINITION_STATUS_1_33_TO_1_34_PROPERTIES_FINGERPRINT,
+    ),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_DEFINITION_STATUS_1_33_TO_1_34_PROPERTIES: [Property<'static>; 3] = [
+    prop("acceptedNames", false, &CUSTOM_RESOURCE_DEFINITION_NAMES),
+    prop(
+        "conditions",
+        false,
+        &Schema {
+            items: Some(&CUSTOM_RESOURCE_DEFINITION_CONDITION_1_33_TO_1_34),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("storedVersions", false, &STRING_LIST),
+];
+static CUSTOM_RESOURCE_DEFINITION_STATUS_1_33_TO_1_34_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(
+        &CUSTOM_RESOURCE_DEFINITION_STATUS_1_33_TO_1_34_PROPERTIES,
+    );
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion`.
 pub const CUSTOM_RESOURCE_DEFINITION_VERSION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "additionalPrinterColumns",
-            false,
-            &Schema {
-                items: Some(&CUSTOM_RESOURCE_COLUMN_DEFINITION),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("deprecated", false, &BOOLEAN),
-        prop("deprecationWarning", false, &STRING),
-        prop("name", true, &STRING),
-        prop("schema", false, &CUSTOM_RESOURCE_VALIDATION),
-        prop(
-            "selectableFields",
-            false,
-            &Schema {
-                items: Some(&SELECTABLE_FIELD),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("served", true, &BOOLEAN),
-        prop("storage", true, &BOOLEAN),
-        prop("subresources", false, &CUSTOM_RESOURCE_SUBRESOURCES),
-    ],
+    properties: &CUSTOM_RESOURCE_DEFINITION_VERSION_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_DEFINITION_VERSION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_DEFINITION_VERSION_PROPERTIES: [Property<'static>; 9] = [
+    prop(
+        "additionalPrinterColumns",
+        false,
+        &Schema {
+            items: Some(&CUSTOM_RESOURCE_COLUMN_DEFINITION),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("deprecated", false, &BOOLEAN),
+    prop("deprecationWarning", false, &STRING),
+    prop("name", true, &STRING),
+    prop("schema", false, &CUSTOM_RESOURCE_VALIDATION),
+    prop(
+        "selectableFields",
+        false,
+        &Schema {
+            items: Some(&SELECTABLE_FIELD),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("served", true, &BOOLEAN),
+    prop("storage", true, &BOOLEAN),
+    prop("subresources", false, &CUSTOM_RESOURCE_SUBRESOURCES),
+];
+static CUSTOM_RESOURCE_DEFINITION_VERSION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_DEFINITION_VERSION_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScale`.
 pub const CUSTOM_RESOURCE_SUBRESOURCE_SCALE: Schema<'static> = Schema {
-    properties: &[
-        prop("labelSelectorPath", false, &STRING),
-        prop("specReplicasPath", true, &STRING),
-        prop("statusReplicasPath", true, &STRING),
-    ],
+    properties: &CUSTOM_RESOURCE_SUBRESOURCE_SCALE_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_SUBRESOURCE_SCALE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_SUBRESOURCE_SCALE_PROPERTIES: [Property<'static>; 3] = [
+    prop("labelSelectorPath", false, &STRING),
+    prop("specReplicasPath", true, &STRING),
+    prop("statusReplicasPath", true, &STRING),
+];
+static CUSTOM_RESOURCE_SUBRESOURCE_SCALE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_SUBRESOURCE_SCALE_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatus`.
 pub const CUSTOM_RESOURCE_SUBRESOURCE_STATUS: Schema<'static> = Schema {
@@ -215,27 +271,40 @@ pub const CUSTOM_RESOURCE_SUBRESOURCE_STATUS: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresources`.
 pub const CUSTOM_RESOURCE_SUBRESOURCES: Schema<'static> = Schema {
-    properties: &[
-        prop("scale", false, &CUSTOM_RESOURCE_SUBRESOURCE_SCALE),
-        prop("status", false, &CUSTOM_RESOURCE_SUBRESOURCE_STATUS),
-    ],
+    properties: &CUSTOM_RESOURCE_SUBRESOURCES_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_SUBRESOURCES_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_SUBRESOURCES_PROPERTIES: [Property<'static>; 2] = [
+    prop("scale", false, &CUSTOM_RESOURCE_SUBRESOURCE_SCALE),
+    prop("status", false, &CUSTOM_RESOURCE_SUBRESOURCE_STATUS),
+];
+static CUSTOM_RESOURCE_SUBRESOURCES_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_SUBRESOURCES_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidation`.
 pub const CUSTOM_RESOURCE_VALIDATION: Schema<'static> = Schema {
-    properties: &[prop("openAPIV3Schema", false, &JSON_SCHEMA_PROPS)],
+    properties: &CUSTOM_RESOURCE_VALIDATION_PROPERTIES,
+    properties_fingerprint: Some(&CUSTOM_RESOURCE_VALIDATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CUSTOM_RESOURCE_VALIDATION_PROPERTIES: [Property<'static>; 1] =
+    [prop("openAPIV3Schema", false, &JSON_SCHEMA_PROPS)];
+static CUSTOM_RESOURCE_VALIDATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CUSTOM_RESOURCE_VALIDATION_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentation`.
 pub const EXTERNAL_DOCUMENTATION: Schema<'static> = Schema {
-    properties: &[
-        prop("description", false, &STRING),
-        prop("url", false, &STRING),
-    ],
+    properties: &EXTERNAL_DOCUMENTATION_PROPERTIES,
+    properties_fingerprint: Some(&EXTERNAL_DOCUMENTATION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static EXTERNAL_DOCUMENTATION_PROPERTIES: [Property<'static>; 2] = [
+    prop("description", false, &STRING),
+    prop("url", false, &STRING),
+];
+static EXTERNAL_DOCUMENTATION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&EXTERNAL_DOCUMENTATION_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON`.
 pub const JSON: Schema<'static> = Schema {
@@ -244,610 +313,646 @@ pub const JSON: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps`.
 pub const JSON_SCHEMA_PROPS: Schema<'static> = Schema {
-    properties: &[
-        prop("$ref", false, &STRING),
-        prop("$schema", false, &STRING),
-        prop("additionalItems", false, &ANY),
-        prop("additionalProperties", false, &ANY),
-        prop(
-            "allOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "anyOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("default", false, &JSON),
-        prop(
-            "definitions",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "dependencies",
-            false,
-            &Schema {
-                additional_properties: Some(&ANY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("description", false, &STRING),
-        prop(
-            "enum",
-            false,
-            &Schema {
-                items: Some(&JSON),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("example", false, &JSON),
-        prop("exclusiveMaximum", false, &BOOLEAN),
-        prop("exclusiveMinimum", false, &BOOLEAN),
-        prop("externalDocs", false, &EXTERNAL_DOCUMENTATION),
-        prop("format", false, &STRING),
-        prop("id", false, &STRING),
-        prop("items", false, &ANY),
-        prop("maxItems", false, &INT64),
-        prop("maxLength", false, &INT64),
-        prop("maxProperties", false, &INT64),
-        prop("maximum", false, &DOUBLE),
-        prop("minItems", false, &INT64),
-        prop("minLength", false, &INT64),
-        prop("minProperties", false, &INT64),
-        prop("minimum", false, &DOUBLE),
-        prop("multipleOf", false, &DOUBLE),
-        prop("not", false, &UNKNOWN),
-        prop("nullable", false, &BOOLEAN),
-        prop(
-            "oneOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("pattern", false, &STRING),
-        prop(
-            "patternProperties",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "properties",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("required", false, &STRING_LIST),
-        prop("title", false, &STRING),
-        prop("type", false, &STRING),
-        prop("uniqueItems", false, &BOOLEAN),
-        prop("x-kubernetes-embedded-resource", false, &BOOLEAN),
-        prop("x-kubernetes-int-or-string", false, &BOOLEAN),
-        prop("x-kubernetes-list-map-keys", false, &STRING_LIST),
-        prop("x-kubernetes-list-type", false, &STRING),
-        prop("x-kubernetes-map-type", false, &STRING),
-        prop("x-kubernetes-preserve-unknown-fields", false, &BOOLEAN),
-        prop(
-            "x-kubernetes-validations",
-            false,
-            &Schema {
-                items: Some(&VALIDATION_RULE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &JSON_SCHEMA_PROPS_PROPERTIES,
+    properties_fingerprint: Some(&JSON_SCHEMA_PROPS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JSON_SCHEMA_PROPS_PROPERTIES: [Property<'static>; 44] = [
+    prop("$ref", false, &STRING),
+    prop("$schema", false, &STRING),
+    prop("additionalItems", false, &ANY),
+    prop("additionalProperties", false, &ANY),
+    prop(
+        "allOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "anyOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("default", false, &JSON),
+    prop(
+        "definitions",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "dependencies",
+        false,
+        &Schema {
+            additional_properties: Some(&ANY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("description", false, &STRING),
+    prop(
+        "enum",
+        false,
+        &Schema {
+            items: Some(&JSON),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("example", false, &JSON),
+    prop("exclusiveMaximum", false, &BOOLEAN),
+    prop("exclusiveMinimum", false, &BOOLEAN),
+    prop("externalDocs", false, &EXTERNAL_DOCUMENTATION),
+    prop("format", false, &STRING),
+    prop("id", false, &STRING),
+    prop("items", false, &ANY),
+    prop("maxItems", false, &INT64),
+    prop("maxLength", false, &INT64),
+    prop("maxProperties", false, &INT64),
+    prop("maximum", false, &DOUBLE),
+    prop("minItems", false, &INT64),
+    prop("minLength", false, &INT64),
+    prop("minProperties", false, &INT64),
+    prop("minimum", false, &DOUBLE),
+    prop("multipleOf", false, &DOUBLE),
+    prop("not", false, &UNKNOWN),
+    prop("nullable", false, &BOOLEAN),
+    prop(
+        "oneOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("pattern", false, &STRING),
+    prop(
+        "patternProperties",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "properties",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("required", false, &STRING_LIST),
+    prop("title", false, &STRING),
+    prop("type", false, &STRING),
+    prop("uniqueItems", false, &BOOLEAN),
+    prop("x-kubernetes-embedded-resource", false, &BOOLEAN),
+    prop("x-kubernetes-int-or-string", false, &BOOLEAN),
+    prop("x-kubernetes-list-map-keys", false, &STRING_LIST),
+    prop("x-kubernetes-list-type", false, &STRING),
+    prop("x-kubernetes-map-type", false, &STRING),
+    prop("x-kubernetes-preserve-unknown-fields", false, &BOOLEAN),
+    prop(
+        "x-kubernetes-validations",
+        false,
+        &Schema {
+            items: Some(&VALIDATION_RULE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static JSON_SCHEMA_PROPS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JSON_SCHEMA_PROPS_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray`.
 pub const JSON_SCHEMA_PROPS_OR_ARRAY: Schema<'static> = Schema {
-    properties: &[
-        prop("$ref", false, &STRING),
-        prop("$schema", false, &STRING),
-        prop("additionalItems", false, &ANY),
-        prop("additionalProperties", false, &ANY),
-        prop(
-            "allOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "anyOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "default",
-            false,
-            &Schema {
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "definitions",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "dependencies",
-            false,
-            &Schema {
-                additional_properties: Some(&ANY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("description", false, &STRING),
-        prop(
-            "enum",
-            false,
-            &Schema {
-                items: Some(&Schema {
-                    ..Schema::of(Type::Object)
-                }),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "example",
-            false,
-            &Schema {
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("exclusiveMaximum", false, &BOOLEAN),
-        prop("exclusiveMinimum", false, &BOOLEAN),
-        prop(
-            "externalDocs",
-            false,
-            &Schema {
-                properties: &[
-                    prop("description", false, &STRING),
-                    prop("url", false, &STRING),
-                ],
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("format", false, &STRING),
-        prop("id", false, &STRING),
-        prop("items", false, &UNKNOWN),
-        prop("maxItems", false, &INT64),
-        prop("maxLength", false, &INT64),
-        prop("maxProperties", false, &INT64),
-        prop("maximum", false, &DOUBLE),
-        prop("minItems", false, &INT64),
-        prop("minLength", false, &INT64),
-        prop("minProperties", false, &INT64),
-        prop("minimum", false, &DOUBLE),
-        prop("multipleOf", false, &DOUBLE),
-        prop("not", false, &UNKNOWN),
-        prop("nullable", false, &BOOLEAN),
-        prop(
-            "oneOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("pattern", false, &STRING),
-        prop(
-            "patternProperties",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "properties",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("required", false, &STRING_LIST),
-        prop("title", false, &STRING),
-        prop("type", false, &STRING),
-        prop("uniqueItems", false, &BOOLEAN),
-        prop("x-kubernetes-embedded-resource", false, &BOOLEAN),
-        prop("x-kubernetes-int-or-string", false, &BOOLEAN),
-        prop("x-kubernetes-list-map-keys", false, &STRING_LIST),
-        prop("x-kubernetes-list-type", false, &STRING),
-        prop("x-kubernetes-map-type", false, &STRING),
-        prop("x-kubernetes-preserve-unknown-fields", false, &BOOLEAN),
-        prop(
-            "x-kubernetes-validations",
-            false,
-            &Schema {
-                items: Some(&Schema {
-                    properties: &[
-                        prop("fieldPath", false, &STRING),
-                        prop("message", false, &STRING),
-                        prop("messageExpression", false, &STRING),
-                        prop("optionalOldSelf", false, &BOOLEAN),
-                        prop("reason", false, &STRING),
-                        prop("rule", true, &STRING),
-                    ],
-                    ..Schema::of(Type::Object)
-                }),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &JSON_SCHEMA_PROPS_OR_ARRAY_PROPERTIES,
+    properties_fingerprint: Some(&JSON_SCHEMA_PROPS_OR_ARRAY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JSON_SCHEMA_PROPS_OR_ARRAY_PROPERTIES: [Property<'static>; 44] = [
+    prop("$ref", false, &STRING),
+    prop("$schema", false, &STRING),
+    prop("additionalItems", false, &ANY),
+    prop("additionalProperties", false, &ANY),
+    prop(
+        "allOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "anyOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "default",
+        false,
+        &Schema {
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "definitions",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "dependencies",
+        false,
+        &Schema {
+            additional_properties: Some(&ANY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("description", false, &STRING),
+    prop(
+        "enum",
+        false,
+        &Schema {
+            items: Some(&Schema {
+                ..Schema::of(Type::Object)
+            }),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "example",
+        false,
+        &Schema {
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("exclusiveMaximum", false, &BOOLEAN),
+    prop("exclusiveMinimum", false, &BOOLEAN),
+    prop(
+        "externalDocs",
+        false,
+        &Schema {
+            properties: &[
+                prop("description", false, &STRING),
+                prop("url", false, &STRING),
+            ],
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("format", false, &STRING),
+    prop("id", false, &STRING),
+    prop("items", false, &UNKNOWN),
+    prop("maxItems", false, &INT64),
+    prop("maxLength", false, &INT64),
+    prop("maxProperties", false, &INT64),
+    prop("maximum", false, &DOUBLE),
+    prop("minItems", false, &INT64),
+    prop("minLength", false, &INT64),
+    prop("minProperties", false, &INT64),
+    prop("minimum", false, &DOUBLE),
+    prop("multipleOf", false, &DOUBLE),
+    prop("not", false, &UNKNOWN),
+    prop("nullable", false, &BOOLEAN),
+    prop(
+        "oneOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("pattern", false, &STRING),
+    prop(
+        "patternProperties",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "properties",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("required", false, &STRING_LIST),
+    prop("title", false, &STRING),
+    prop("type", false, &STRING),
+    prop("uniqueItems", false, &BOOLEAN),
+    prop("x-kubernetes-embedded-resource", false, &BOOLEAN),
+    prop("x-kubernetes-int-or-string", false, &BOOLEAN),
+    prop("x-kubernetes-list-map-keys", false, &STRING_LIST),
+    prop("x-kubernetes-list-type", false, &STRING),
+    prop("x-kubernetes-map-type", false, &STRING),
+    prop("x-kubernetes-preserve-unknown-fields", false, &BOOLEAN),
+    prop(
+        "x-kubernetes-validations",
+        false,
+        &Schema {
+            items: Some(&Schema {
+                properties: &[
+                    prop("fieldPath", false, &STRING),
+                    prop("message", false, &STRING),
+                    prop("messageExpression", false, &STRING),
+                    prop("optionalOldSelf", false, &BOOLEAN),
+                    prop("reason", false, &STRING),
+                    prop("rule", true, &STRING),
+                ],
+                ..Schema::of(Type::Object)
+            }),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static JSON_SCHEMA_PROPS_OR_ARRAY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JSON_SCHEMA_PROPS_OR_ARRAY_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool`.
 pub const JSON_SCHEMA_PROPS_OR_BOOL: Schema<'static> = Schema {
-    properties: &[
-        prop("$ref", false, &STRING),
-        prop("$schema", false, &STRING),
-        prop("additionalItems", false, &UNKNOWN),
-        prop("additionalProperties", false, &UNKNOWN),
-        prop(
-            "allOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "anyOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "default",
-            false,
-            &Schema {
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "definitions",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "dependencies",
-            false,
-            &Schema {
-                additional_properties: Some(&ANY),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("description", false, &STRING),
-        prop(
-            "enum",
-            false,
-            &Schema {
-                items: Some(&Schema {
-                    ..Schema::of(Type::Object)
-                }),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "example",
-            false,
-            &Schema {
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("exclusiveMaximum", false, &BOOLEAN),
-        prop("exclusiveMinimum", false, &BOOLEAN),
-        prop(
-            "externalDocs",
-            false,
-            &Schema {
-                properties: &[
-                    prop("description", false, &STRING),
-                    prop("url", false, &STRING),
-                ],
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("format", false, &STRING),
-        prop("id", false, &STRING),
-        prop("items", false, &ANY),
-        prop("maxItems", false, &INT64),
-        prop("maxLength", false, &INT64),
-        prop("maxProperties", false, &INT64),
-        prop("maximum", false, &DOUBLE),
-        prop("minItems", false, &INT64),
-        prop("minLength", false, &INT64),
-        prop("minProperties", false, &INT64),
-        prop("minimum", false, &DOUBLE),
-        prop("multipleOf", false, &DOUBLE),
-        prop("not", false, &UNKNOWN),
-        prop("nullable", false, &BOOLEAN),
-        prop(
-            "oneOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("pattern", false, &STRING),
-        prop(
-            "patternProperties",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "properties",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("required", false, &STRING_LIST),
-        prop("title", false, &STRING),
-        prop("type", false, &STRING),
-        prop("uniqueItems", false, &BOOLEAN),
-        prop("x-kubernetes-embedded-resource", false, &BOOLEAN),
-        prop("x-kubernetes-int-or-string", false, &BOOLEAN),
-        prop("x-kubernetes-list-map-keys", false, &STRING_LIST),
-        prop("x-kubernetes-list-type", false, &STRING),
-        prop("x-kubernetes-map-type", false, &STRING),
-        prop("x-kubernetes-preserve-unknown-fields", false, &BOOLEAN),
-        prop(
-            "x-kubernetes-validations",
-            false,
-            &Schema {
-                items: Some(&Schema {
-                    properties: &[
-                        prop("fieldPath", false, &STRING),
-                        prop("message", false, &STRING),
-                        prop("messageExpression", false, &STRING),
-                        prop("optionalOldSelf", false, &BOOLEAN),
-                        prop("reason", false, &STRING),
-                        prop("rule", true, &STRING),
-                    ],
-                    ..Schema::of(Type::Object)
-                }),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &JSON_SCHEMA_PROPS_OR_BOOL_PROPERTIES,
+    properties_fingerprint: Some(&JSON_SCHEMA_PROPS_OR_BOOL_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JSON_SCHEMA_PROPS_OR_BOOL_PROPERTIES: [Property<'static>; 44] = [
+    prop("$ref", false, &STRING),
+    prop("$schema", false, &STRING),
+    prop("additionalItems", false, &UNKNOWN),
+    prop("additionalProperties", false, &UNKNOWN),
+    prop(
+        "allOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "anyOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "default",
+        false,
+        &Schema {
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "definitions",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "dependencies",
+        false,
+        &Schema {
+            additional_properties: Some(&ANY),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("description", false, &STRING),
+    prop(
+        "enum",
+        false,
+        &Schema {
+            items: Some(&Schema {
+                ..Schema::of(Type::Object)
+            }),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "example",
+        false,
+        &Schema {
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("exclusiveMaximum", false, &BOOLEAN),
+    prop("exclusiveMinimum", false, &BOOLEAN),
+    prop(
+        "externalDocs",
+        false,
+        &Schema {
+            properties: &[
+                prop("description", false, &STRING),
+                prop("url", false, &STRING),
+            ],
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("format", false, &STRING),
+    prop("id", false, &STRING),
+    prop("items", false, &ANY),
+    prop("maxItems", false, &INT64),
+    prop("maxLength", false, &INT64),
+    prop("maxProperties", false, &INT64),
+    prop("maximum", false, &DOUBLE),
+    prop("minItems", false, &INT64),
+    prop("minLength", false, &INT64),
+    prop("minProperties", false, &INT64),
+    prop("minimum", false, &DOUBLE),
+    prop("multipleOf", false, &DOUBLE),
+    prop("not", false, &UNKNOWN),
+    prop("nullable", false, &BOOLEAN),
+    prop(
+        "oneOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("pattern", false, &STRING),
+    prop(
+        "patternProperties",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "properties",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("required", false, &STRING_LIST),
+    prop("title", false, &STRING),
+    prop("type", false, &STRING),
+    prop("uniqueItems", false, &BOOLEAN),
+    prop("x-kubernetes-embedded-resource", false, &BOOLEAN),
+    prop("x-kubernetes-int-or-string", false, &BOOLEAN),
+    prop("x-kubernetes-list-map-keys", false, &STRING_LIST),
+    prop("x-kubernetes-list-type", false, &STRING),
+    prop("x-kubernetes-map-type", false, &STRING),
+    prop("x-kubernetes-preserve-unknown-fields", false, &BOOLEAN),
+    prop(
+        "x-kubernetes-validations",
+        false,
+        &Schema {
+            items: Some(&Schema {
+                properties: &[
+                    prop("fieldPath", false, &STRING),
+                    prop("message", false, &STRING),
+                    prop("messageExpression", false, &STRING),
+                    prop("optionalOldSelf", false, &BOOLEAN),
+                    prop("reason", false, &STRING),
+                    prop("rule", true, &STRING),
+                ],
+                ..Schema::of(Type::Object)
+            }),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static JSON_SCHEMA_PROPS_OR_BOOL_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JSON_SCHEMA_PROPS_OR_BOOL_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrStringArray`.
 pub const JSON_SCHEMA_PROPS_OR_STRING_ARRAY: Schema<'static> = Schema {
-    properties: &[
-        prop("$ref", false, &STRING),
-        prop("$schema", false, &STRING),
-        prop("additionalItems", false, &ANY),
-        prop("additionalProperties", false, &ANY),
-        prop(
-            "allOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "anyOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "default",
-            false,
-            &Schema {
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "definitions",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "dependencies",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("description", false, &STRING),
-        prop(
-            "enum",
-            false,
-            &Schema {
-                items: Some(&Schema {
-                    ..Schema::of(Type::Object)
-                }),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "example",
-            false,
-            &Schema {
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("exclusiveMaximum", false, &BOOLEAN),
-        prop("exclusiveMinimum", false, &BOOLEAN),
-        prop(
-            "externalDocs",
-            false,
-            &Schema {
-                properties: &[
-                    prop("description", false, &STRING),
-                    prop("url", false, &STRING),
-                ],
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("format", false, &STRING),
-        prop("id", false, &STRING),
-        prop("items", false, &ANY),
-        prop("maxItems", false, &INT64),
-        prop("maxLength", false, &INT64),
-        prop("maxProperties", false, &INT64),
-        prop("maximum", false, &DOUBLE),
-        prop("minItems", false, &INT64),
-        prop("minLength", false, &INT64),
-        prop("minProperties", false, &INT64),
-        prop("minimum", false, &DOUBLE),
-        prop("multipleOf", false, &DOUBLE),
-        prop("not", false, &UNKNOWN),
-        prop("nullable", false, &BOOLEAN),
-        prop(
-            "oneOf",
-            false,
-            &Schema {
-                items: Some(&UNKNOWN),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("pattern", false, &STRING),
-        prop(
-            "patternProperties",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop(
-            "properties",
-            false,
-            &Schema {
-                additional_properties: Some(&UNKNOWN),
-                ..Schema::of(Type::Object)
-            },
-        ),
-        prop("required", false, &STRING_LIST),
-        prop("title", false, &STRING),
-        prop("type", false, &STRING),
-        prop("uniqueItems", false, &BOOLEAN),
-        prop("x-kubernetes-embedded-resource", false, &BOOLEAN),
-        prop("x-kubernetes-int-or-string", false, &BOOLEAN),
-        prop("x-kubernetes-list-map-keys", false, &STRING_LIST),
-        prop("x-kubernetes-list-type", false, &STRING),
-        prop("x-kubernetes-map-type", false, &STRING),
-        prop("x-kubernetes-preserve-unknown-fields", false, &BOOLEAN),
-        prop(
-            "x-kubernetes-validations",
-            false,
-            &Schema {
-                items: Some(&Schema {
-                    properties: &[
-                        prop("fieldPath", false, &STRING),
-                        prop("message", false, &STRING),
-                        prop("messageExpression", false, &STRING),
-                        prop("optionalOldSelf", false, &BOOLEAN),
-                        prop("reason", false, &STRING),
-                        prop("rule", true, &STRING),
-                    ],
-                    ..Schema::of(Type::Object)
-                }),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &JSON_SCHEMA_PROPS_OR_STRING_ARRAY_PROPERTIES,
+    properties_fingerprint: Some(&JSON_SCHEMA_PROPS_OR_STRING_ARRAY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static JSON_SCHEMA_PROPS_OR_STRING_ARRAY_PROPERTIES: [Property<'static>; 44] = [
+    prop("$ref", false, &STRING),
+    prop("$schema", false, &STRING),
+    prop("additionalItems", false, &ANY),
+    prop("additionalProperties", false, &ANY),
+    prop(
+        "allOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "anyOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "default",
+        false,
+        &Schema {
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "definitions",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "dependencies",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("description", false, &STRING),
+    prop(
+        "enum",
+        false,
+        &Schema {
+            items: Some(&Schema {
+                ..Schema::of(Type::Object)
+            }),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "example",
+        false,
+        &Schema {
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("exclusiveMaximum", false, &BOOLEAN),
+    prop("exclusiveMinimum", false, &BOOLEAN),
+    prop(
+        "externalDocs",
+        false,
+        &Schema {
+            properties: &[
+                prop("description", false, &STRING),
+                prop("url", false, &STRING),
+            ],
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("format", false, &STRING),
+    prop("id", false, &STRING),
+    prop("items", false, &ANY),
+    prop("maxItems", false, &INT64),
+    prop("maxLength", false, &INT64),
+    prop("maxProperties", false, &INT64),
+    prop("maximum", false, &DOUBLE),
+    prop("minItems", false, &INT64),
+    prop("minLength", false, &INT64),
+    prop("minProperties", false, &INT64),
+    prop("minimum", false, &DOUBLE),
+    prop("multipleOf", false, &DOUBLE),
+    prop("not", false, &UNKNOWN),
+    prop("nullable", false, &BOOLEAN),
+    prop(
+        "oneOf",
+        false,
+        &Schema {
+            items: Some(&UNKNOWN),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("pattern", false, &STRING),
+    prop(
+        "patternProperties",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop(
+        "properties",
+        false,
+        &Schema {
+            additional_properties: Some(&UNKNOWN),
+            ..Schema::of(Type::Object)
+        },
+    ),
+    prop("required", false, &STRING_LIST),
+    prop("title", false, &STRING),
+    prop("type", false, &STRING),
+    prop("uniqueItems", false, &BOOLEAN),
+    prop("x-kubernetes-embedded-resource", false, &BOOLEAN),
+    prop("x-kubernetes-int-or-string", false, &BOOLEAN),
+    prop("x-kubernetes-list-map-keys", false, &STRING_LIST),
+    prop("x-kubernetes-list-type", false, &STRING),
+    prop("x-kubernetes-map-type", false, &STRING),
+    prop("x-kubernetes-preserve-unknown-fields", false, &BOOLEAN),
+    prop(
+        "x-kubernetes-validations",
+        false,
+        &Schema {
+            items: Some(&Schema {
+                properties: &[
+                    prop("fieldPath", false, &STRING),
+                    prop("message", false, &STRING),
+                    prop("messageExpression", false, &STRING),
+                    prop("optionalOldSelf", false, &BOOLEAN),
+                    prop("reason", false, &STRING),
+                    prop("rule", true, &STRING),
+                ],
+                ..Schema::of(Type::Object)
+            }),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static JSON_SCHEMA_PROPS_OR_STRING_ARRAY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&JSON_SCHEMA_PROPS_OR_STRING_ARRAY_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::SelectableField`.
 pub const SELECTABLE_FIELD: Schema<'static> = Schema {
-    properties: &[prop("jsonPath", true, &STRING)],
+    properties: &SELECTABLE_FIELD_PROPERTIES,
+    properties_fingerprint: Some(&SELECTABLE_FIELD_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SELECTABLE_FIELD_PROPERTIES: [Property<'static>; 1] = [prop("jsonPath", true, &STRING)];
+static SELECTABLE_FIELD_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SELECTABLE_FIELD_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ServiceReference`.
 pub const SERVICE_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("name", true, &STRING),
-        prop("namespace", true, &STRING),
-        prop("path", false, &STRING),
-        prop("port", false, &INT32),
-    ],
+    properties: &SERVICE_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_REFERENCE_PROPERTIES: [Property<'static>; 4] = [
+    prop("name", true, &STRING),
+    prop("namespace", true, &STRING),
+    prop("path", false, &STRING),
+    prop("port", false, &INT32),
+];
+static SERVICE_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRule`.
 pub const VALIDATION_RULE: Schema<'static> = Schema {
-    properties: &[
-        prop("fieldPath", false, &STRING),
-        prop("message", false, &STRING),
-        prop("messageExpression", false, &STRING),
-        prop("optionalOldSelf", false, &BOOLEAN),
-        prop("reason", false, &STRING),
-        prop("rule", true, &STRING),
-    ],
+    properties: &VALIDATION_RULE_PROPERTIES,
+    properties_fingerprint: Some(&VALIDATION_RULE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static VALIDATION_RULE_PROPERTIES: [Property<'static>; 6] = [
+    prop("fieldPath", false, &STRING),
+    prop("message", false, &STRING),
+    prop("messageExpression", false, &STRING),
+    prop("optionalOldSelf", false, &BOOLEAN),
+    prop("reason", false, &STRING),
+    prop("rule", true, &STRING),
+];
+static VALIDATION_RULE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&VALIDATION_RULE_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfig`.
 pub const WEBHOOK_CLIENT_CONFIG: Schema<'static> = Schema {
-    properties: &[
-        prop("caBundle", false, &BYTE),
-        prop("service", false, &SERVICE_REFERENCE),
-        prop("url", false, &STRING),
-    ],
+    properties: &WEBHOOK_CLIENT_CONFIG_PROPERTIES,
+    properties_fingerprint: Some(&WEBHOOK_CLIENT_CONFIG_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WEBHOOK_CLIENT_CONFIG_PROPERTIES: [Property<'static>; 3] = [
+    prop("caBundle", false, &BYTE),
+    prop("service", false, &SERVICE_REFERENCE),
+    prop("url", false, &STRING),
+];
+static WEBHOOK_CLIENT_CONFIG_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WEBHOOK_CLIENT_CONFIG_PROPERTIES);
 
 /// The model of `k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversion`.
 pub const WEBHOOK_CONVERSION: Schema<'static> = Schema {
-    properties: &[
-        prop("clientConfig", false, &WEBHOOK_CLIENT_CONFIG),
-        prop("conversionReviewVersions", true, &STRING_LIST),
-    ],
+    properties: &WEBHOOK_CONVERSION_PROPERTIES,
+    properties_fingerprint: Some(&WEBHOOK_CONVERSION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WEBHOOK_CONVERSION_PROPERTIES: [Property<'static>; 2] = [
+    prop("clientConfig", false, &WEBHOOK_CLIENT_CONFIG),
+    prop("conversionReviewVersions", true, &STRING_LIST),
+];
+static WEBHOOK_CONVERSION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WEBHOOK_CONVERSION_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

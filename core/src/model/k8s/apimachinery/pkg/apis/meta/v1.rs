@@ -5,146 +5,178 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{BOOLEAN, INT32, INT64, STRING, STRING_LIST, STRING_MAP, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup`.
 pub const API_GROUP: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop("name", true, &STRING),
-        prop("preferredVersion", false, &GROUP_VERSION_FOR_DISCOVERY),
-        prop(
-            "serverAddressByClientCIDRs",
-            false,
-            &Schema {
-                items: Some(&SERVER_ADDRESS_BY_CLIENT_CIDR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop(
-            "versions",
-            true,
-            &Schema {
-                items: Some(&GROUP_VERSION_FOR_DISCOVERY),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &API_GROUP_PROPERTIES,
+    properties_fingerprint: Some(&API_GROUP_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static API_GROUP_PROPERTIES: [Property<'static>; 6] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop("name", true, &STRING),
+    prop("preferredVersion", false, &GROUP_VERSION_FOR_DISCOVERY),
+    prop(
+        "serverAddressByClientCIDRs",
+        false,
+        &Schema {
+            items: Some(&SERVER_ADDRESS_BY_CLIENT_CIDR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop(
+        "versions",
+        true,
+        &Schema {
+            items: Some(&GROUP_VERSION_FOR_DISCOVERY),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static API_GROUP_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&API_GROUP_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroupList`.
 pub const API_GROUP_LIST: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop(
-            "groups",
-            true,
-            &Schema {
-                items: Some(&API_GROUP),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("kind", false, &STRING),
-    ],
+    properties: &API_GROUP_LIST_PROPERTIES,
+    properties_fingerprint: Some(&API_GROUP_LIST_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static API_GROUP_LIST_PROPERTIES: [Property<'static>; 3] = [
+    prop("apiVersion", false, &STRING),
+    prop(
+        "groups",
+        true,
+        &Schema {
+            items: Some(&API_GROUP),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("kind", false, &STRING),
+];
+static API_GROUP_LIST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&API_GROUP_LIST_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource`.
 pub const API_RESOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("categories", false, &STRING_LIST),
-        prop("group", false, &STRING),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-        prop("namespaced", true, &BOOLEAN),
-        prop("shortNames", false, &STRING_LIST),
-        prop("singularName", true, &STRING),
-        prop("storageVersionHash", false, &STRING),
-        prop("verbs", true, &STRING_LIST),
-        prop("version", false, &STRING),
-    ],
+    properties: &API_RESOURCE_PROPERTIES,
+    properties_fingerprint: Some(&API_RESOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static API_RESOURCE_PROPERTIES: [Property<'static>; 10] = [
+    prop("categories", false, &STRING_LIST),
+    prop("group", false, &STRING),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+    prop("namespaced", true, &BOOLEAN),
+    prop("shortNames", false, &STRING_LIST),
+    prop("singularName", true, &STRING),
+    prop("storageVersionHash", false, &STRING),
+    prop("verbs", true, &STRING_LIST),
+    prop("version", false, &STRING),
+];
+static API_RESOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&API_RESOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList`.
 pub const API_RESOURCE_LIST: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("groupVersion", true, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "resources",
-            true,
-            &Schema {
-                items: Some(&API_RESOURCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-    ],
+    properties: &API_RESOURCE_LIST_PROPERTIES,
+    properties_fingerprint: Some(&API_RESOURCE_LIST_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static API_RESOURCE_LIST_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("groupVersion", true, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "resources",
+        true,
+        &Schema {
+            items: Some(&API_RESOURCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+];
+static API_RESOURCE_LIST_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&API_RESOURCE_LIST_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersions`.
 pub const API_VERSIONS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "serverAddressByClientCIDRs",
-            true,
-            &Schema {
-                items: Some(&SERVER_ADDRESS_BY_CLIENT_CIDR),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("versions", true, &STRING_LIST),
-    ],
+    properties: &API_VERSIONS_PROPERTIES,
+    properties_fingerprint: Some(&API_VERSIONS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static API_VERSIONS_PROPERTIES: [Property<'static>; 4] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "serverAddressByClientCIDRs",
+        true,
+        &Schema {
+            items: Some(&SERVER_ADDRESS_BY_CLIENT_CIDR),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("versions", true, &STRING_LIST),
+];
+static API_VERSIONS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&API_VERSIONS_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition`.
 pub const CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop("lastTransitionTime", true, &TIME),
-        prop("message", true, &STRING),
-        prop("observedGeneration", false, &INT64),
-        prop("reason", true, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static CONDITION_PROPERTIES: [Property<'static>; 6] = [
+    prop("lastTransitionTime", true, &TIME),
+    prop("message", true, &STRING),
+    prop("observedGeneration", false, &INT64),
+    prop("reason", true, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions`.
 pub const DELETE_OPTIONS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("dryRun", false, &STRING_LIST),
-        prop("gracePeriodSeconds", false, &INT64),
-        prop(
-            "ignoreStoreReadErrorWithClusterBreakingPotential",
-            false,
-            &BOOLEAN,
-        ),
-        prop("kind", false, &STRING),
-        prop("orphanDependents", false, &BOOLEAN),
-        prop("preconditions", false, &PRECONDITIONS),
-        prop("propagationPolicy", false, &STRING),
-    ],
+    properties: &DELETE_OPTIONS_PROPERTIES,
+    properties_fingerprint: Some(&DELETE_OPTIONS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static DELETE_OPTIONS_PROPERTIES: [Property<'static>; 8] = [
+    prop("apiVersion", false, &STRING),
+    prop("dryRun", false, &STRING_LIST),
+    prop("gracePeriodSeconds", false, &INT64),
+    prop(
+        "ignoreStoreReadErrorWithClusterBreakingPotential",
+        false,
+        &BOOLEAN,
+    ),
+    prop("kind", false, &STRING),
+    prop("orphanDependents", false, &BOOLEAN),
+    prop("preconditions", false, &PRECONDITIONS),
+    prop("propagationPolicy", false, &STRING),
+];
+static DELETE_OPTIONS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&DELETE_OPTIONS_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldSelectorRequirement`.
 pub const FIELD_SELECTOR_REQUIREMENT: Schema<'static> = Schema {
-    properties: &[
-        prop("key", true, &STRING),
-        prop("operator", true, &STRING),
-        prop("values", false, &STRING_LIST),
-    ],
+    properties: &FIELD_SELECTOR_REQUIREMENT_PROPERTIES,
+    properties_fingerprint: Some(&FIELD_SELECTOR_REQUIREMENT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static FIELD_SELECTOR_REQUIREMENT_PROPERTIES: [Property<'static>; 3] = [
+    prop("key", true, &STRING),
+    prop("operator", true, &STRING),
+    prop("values", false, &STRING_LIST),
+];
+static FIELD_SELECTOR_REQUIREMENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&FIELD_SELECTOR_REQUIREMENT_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1`.
 pub const FIELDS_V1: Schema<'static> = Schema {
@@ -153,84 +185,112 @@ pub const FIELDS_V1: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupResource` (Kubernetes 1.35 to 1.37).
 pub const GROUP_RESOURCE: Schema<'static> = Schema {
-    properties: &[
-        prop("group", true, &STRING),
-        prop("resource", true, &STRING),
-    ],
+    properties: &GROUP_RESOURCE_PROPERTIES,
+    properties_fingerprint: Some(&GROUP_RESOURCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GROUP_RESOURCE_PROPERTIES: [Property<'static>; 2] = [
+    prop("group", true, &STRING),
+    prop("resource", true, &STRING),
+];
+static GROUP_RESOURCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GROUP_RESOURCE_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::GroupVersionForDiscovery`.
 pub const GROUP_VERSION_FOR_DISCOVERY: Schema<'static> = Schema {
-    properties: &[
-        prop("groupVersion", true, &STRING),
-        prop("version", true, &STRING),
-    ],
+    properties: &GROUP_VERSION_FOR_DISCOVERY_PROPERTIES,
+    properties_fingerprint: Some(&GROUP_VERSION_FOR_DISCOVERY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static GROUP_VERSION_FOR_DISCOVERY_PROPERTIES: [Property<'static>; 2] = [
+    prop("groupVersion", true, &STRING),
+    prop("version", true, &STRING),
+];
+static GROUP_VERSION_FOR_DISCOVERY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&GROUP_VERSION_FOR_DISCOVERY_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector`.
 pub const LABEL_SELECTOR: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "matchExpressions",
-            false,
-            &Schema {
-                items: Some(&LABEL_SELECTOR_REQUIREMENT),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("matchLabels", false, &STRING_MAP),
-    ],
+    properties: &LABEL_SELECTOR_PROPERTIES,
+    properties_fingerprint: Some(&LABEL_SELECTOR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LABEL_SELECTOR_PROPERTIES: [Property<'static>; 2] = [
+    prop(
+        "matchExpressions",
+        false,
+        &Schema {
+            items: Some(&LABEL_SELECTOR_REQUIREMENT),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("matchLabels", false, &STRING_MAP),
+];
+static LABEL_SELECTOR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LABEL_SELECTOR_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement`.
 pub const LABEL_SELECTOR_REQUIREMENT: Schema<'static> = Schema {
-    properties: &[
-        prop("key", true, &STRING),
-        prop("operator", true, &STRING),
-        prop("values", false, &STRING_LIST),
-    ],
+    properties: &LABEL_SELECTOR_REQUIREMENT_PROPERTIES,
+    properties_fingerprint: Some(&LABEL_SELECTOR_REQUIREMENT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LABEL_SELECTOR_REQUIREMENT_PROPERTIES: [Property<'static>; 3] = [
+    prop("key", true, &STRING),
+    prop("operator", true, &STRING),
+    prop("values", false, &STRING_LIST),
+];
+static LABEL_SELECTOR_REQUIREMENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LABEL_SELECTOR_REQUIREMENT_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta` (Kubernetes 1.36 to 1.37).
 pub const LIST_META: Schema<'static> = Schema {
-    properties: &[
-        prop("continue", false, &STRING),
-        prop("remainingItemCount", false, &INT64),
-        prop("resourceVersion", false, &STRING),
-        prop("selfLink", false, &STRING),
-        prop("shardInfo", false, &SHARD_INFO),
-    ],
+    properties: &LIST_META_PROPERTIES,
+    properties_fingerprint: Some(&LIST_META_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LIST_META_PROPERTIES: [Property<'static>; 5] = [
+    prop("continue", false, &STRING),
+    prop("remainingItemCount", false, &INT64),
+    prop("resourceVersion", false, &STRING),
+    prop("selfLink", false, &STRING),
+    prop("shardInfo", false, &SHARD_INFO),
+];
+static LIST_META_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LIST_META_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta` (Kubernetes 1.33 to 1.35).
 pub const LIST_META_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("continue", false, &STRING),
-        prop("remainingItemCount", false, &INT64),
-        prop("resourceVersion", false, &STRING),
-        prop("selfLink", false, &STRING),
-    ],
+    properties: &LIST_META_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&LIST_META_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static LIST_META_1_33_TO_1_35_PROPERTIES: [Property<'static>; 4] = [
+    prop("continue", false, &STRING),
+    prop("remainingItemCount", false, &INT64),
+    prop("resourceVersion", false, &STRING),
+    prop("selfLink", false, &STRING),
+];
+static LIST_META_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&LIST_META_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry`.
 pub const MANAGED_FIELDS_ENTRY: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("fieldsType", false, &STRING),
-        prop("fieldsV1", false, &FIELDS_V1),
-        prop("manager", false, &STRING),
-        prop("operation", false, &STRING),
-        prop("subresource", false, &STRING),
-        prop("time", false, &TIME),
-    ],
+    properties: &MANAGED_FIELDS_ENTRY_PROPERTIES,
+    properties_fingerprint: Some(&MANAGED_FIELDS_ENTRY_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static MANAGED_FIELDS_ENTRY_PROPERTIES: [Property<'static>; 7] = [
+    prop("apiVersion", false, &STRING),
+    prop("fieldsType", false, &STRING),
+    prop("fieldsV1", false, &FIELDS_V1),
+    prop("manager", false, &STRING),
+    prop("operation", false, &STRING),
+    prop("subresource", false, &STRING),
+    prop("time", false, &TIME),
+];
+static MANAGED_FIELDS_ENTRY_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&MANAGED_FIELDS_ENTRY_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime`.
 pub const MICRO_TIME: Schema<'static> = Schema {
@@ -240,52 +300,60 @@ pub const MICRO_TIME: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta`.
 pub const OBJECT_META: Schema<'static> = Schema {
-    properties: &[
-        prop("annotations", false, &STRING_MAP),
-        prop("creationTimestamp", false, &TIME),
-        prop("deletionGracePeriodSeconds", false, &INT64),
-        prop("deletionTimestamp", false, &TIME),
-        prop("finalizers", false, &STRING_LIST),
-        prop("generateName", false, &STRING),
-        prop("generation", false, &INT64),
-        prop("labels", false, &STRING_MAP),
-        prop(
-            "managedFields",
-            false,
-            &Schema {
-                items: Some(&MANAGED_FIELDS_ENTRY),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("name", false, &STRING),
-        prop("namespace", false, &STRING),
-        prop(
-            "ownerReferences",
-            false,
-            &Schema {
-                items: Some(&OWNER_REFERENCE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("resourceVersion", false, &STRING),
-        prop("selfLink", false, &STRING),
-        prop("uid", false, &STRING),
-    ],
+    properties: &OBJECT_META_PROPERTIES,
+    properties_fingerprint: Some(&OBJECT_META_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static OBJECT_META_PROPERTIES: [Property<'static>; 15] = [
+    prop("annotations", false, &STRING_MAP),
+    prop("creationTimestamp", false, &TIME),
+    prop("deletionGracePeriodSeconds", false, &INT64),
+    prop("deletionTimestamp", false, &TIME),
+    prop("finalizers", false, &STRING_LIST),
+    prop("generateName", false, &STRING),
+    prop("generation", false, &INT64),
+    prop("labels", false, &STRING_MAP),
+    prop(
+        "managedFields",
+        false,
+        &Schema {
+            items: Some(&MANAGED_FIELDS_ENTRY),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("name", false, &STRING),
+    prop("namespace", false, &STRING),
+    prop(
+        "ownerReferences",
+        false,
+        &Schema {
+            items: Some(&OWNER_REFERENCE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("resourceVersion", false, &STRING),
+    prop("selfLink", false, &STRING),
+    prop("uid", false, &STRING),
+];
+static OBJECT_META_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&OBJECT_META_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference`.
 pub const OWNER_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", true, &STRING),
-        prop("blockOwnerDeletion", false, &BOOLEAN),
-        prop("controller", false, &BOOLEAN),
-        prop("kind", true, &STRING),
-        prop("name", true, &STRING),
-        prop("uid", true, &STRING),
-    ],
+    properties: &OWNER_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&OWNER_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static OWNER_REFERENCE_PROPERTIES: [Property<'static>; 6] = [
+    prop("apiVersion", true, &STRING),
+    prop("blockOwnerDeletion", false, &BOOLEAN),
+    prop("controller", false, &BOOLEAN),
+    prop("kind", true, &STRING),
+    prop("name", true, &STRING),
+    prop("uid", true, &STRING),
+];
+static OWNER_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&OWNER_REFERENCE_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::Patch`.
 pub const PATCH: Schema<'static> = Schema {
@@ -294,87 +362,115 @@ pub const PATCH: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::Preconditions`.
 pub const PRECONDITIONS: Schema<'static> = Schema {
-    properties: &[
-        prop("resourceVersion", false, &STRING),
-        prop("uid", false, &STRING),
-    ],
+    properties: &PRECONDITIONS_PROPERTIES,
+    properties_fingerprint: Some(&PRECONDITIONS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static PRECONDITIONS_PROPERTIES: [Property<'static>; 2] = [
+    prop("resourceVersion", false, &STRING),
+    prop("uid", false, &STRING),
+];
+static PRECONDITIONS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&PRECONDITIONS_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR`.
 pub const SERVER_ADDRESS_BY_CLIENT_CIDR: Schema<'static> = Schema {
-    properties: &[
-        prop("clientCIDR", true, &STRING),
-        prop("serverAddress", true, &STRING),
-    ],
+    properties: &SERVER_ADDRESS_BY_CLIENT_CIDR_PROPERTIES,
+    properties_fingerprint: Some(&SERVER_ADDRESS_BY_CLIENT_CIDR_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVER_ADDRESS_BY_CLIENT_CIDR_PROPERTIES: [Property<'static>; 2] = [
+    prop("clientCIDR", true, &STRING),
+    prop("serverAddress", true, &STRING),
+];
+static SERVER_ADDRESS_BY_CLIENT_CIDR_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVER_ADDRESS_BY_CLIENT_CIDR_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo` (Kubernetes 1.36 to 1.37).
 pub const SHARD_INFO: Schema<'static> = Schema {
-    properties: &[prop("selector", true, &STRING)],
+    properties: &SHARD_INFO_PROPERTIES,
+    properties_fingerprint: Some(&SHARD_INFO_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SHARD_INFO_PROPERTIES: [Property<'static>; 1] = [prop("selector", true, &STRING)];
+static SHARD_INFO_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SHARD_INFO_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::Status` (Kubernetes 1.36 to 1.37).
 pub const STATUS: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("code", false, &INT32),
-        prop("details", false, &STATUS_DETAILS),
-        prop("kind", false, &STRING),
-        prop("message", false, &STRING),
-        prop("metadata", true, &LIST_META),
-        prop("reason", false, &STRING),
-        prop("status", false, &STRING),
-    ],
+    properties: &STATUS_PROPERTIES,
+    properties_fingerprint: Some(&STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATUS_PROPERTIES: [Property<'static>; 8] = [
+    prop("apiVersion", false, &STRING),
+    prop("code", false, &INT32),
+    prop("details", false, &STATUS_DETAILS),
+    prop("kind", false, &STRING),
+    prop("message", false, &STRING),
+    prop("metadata", true, &LIST_META),
+    prop("reason", false, &STRING),
+    prop("status", false, &STRING),
+];
+static STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::Status` (Kubernetes 1.33 to 1.35).
 pub const STATUS_1_33_TO_1_35: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("code", false, &INT32),
-        prop("details", false, &STATUS_DETAILS),
-        prop("kind", false, &STRING),
-        prop("message", false, &STRING),
-        prop("metadata", true, &LIST_META_1_33_TO_1_35),
-        prop("reason", false, &STRING),
-        prop("status", false, &STRING),
-    ],
+    properties: &STATUS_1_33_TO_1_35_PROPERTIES,
+    properties_fingerprint: Some(&STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATUS_1_33_TO_1_35_PROPERTIES: [Property<'static>; 8] = [
+    prop("apiVersion", false, &STRING),
+    prop("code", false, &INT32),
+    prop("details", false, &STATUS_DETAILS),
+    prop("kind", false, &STRING),
+    prop("message", false, &STRING),
+    prop("metadata", true, &LIST_META_1_33_TO_1_35),
+    prop("reason", false, &STRING),
+    prop("status", false, &STRING),
+];
+static STATUS_1_33_TO_1_35_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATUS_1_33_TO_1_35_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCause`.
 pub const STATUS_CAUSE: Schema<'static> = Schema {
-    properties: &[
-        prop("field", false, &STRING),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-    ],
+    properties: &STATUS_CAUSE_PROPERTIES,
+    properties_fingerprint: Some(&STATUS_CAUSE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATUS_CAUSE_PROPERTIES: [Property<'static>; 3] = [
+    prop("field", false, &STRING),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+];
+static STATUS_CAUSE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATUS_CAUSE_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails`.
 pub const STATUS_DETAILS: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "causes",
-            false,
-            &Schema {
-                items: Some(&STATUS_CAUSE),
-                ..Schema::of(Type::Array)
-            },
-        ),
-        prop("group", false, &STRING),
-        prop("kind", false, &STRING),
-        prop("name", false, &STRING),
-        prop("retryAfterSeconds", false, &INT32),
-        prop("uid", false, &STRING),
-    ],
+    properties: &STATUS_DETAILS_PROPERTIES,
+    properties_fingerprint: Some(&STATUS_DETAILS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static STATUS_DETAILS_PROPERTIES: [Property<'static>; 6] = [
+    prop(
+        "causes",
+        false,
+        &Schema {
+            items: Some(&STATUS_CAUSE),
+            ..Schema::of(Type::Array)
+        },
+    ),
+    prop("group", false, &STRING),
+    prop("kind", false, &STRING),
+    prop("name", false, &STRING),
+    prop("retryAfterSeconds", false, &INT32),
+    prop("uid", false, &STRING),
+];
+static STATUS_DETAILS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&STATUS_DETAILS_PROPERTIES);
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::Time`.
 pub const TIME: Schema<'static> = Schema {
@@ -384,12 +480,16 @@ pub const TIME: Schema<'static> = Schema {
 
 /// The model of `k8s_openapi::apimachinery::pkg::apis::meta::v1::WatchEvent`.
 pub const WATCH_EVENT: Schema<'static> = Schema {
-    properties: &[
-        prop("object", true, &apimachinery::pkg::runtime::RAW_EXTENSION),
-        prop("type", true, &STRING),
-    ],
+    properties: &WATCH_EVENT_PROPERTIES,
+    properties_fingerprint: Some(&WATCH_EVENT_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static WATCH_EVENT_PROPERTIES: [Property<'static>; 2] = [
+    prop("object", true, &apimachinery::pkg::runtime::RAW_EXTENSION),
+    prop("type", true, &STRING),
+];
+static WATCH_EVENT_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&WATCH_EVENT_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

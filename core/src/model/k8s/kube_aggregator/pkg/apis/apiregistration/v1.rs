@@ -5,76 +5,96 @@
 
 use crate::model::k8s::apimachinery;
 use crate::model::k8s::common::{BOOLEAN, BYTE, INT32, STRING, prop};
-use crate::model::{Schema, Type};
+use crate::model::{Property, Schema, Type};
 
 /// The model of `k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService`.
 pub const API_SERVICE: Schema<'static> = Schema {
-    properties: &[
-        prop("apiVersion", false, &STRING),
-        prop("kind", false, &STRING),
-        prop(
-            "metadata",
-            true,
-            &apimachinery::pkg::apis::meta::v1::OBJECT_META,
-        ),
-        prop("spec", false, &API_SERVICE_SPEC),
-        prop("status", false, &API_SERVICE_STATUS),
-    ],
+    properties: &API_SERVICE_PROPERTIES,
+    properties_fingerprint: Some(&API_SERVICE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static API_SERVICE_PROPERTIES: [Property<'static>; 5] = [
+    prop("apiVersion", false, &STRING),
+    prop("kind", false, &STRING),
+    prop(
+        "metadata",
+        true,
+        &apimachinery::pkg::apis::meta::v1::OBJECT_META,
+    ),
+    prop("spec", false, &API_SERVICE_SPEC),
+    prop("status", false, &API_SERVICE_STATUS),
+];
+static API_SERVICE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&API_SERVICE_PROPERTIES);
 
 /// The model of `k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceCondition`.
 pub const API_SERVICE_CONDITION: Schema<'static> = Schema {
-    properties: &[
-        prop(
-            "lastTransitionTime",
-            false,
-            &apimachinery::pkg::apis::meta::v1::TIME,
-        ),
-        prop("message", false, &STRING),
-        prop("reason", false, &STRING),
-        prop("status", true, &STRING),
-        prop("type", true, &STRING),
-    ],
+    properties: &API_SERVICE_CONDITION_PROPERTIES,
+    properties_fingerprint: Some(&API_SERVICE_CONDITION_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static API_SERVICE_CONDITION_PROPERTIES: [Property<'static>; 5] = [
+    prop(
+        "lastTransitionTime",
+        false,
+        &apimachinery::pkg::apis::meta::v1::TIME,
+    ),
+    prop("message", false, &STRING),
+    prop("reason", false, &STRING),
+    prop("status", true, &STRING),
+    prop("type", true, &STRING),
+];
+static API_SERVICE_CONDITION_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&API_SERVICE_CONDITION_PROPERTIES);
 
 /// The model of `k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceSpec`.
 pub const API_SERVICE_SPEC: Schema<'static> = Schema {
-    properties: &[
-        prop("caBundle", false, &BYTE),
-        prop("group", false, &STRING),
-        prop("groupPriorityMinimum", true, &INT32),
-        prop("insecureSkipTLSVerify", false, &BOOLEAN),
-        prop("service", false, &SERVICE_REFERENCE),
-        prop("version", false, &STRING),
-        prop("versionPriority", true, &INT32),
-    ],
+    properties: &API_SERVICE_SPEC_PROPERTIES,
+    properties_fingerprint: Some(&API_SERVICE_SPEC_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static API_SERVICE_SPEC_PROPERTIES: [Property<'static>; 7] = [
+    prop("caBundle", false, &BYTE),
+    prop("group", false, &STRING),
+    prop("groupPriorityMinimum", true, &INT32),
+    prop("insecureSkipTLSVerify", false, &BOOLEAN),
+    prop("service", false, &SERVICE_REFERENCE),
+    prop("version", false, &STRING),
+    prop("versionPriority", true, &INT32),
+];
+static API_SERVICE_SPEC_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&API_SERVICE_SPEC_PROPERTIES);
 
 /// The model of `k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceStatus`.
 pub const API_SERVICE_STATUS: Schema<'static> = Schema {
-    properties: &[prop(
-        "conditions",
-        false,
-        &Schema {
-            items: Some(&API_SERVICE_CONDITION),
-            ..Schema::of(Type::Array)
-        },
-    )],
+    properties: &API_SERVICE_STATUS_PROPERTIES,
+    properties_fingerprint: Some(&API_SERVICE_STATUS_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static API_SERVICE_STATUS_PROPERTIES: [Property<'static>; 1] = [prop(
+    "conditions",
+    false,
+    &Schema {
+        items: Some(&API_SERVICE_CONDITION),
+        ..Schema::of(Type::Array)
+    },
+)];
+static API_SERVICE_STATUS_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&API_SERVICE_STATUS_PROPERTIES);
 
 /// The model of `k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReference`.
 pub const SERVICE_REFERENCE: Schema<'static> = Schema {
-    properties: &[
-        prop("name", false, &STRING),
-        prop("namespace", false, &STRING),
-        prop("port", false, &INT32),
-    ],
+    properties: &SERVICE_REFERENCE_PROPERTIES,
+    properties_fingerprint: Some(&SERVICE_REFERENCE_PROPERTIES_FINGERPRINT),
     ..Schema::of(Type::Object)
 };
+static SERVICE_REFERENCE_PROPERTIES: [Property<'static>; 3] = [
+    prop("name", false, &STRING),
+    prop("namespace", false, &STRING),
+    prop("port", false, &INT32),
+];
+static SERVICE_REFERENCE_PROPERTIES_FINGERPRINT: u64 =
+    crate::model::fingerprint::of_properties(&SERVICE_REFERENCE_PROPERTIES);
 
 #[cfg(feature = "k8s-openapi")]
 mod impls {

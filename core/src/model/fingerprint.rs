@@ -9,7 +9,7 @@
 //! ([`of_node`]'s `deep` mask) or every subtree ([`of_tree`]). Rules (`validations`) are left
 //! out: neither the checker nor the estimator reads them.
 
-use crate::model::{ListType, MapType, Schema, Type};
+use crate::model::{ListType, MapType, Property, Schema, Type};
 
 const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const PRIME: u64 = 0x0000_0100_0000_01b3;
@@ -109,6 +109,8 @@ pub const fn shallow(s: &Schema<'_>) -> u64 {
         maximum,
         pattern,
         properties,
+        // A cache of what `with_properties` computes from `properties`, not a slot of its own.
+        properties_fingerprint: _,
         flatten,
         items,
         additional_properties,
@@ -211,9 +213,21 @@ pub const fn shallow(s: &Schema<'_>) -> u64 {
 }
 
 /// `shape` (the [`shallow`] fingerprint of `s`) with the subtrees of the properties `deep`
-/// selects, as [`of_node`] has them.
+/// selects, as [`of_node`] has them. With every property selected (`u64::MAX`), the subtrees
+/// count as one word, [`of_properties`], which a large model carries precomputed
+/// ([`Schema::properties_fingerprint`]).
 pub const fn with_properties(shape: u64, s: &Schema<'_>, deep: u64) -> u64 {
     let mut h = shape;
+    if deep == u64::MAX {
+        mix!(
+            h,
+            match s.properties_fingerprint {
+                Some(fp) => *fp,
+                None => of_properties(s.properties),
+            }
+        );
+        return h;
+    }
     let mut i = 0;
     let len = s.properties.len();
     while i < len {
@@ -226,10 +240,28 @@ pub const fn with_properties(shape: u64, s: &Schema<'_>, deep: u64) -> u64 {
     h
 }
 
+/// The fingerprint of the subtrees of `properties`, in order (their names and required-ness
+/// are in the node's [`shallow`] fingerprint). A generated k8s-openapi model keeps it in a
+/// `static` ([`Schema::properties_fingerprint`]): the `PodTemplateSpec` a rule reads into is
+/// thousands of nodes, hashed then once when crd-cel-core is compiled rather than in the const
+/// evaluation of every crate whose rules read it.
+pub const fn of_properties(properties: &[Property<'_>]) -> u64 {
+    let mut h = OFFSET;
+    // Lengths read once: in const evaluation each `len()` is two calls.
+    let len = properties.len();
+    mix!(h, len as u64);
+    let mut i = 0;
+    while i < len {
+        mix!(h, of_tree(properties[i].schema));
+        i += 1;
+    }
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CelSchema, Property};
+    use crate::model::CelSchema;
 
     const ITEM: Schema<'static> = Schema {
         properties: &[
