@@ -7,12 +7,13 @@
 #
 # What is built:
 # - the starter: this checkout's work tree (examples/starter, copied to a temporary directory);
-# - crd-cel: this checkout's *committed* HEAD. The git dependency
-#   (https://github.com/crd-cel/crd-cel) is redirected to this repository by git's
-#   `url.<base>.insteadOf`, which cargo's git (CARGO_NET_GIT_FETCH_WITH_CLI) follows. A
-#   `[patch]` would not do on a machine that never fetched the repository: cargo fetches a
-#   patched git source all the same. So commit library changes before running this;
-#   uncommitted ones are not seen.
+# - crd-cel: this checkout's work tree (its files git tracks or does not ignore), committed to a
+#   temporary repository. The git dependency (https://github.com/crd-cel/crd-cel) is
+#   redirected there by git's `url.<base>.insteadOf`, which cargo's git
+#   (CARGO_NET_GIT_FETCH_WITH_CLI) follows. A `[patch]` would not do on a machine that never
+#   fetched the repository: cargo fetches a patched git source all the same. Not this
+#   repository itself: cargo cannot fetch from a shallow clone (CI's may be one), and a
+#   snapshot sees uncommitted changes.
 # - with the workspace's Cargo.lock (the dependency versions the workspace is tested with) and
 #   its target directory (the starter's kube and k8s-openapi builds are kept between runs);
 # - with the toolchain of rust-toolchain.toml, and the starter's own (default) build profile.
@@ -42,12 +43,22 @@ chmod +x "$work/bin/crd-cel"
 cp -r "$starter" "$work/starter"
 rm -f "$work/starter/check.sh"
 cp Cargo.lock "$work/starter/Cargo.lock"
+# The snapshot of the work tree crd-cel is fetched from (see above).
+mkdir "$work/crd-cel"
+git ls-files -z --cached --others --exclude-standard |
+    tar --null --files-from=- --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$work/crd-cel"
+git -C "$work/crd-cel" init -q
+git -C "$work/crd-cel" add -A -f
+# Fixed names and dates: the same tree makes the same commit, whose checkout and build cargo
+# reuses on the next run.
+GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z \
+    git -C "$work/crd-cel" -c user.name=check -c user.email=check@localhost -c commit.gpgsign=false commit -q -m snapshot
 
 export CARGO_TARGET_DIR="$target_dir"
 export RUSTUP_TOOLCHAIN="$toolchain"
 export CARGO_NET_GIT_FETCH_WITH_CLI=true
 export GIT_CONFIG_COUNT=1
-export GIT_CONFIG_KEY_0="url.file://$repo/.insteadOf"
+export GIT_CONFIG_KEY_0="url.file://$work/crd-cel/.insteadOf"
 export GIT_CONFIG_VALUE_0="https://github.com/crd-cel/crd-cel"
 # Variables of this repository's .cargo/config.toml a user does not have.
 unset CRD_CEL_STRICT_MODEL
@@ -55,7 +66,7 @@ unset CRD_CEL_STRICT_MODEL
 cd "$work/starter"
 step() { echo "=== (starter) $*"; }
 
-step "cargo test (crd-cel at $(git -C "$repo" rev-parse --short HEAD))"
+step "cargo test (crd-cel: the work tree at $(git -C "$repo" rev-parse --short HEAD))"
 cargo test -q 2>&1 | sed '/^$/d'
 
 step "cargo run --bin crdgen | diff -u crds/database.yaml -"
