@@ -486,8 +486,34 @@ impl Sizing<'_, '_> {
         self.rebuild(r, level - 1, &copy)
     }
 
-    const fn fits(&self, r: &Read<'_>, n: u64) -> bool {
-        match self.estimate(r, n) {
+    /// The estimate with the list `r` reads bounded to `n` items of at most `length`
+    /// characters (its items are strings).
+    const fn estimate_list(&self, r: &Read<'_>, n: u64, length: u64) -> Option<u64> {
+        let list = r.target();
+        let items = match list.items {
+            Some(items) => items,
+            None => return None,
+        };
+        let bounded_items = Schema {
+            max_length: Some(length),
+            ..*items
+        };
+        let bounded = Schema {
+            max_items: Some(n),
+            items: Some(&bounded_items),
+            ..*list
+        };
+        self.rebuild(r, r.at.len, &bounded)
+    }
+
+    /// Whether the rule fits the per-expression limit with the bound of `r` set to `n` (and,
+    /// with `items_length`, the list's string items bounded to it).
+    const fn fits(&self, r: &Read<'_>, n: u64, items_length: Option<u64>) -> bool {
+        let cost = match items_length {
+            Some(length) => self.estimate_list(r, n, length),
+            None => self.estimate(r, n),
+        };
+        match cost {
             Some(c) => c <= PER_EXPRESSION_LIMIT,
             None => false,
         }
@@ -496,14 +522,23 @@ impl Sizing<'_, '_> {
     /// The largest bound (at most the request size) at which the rule fits the per-expression
     /// limit, the other bounds as they are; `None` if none does.
     const fn largest(&self, r: &Read<'_>) -> Option<u64> {
+        self.largest_with(r, None)
+    }
+
+    /// [`Self::largest`] for a list of strings bounded to `length`.
+    const fn largest_list(&self, r: &Read<'_>, length: u64) -> Option<u64> {
+        self.largest_with(r, Some(length))
+    }
+
+    const fn largest_with(&self, r: &Read<'_>, items_length: Option<u64>) -> Option<u64> {
         const MAX: u64 = 3 * 1024 * 1024;
-        if !self.fits(r, 1) {
+        if !self.fits(r, 1, items_length) {
             return None;
         }
         let (mut lo, mut hi) = (1, MAX);
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
-            if self.fits(r, mid) {
+            if self.fits(r, mid, items_length) {
                 lo = mid;
             } else {
                 hi = mid - 1;
@@ -648,9 +683,50 @@ const fn push_read<const N: usize>(
             m.push_u64(n);
             m.push(" (the other bounds as they are)");
         }
-        None => m.push(" (no N fits while the other fields stay as they are: bound them too)"),
+        None => {
+            m.push(" (no N fits while the other fields stay as they are: bound them too)");
+            // The strings of a list: bounds for both that fit, so that the user does not
+            // have to guess one and rebuild to learn the other.
+            if matches!(kind, Kind::ItemStrings) {
+                let mut list = *r;
+                list.at.len -= 1;
+                if list.target().max_items.is_none() {
+                    push_list_pairs(sizing, &list, m);
+                }
+            }
+        }
     }
     false
+}
+
+/// The list `r` reads holds strings that no bound alone lets the rule fit with: the largest
+/// number of items that fits with the strings bounded to a few usual lengths, the longest first.
+const fn push_list_pairs<const N: usize>(sizing: &Sizing<'_, '_>, r: &Read<'_>, m: &mut Buf<N>) {
+    // A URL, a path, a DNS name, a label.
+    const LENGTHS: [u64; 4] = [2048, 256, 253, 63];
+    let mut shown = 0;
+    let mut i = 0;
+    while i < LENGTHS.len() && shown < 2 {
+        // 253 only when 256 did not fit: the same advice otherwise.
+        if LENGTHS[i] == 253 && shown > 0 {
+            i += 1;
+            continue;
+        }
+        if let Some(n) = sizing.largest_list(r, LENGTHS[i]) {
+            m.push(if shown == 0 {
+                "\nhelp: bounds that fit together: "
+            } else {
+                ", or "
+            });
+            m.push("#[cel(max_items = ");
+            m.push_u64(n);
+            m.push(")] with #[schemars(inner(length(max = ");
+            m.push_u64(LENGTHS[i]);
+            m.push(")))]");
+            shown += 1;
+        }
+        i += 1;
+    }
 }
 
 /// `place` and the first `len` steps of `r` as a schema path: `.name` per field (its JSON
