@@ -114,6 +114,36 @@ for path in ("examples/ci/github-actions.yml", "examples/starter/.github/workflo
             for words in commands_in_shell(step.get("run", "")):
                 check_command(f"{path} {label}", words)
 
+# The guide's GitHub Actions workflow is the starter's, verbatim (the starter's is the one run).
+guide = (ROOT / "runtime/src/guide/ci.md").read_text()
+starter_workflow = (ROOT / "examples/starter/.github/workflows/ci.yml").read_text()
+if "```yaml\n" + starter_workflow + "```\n" not in guide:
+    problems.append("runtime/src/guide/ci.md: its GitHub Actions workflow is not examples/starter/.github/workflows/ci.yml verbatim")
+
+# The step that picks the CLI's commit reads it from Cargo.lock: try it on a lock as cargo
+# writes a git dependency (the `run` with its fallback to the network cut off).
+for path in ("examples/ci/github-actions.yml", "examples/starter/.github/workflows/ci.yml"):
+    workflow = yaml.safe_load((ROOT / path).read_text())
+    steps = [s for job in workflow["jobs"].values() for s in job["steps"] if s.get("id") == "crd-cel-rev"]
+    if len(steps) != 1:
+        problems.append(f"{path}: one step with id crd-cel-rev")
+        continue
+    pick = steps[0]["run"].splitlines()[0]
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    import tempfile
+    for lock, want in (
+        (f'[[package]]\nname = "crd-cel"\nversion = "0.1.0"\nsource = "git+https://github.com/crd-cel/crd-cel#{sha}"\n', sha),
+        (f'[[package]]\nname = "crd-cel"\nsource = "git+https://github.com/crd-cel/crd-cel?branch=main#{sha}"\n', sha),
+        (None, ""),
+    ):
+        with tempfile.TemporaryDirectory() as d:
+            if lock is not None:
+                Path(d, "Cargo.lock").write_text(lock)
+            got = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", pick + '\nprintf %s "$rev"'],
+                                 cwd=d, capture_output=True, text=True)
+            if got.returncode != 0 or got.stdout != want:
+                problems.append(f"{path}: crd-cel-rev picks {got.stdout!r} (exit {got.returncode}) from {lock!r}, not {want!r}")
+
 if problems:
     print("\n".join(f"PROBLEM {p}" for p in problems), file=sys.stderr)
     sys.exit(1)
