@@ -1,8 +1,13 @@
 #![doc = include_str!("../README.md")]
+// Without `kube` (the command line's build) the typed path, which only the derive's code
+// calls, is compiled but unused.
+#![cfg_attr(not(feature = "kube"), allow(dead_code))]
 
 pub mod crd;
+#[cfg(feature = "kube")]
 mod derived_schema;
 pub mod eval;
+#[cfg(feature = "kube")]
 mod generated_test;
 pub mod gojson;
 pub mod guide;
@@ -66,5 +71,6 @@ pub use crd_cel_macros::CelValidate;
 pub(crate) const TARGET_COMPAT: u8 = crd_cel_core::target_compat!();
 
 #[doc(hidden)]
+#[cfg(feature = "kube")]
 #[path = "private.rs"]
 pub mod __private;

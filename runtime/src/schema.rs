@@ -622,12 +622,14 @@ impl fmt::Display for Difference {
 /// assert_eq!(schema["type"], "string");
 /// assert_eq!(schema["nullable"], true);
 /// ```
+#[cfg(feature = "kube")]
 pub fn generate<T: schemars::JsonSchema + ?Sized>() -> Value {
     try_generate::<T>().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// [`generate`], with kube's transforms' panics (an enum mixing unit and data variants, which
 /// its structural rewriting cannot express) as an error.
+#[cfg(feature = "kube")]
 pub fn try_generate<T: schemars::JsonSchema + ?Sized>() -> Result<Value, String> {
     std::panic::catch_unwind(generate_unchecked::<T>).map_err(|p| {
         let why = p
@@ -642,6 +644,7 @@ pub fn try_generate<T: schemars::JsonSchema + ?Sized>() -> Result<Value, String>
     })
 }
 
+#[cfg(feature = "kube")]
 fn generate_unchecked<T: schemars::JsonSchema + ?Sized>() -> Value {
     let generator = schemars::generate::SchemaSettings::openapi3()
         .with(|s| {

@@ -241,6 +241,7 @@ impl Runner {
 /// }
 /// ```
 #[track_caller]
+#[cfg(feature = "kube")]
 pub fn run_suite<K: kube_core::CustomResourceExt>(path: impl AsRef<Path>) -> usize {
     let path = path.as_ref();
     let file = path.display().to_string();
@@ -297,6 +298,7 @@ pub fn run_suite<K: kube_core::CustomResourceExt>(path: impl AsRef<Path>) -> usi
 /// ]);
 /// ```
 #[track_caller]
+#[cfg(feature = "kube")]
 pub fn check_cases<K: kube_core::CustomResourceExt>(cases: &[Case]) {
     let crd = serde_json::to_value(K::crd()).expect("a CRD serializes to JSON");
     let runner = Runner::new().with_crd(format!("{}::crd()", K::crd_name()), crd);

@@ -526,6 +526,7 @@ pub fn check_schema(
 /// The derive runs it in a generated `#[test]` for every kube root type it sees, so rules the
 /// build could not check (they read into types known only by their `JsonSchema`) are checked
 /// by `cargo test`.
+#[cfg(feature = "kube")]
 pub fn check_resource<T: schemars::JsonSchema + ?Sized>(
     opts: &Options,
 ) -> Result<CrdReport, String> {
@@ -548,6 +549,7 @@ pub fn check_resource<T: schemars::JsonSchema + ?Sized>(
 /// let report = check_type::<Vec<String>>(&Options::default()).unwrap();
 /// assert!(report.accepted());
 /// ```
+#[cfg(feature = "kube")]
 pub fn check_type<T: schemars::JsonSchema + ?Sized>(opts: &Options) -> Result<CrdReport, String> {
     let schema = crate::schema::try_generate::<T>()?;
     let name = T::schema_name();
