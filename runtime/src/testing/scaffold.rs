@@ -103,7 +103,11 @@ pub fn scaffold(
     );
     let _ = writeln!(
         text,
-        "# (tests/README.md there): onCreate/onUpdate cases with `expected` or `expectedError`."
+        "# (https://github.com/openshift/api/blob/master/tests/README.md): onCreate/onUpdate cases"
+    );
+    let _ = writeln!(
+        text,
+        "# with `expected` (the object as stored) or `expectedError` (part of the apiserver's error)."
     );
     let _ = writeln!(text, "name: {}", yaml_scalar(&format!("[Stable] {kind}")));
     let _ = writeln!(text, "crdName: {name}");
