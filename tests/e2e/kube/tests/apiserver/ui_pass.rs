@@ -253,8 +253,14 @@ fn cases(crd: &str) -> Option<Cases> {
                 creates: vec![
                     ("two names", json!({"names": ["a", "b"]})),
                     ("111 names", json!({"names": n_times(json!("a"), 111)})),
-                    ("110 names of 2048 characters", json!({"names": n_times(json!("x".repeat(2048)), 110)})),
-                    ("a 2049-character name", json!({"names": ["x".repeat(2049)]})),
+                    (
+                        "110 names of 2048 characters",
+                        json!({"names": n_times(json!("x".repeat(2048)), 110)}),
+                    ),
+                    (
+                        "a 2049-character name",
+                        json!({"names": ["x".repeat(2049)]}),
+                    ),
                 ],
                 updates: vec![],
                 merges: vec![("merge: a and b", json!({"spec": {"names": ["a", "b"]}}))],
