@@ -27,7 +27,7 @@ python3 examples/ci/check.py # runs `cargo run -q -p crd-cel-cli -- SUBCOMMAND -
 
 echo "=== bash examples/starter/check.sh"
 # The starter project as a user has it: a copy outside the workspace, crd-cel as its git
-# dependency (redirected to this checkout's committed HEAD), the CLI's commands on it.
+# dependency (redirected to a snapshot of this work tree), the CLI's commands on it.
 bash examples/starter/check.sh
 
 # Every example has its line in examples/README.md.

@@ -12,6 +12,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -69,6 +70,30 @@ def commands_in_shell(text):
                 words.append(token)
 
 
+def check_rev_step(path, workflow):
+    """The step that picks the CLI's commit reads it from Cargo.lock: tried on locks as cargo
+    writes a git dependency, and on none (the `run`'s first line: its fallback to the network
+    cut off)."""
+    steps = [s for job in workflow["jobs"].values() for s in job["steps"] if s.get("id") == "crd-cel-rev"]
+    if len(steps) != 1:
+        problems.append(f"{path}: one step with id crd-cel-rev")
+        return
+    pick = steps[0]["run"].splitlines()[0]
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    for lock, want in (
+        (f'[[package]]\nname = "crd-cel"\nversion = "0.1.0"\nsource = "git+https://github.com/crd-cel/crd-cel#{sha}"\n', sha),
+        (f'[[package]]\nname = "crd-cel"\nsource = "git+https://github.com/crd-cel/crd-cel?branch=main#{sha}"\n', sha),
+        (None, ""),
+    ):
+        with tempfile.TemporaryDirectory() as d:
+            if lock is not None:
+                Path(d, "Cargo.lock").write_text(lock)
+            got = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", pick + '\nprintf %s "$rev"'],
+                                 cwd=d, capture_output=True, text=True)
+            if got.returncode != 0 or got.stdout != want:
+                problems.append(f"{path}: crd-cel-rev picks {got.stdout!r} (exit {got.returncode}) from {lock!r}, not {want!r}")
+
+
 # .pre-commit-hooks.yaml: the pre-commit convention (a list of hooks).
 hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
 assert isinstance(hooks, list) and hooks, ".pre-commit-hooks.yaml: a list of hooks"
@@ -113,36 +138,13 @@ for path in ("examples/ci/github-actions.yml", "examples/starter/.github/workflo
             label = repr(step["name"]) if "name" in step else f"step {i + 1}"
             for words in commands_in_shell(step.get("run", "")):
                 check_command(f"{path} {label}", words)
+    check_rev_step(path, workflow)
 
 # The guide's GitHub Actions workflow is the starter's, verbatim (the starter's is the one run).
 guide = (ROOT / "runtime/src/guide/ci.md").read_text()
 starter_workflow = (ROOT / "examples/starter/.github/workflows/ci.yml").read_text()
 if "```yaml\n" + starter_workflow + "```\n" not in guide:
     problems.append("runtime/src/guide/ci.md: its GitHub Actions workflow is not examples/starter/.github/workflows/ci.yml verbatim")
-
-# The step that picks the CLI's commit reads it from Cargo.lock: try it on a lock as cargo
-# writes a git dependency (the `run` with its fallback to the network cut off).
-for path in ("examples/ci/github-actions.yml", "examples/starter/.github/workflows/ci.yml"):
-    workflow = yaml.safe_load((ROOT / path).read_text())
-    steps = [s for job in workflow["jobs"].values() for s in job["steps"] if s.get("id") == "crd-cel-rev"]
-    if len(steps) != 1:
-        problems.append(f"{path}: one step with id crd-cel-rev")
-        continue
-    pick = steps[0]["run"].splitlines()[0]
-    sha = "0123456789abcdef0123456789abcdef01234567"
-    import tempfile
-    for lock, want in (
-        (f'[[package]]\nname = "crd-cel"\nversion = "0.1.0"\nsource = "git+https://github.com/crd-cel/crd-cel#{sha}"\n', sha),
-        (f'[[package]]\nname = "crd-cel"\nsource = "git+https://github.com/crd-cel/crd-cel?branch=main#{sha}"\n', sha),
-        (None, ""),
-    ):
-        with tempfile.TemporaryDirectory() as d:
-            if lock is not None:
-                Path(d, "Cargo.lock").write_text(lock)
-            got = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", pick + '\nprintf %s "$rev"'],
-                                 cwd=d, capture_output=True, text=True)
-            if got.returncode != 0 or got.stdout != want:
-                problems.append(f"{path}: crd-cel-rev picks {got.stdout!r} (exit {got.returncode}) from {lock!r}, not {want!r}")
 
 if problems:
     print("\n".join(f"PROBLEM {p}" for p in problems), file=sys.stderr)

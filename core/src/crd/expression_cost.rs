@@ -700,18 +700,14 @@ const fn push_read<const N: usize>(
 }
 
 /// The list `r` reads holds strings that no bound alone lets the rule fit with: the largest
-/// number of items that fits with the strings bounded to a few usual lengths, the longest first.
+/// number of items that fits with the strings bounded to a few usual lengths, the longest two
+/// that fit.
 const fn push_list_pairs<const N: usize>(sizing: &Sizing<'_, '_>, r: &Read<'_>, m: &mut Buf<N>) {
-    // A URL, a path, a DNS name, a label.
-    const LENGTHS: [u64; 4] = [2048, 256, 253, 63];
+    // A URL, a name or path, a label.
+    const LENGTHS: [u64; 3] = [2048, 256, 63];
     let mut shown = 0;
     let mut i = 0;
     while i < LENGTHS.len() && shown < 2 {
-        // 253 only when 256 did not fit: the same advice otherwise.
-        if LENGTHS[i] == 253 && shown > 0 {
-            i += 1;
-            continue;
-        }
         if let Some(n) = sizing.largest_list(r, LENGTHS[i]) {
             m.push(if shown == 0 {
                 "\nhelp: bounds that fit together: "
