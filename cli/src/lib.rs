@@ -105,7 +105,9 @@ struct TestArgs {
     inputs: InputArgs,
     #[command(flatten)]
     run: RunArgs,
-    /// Suite files, or directories searched for `*.testsuite.yaml` files.
+    /// Suite files, or directories searched for `*.testsuite.yaml` files and, in OpenShift API's
+    /// layout, the `.yaml` files of `<group>/<version>/tests/<crdName>/` (their CRDs taken from
+    /// `<group>/<version>/zz_generated.crd-manifests` when --crd has none of that name).
     #[arg(value_name = "SUITE")]
     suites: Vec<String>,
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crd_cel::testing::{CaseResult, Runner, Suite, SuiteError};
+use crd_cel::testing::{CaseResult, FileRun, Runner, SuiteError};
 use serde_json::{Map, Value};
 
 use crate::input::InputError;
@@ -53,13 +53,19 @@ pub(crate) fn test(args: TestArgs, io: &mut Io<'_>) -> u8 {
         );
     }
     let ran = jobs::map_in_order(&files, args.run.jobs, |file| {
-        crd_cel::testing::run_file(Path::new(file), runner.clone()).map(|r| (read_name(file), r))
+        crd_cel::testing::run_file(Path::new(file), runner.clone())
     });
     let mut entries = Vec::new();
     let (mut passed, mut failed) = (0, 0);
     for (file, outcome) in files.iter().zip(ran) {
         match outcome {
-            Ok((suite, results)) => {
+            Ok(FileRun { suite, results }) => {
+                // Fields the format does not have: ignored as OpenShift's runner ignores them,
+                // said on stderr whatever the output format.
+                for w in &suite.warnings {
+                    let _ = writeln!(io.stderr, "Warning: {w}");
+                }
+                let suite = suite.name;
                 for (i, r) in results.into_iter().enumerate() {
                     if r.passed() {
                         passed += 1;
@@ -171,7 +177,9 @@ fn init(file: &str, args: &TestArgs, io: &mut Io<'_>) -> u8 {
     }
 }
 
-/// The suite files: those named, and in directories those named `*.testsuite.yaml` (or `.yml`).
+/// The suite files: those named, and in directories those named `*.testsuite.yaml` (or `.yml`)
+/// and, as OpenShift API's runner finds them, every `.yaml` file in a folder of a `tests`
+/// folder (`<group>/<version>/tests/<crdName>/<suite>.yaml`) but `testdata`.
 fn suite_files(
     names: &[String],
     args: &TestArgs,
@@ -182,11 +190,11 @@ fn suite_files(
     for name in names {
         let expanded = expand_inputs(std::slice::from_ref(name), &args.inputs, io, bad);
         if Path::new(name).is_dir() {
-            out.extend(
-                expanded
-                    .into_iter()
-                    .filter(|f| f.ends_with(".testsuite.yaml") || f.ends_with(".testsuite.yml")),
-            );
+            out.extend(expanded.into_iter().filter(|f| {
+                f.ends_with(".testsuite.yaml")
+                    || f.ends_with(".testsuite.yml")
+                    || in_openshift_layout(Path::new(f))
+            }));
         } else {
             out.extend(expanded);
         }
@@ -194,13 +202,16 @@ fn suite_files(
     out
 }
 
-/// The suite's name, for results (read again: cheap, and only for display).
-fn read_name(file: &str) -> String {
-    std::fs::read_to_string(file)
-        .ok()
-        .and_then(|t| Suite::from_yaml(&t, file).ok())
-        .map(|s| s.name)
-        .unwrap_or_default()
+/// A `.yaml` file whose folder's folder is `tests` (and whose folder is not `testdata`): where
+/// OpenShift API's runner (`LoadTestSuiteSpecs`) takes suites from.
+fn in_openshift_layout(file: &Path) -> bool {
+    fn name(p: Option<&Path>) -> Option<&str> {
+        p.and_then(Path::file_name).and_then(|n| n.to_str())
+    }
+    let folder = file.parent();
+    file.extension().is_some_and(|e| e == "yaml")
+        && name(folder) != Some("testdata")
+        && name(folder.and_then(Path::parent)) == Some("tests")
 }
 
 fn input_error(e: &SuiteError) -> InputError {

@@ -124,7 +124,7 @@ fn malformed_suites_are_input_errors_at_their_line() {
             &format!(
                 "{HEAD}tests:\n  onCreate:\n  - name: a\n    intial: |\n      kind: Counter\n"
             ),
-            ":6: unknown field `tests.onCreate[0].intial`",
+            ":5: `tests.onCreate[0]` (\"a\") has no `initial` object (it has `intial`, which the format does not have)",
         ),
         (
             "yaml-error",
@@ -415,6 +415,109 @@ fn feature_gates_select_crd_files_from_the_payload_manifests() {
     let (code, stdout, stderr) = run("[Promoted]", &outside);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert_eq!(files_run(&stdout), ["TechPreviewNoUpgrade"]);
+}
+
+// An OpenShift API checkout, run as its runner runs it (`tests/generator.go`,
+// `tests/crd_filter.go` there): a directory finds the `.yaml` suites of
+// `<group>/<version>/tests/<crdName>/` (not `testdata`), their CRDs come from
+// `<group>/<version>/zz_generated.crd-manifests` without --crd, and a FeatureGate manifest
+// names its feature set in `spec.featureSet` (none: Default), as openshift/api's own
+// payload-manifests do. A field the format does not have is a warning, as the runner ignores
+// it. `tests/suites/openshift-api.sh` runs openshift/api's 3,302 cases the same way.
+#[test]
+fn an_openshift_api_checkout_runs_as_its_runner_runs_it() {
+    let root = std::env::temp_dir().join(format!("crd-cel-test-{}-openshift", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let fg = root.join("payload-manifests/featuregates");
+    let crds = root.join("example/v1/zz_generated.crd-manifests");
+    let tests = root.join("example/v1/tests/counters.example.com");
+    let testdata = root.join("example/v1/tests/testdata");
+    for d in [&fg, &crds, &tests, &testdata] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let manifest = |set: &str, enabled: &str, disabled: &str| {
+        format!(
+            "apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata:\n  name: cluster\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: false-except-for-the-config-operator\nspec: {set}\nstatus:\n  featureGates:\n  - enabled: [{enabled}]\n    disabled: [{disabled}]\n"
+        )
+    };
+    std::fs::write(
+        fg.join("featureGate-SelfManagedHA-Default.yaml"),
+        manifest("{}", "", "{name: Example}"),
+    )
+    .unwrap();
+    std::fs::write(
+        fg.join("featureGate-SelfManagedHA-TechPreviewNoUpgrade.yaml"),
+        manifest("{featureSet: TechPreviewNoUpgrade}", "{name: Example}", ""),
+    )
+    .unwrap();
+    let base = std::fs::read_to_string(counters()).unwrap();
+    for set in ["Default", "TechPreviewNoUpgrade"] {
+        let annotated = base.replace(
+            "  name: counters.example.com\n",
+            &format!("  name: counters.example.com\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: \"true\"\n    release.openshift.io/feature-set: {set}\n"),
+        );
+        std::fs::write(crds.join(format!("counters-{set}.crd.yaml")), annotated).unwrap();
+    }
+    let case = "tests:\n  onCreate:\n  - name: ok\n    initial: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {max: 1}\n    expected: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {min: 0, max: 1}\n";
+    std::fs::write(tests.join("AAA_ungated.yaml"), format!("{HEAD}{case}")).unwrap();
+    std::fs::write(
+        tests.join("Example.yaml"),
+        format!("{HEAD}featureGates: [Example]\n{case}"),
+    )
+    .unwrap();
+    // Misspelt: the runner runs it ungated, and so does crd-cel, saying so.
+    std::fs::write(
+        tests.join("Misspelt.yaml"),
+        format!("{HEAD}featureGate: [Example]\n{case}"),
+    )
+    .unwrap();
+    // Fixtures of the runner's own unit tests, which it does not run.
+    std::fs::write(testdata.join("fixture.yaml"), "not: [a suite\n").unwrap();
+    let out = crd_cel(&["test", "-o", "json", root.to_str().unwrap()]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let mut ran: Vec<String> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let file = |k: &str| {
+                let path = r[k].as_str().unwrap().to_owned();
+                path.rsplit('/').next().unwrap().to_owned()
+            };
+            format!("{} on {}", file("file"), file("crd"))
+        })
+        .collect();
+    ran.sort();
+    assert_eq!(
+        ran,
+        [
+            "AAA_ungated.yaml on counters-Default.crd.yaml",
+            "AAA_ungated.yaml on counters-TechPreviewNoUpgrade.crd.yaml",
+            "Example.yaml on counters-TechPreviewNoUpgrade.crd.yaml",
+            "Misspelt.yaml on counters-Default.crd.yaml",
+            "Misspelt.yaml on counters-TechPreviewNoUpgrade.crd.yaml",
+        ],
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("Misspelt.yaml:3: unknown field `featureGate` ignored, as the suite runner ignores it; a suite has `apiVersion`, `name`, `crdName`, `crd`, `version`, `featureGates`, `tests`"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // --crd naming the CRD wins over the layout's files.
+    let out = crd_cel(&[
+        "test",
+        "--crd",
+        &counters(),
+        "-o",
+        "json",
+        tests.join("Example.yaml").to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    let crd = v["results"][0]["crd"].as_str().unwrap();
+    assert!(crd.contains("tests/assets/counters.yaml"), "{crd}");
 }
 
 // The stored object is compared as a GET returns it: read back from storage, where defaults

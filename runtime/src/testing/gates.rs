@@ -12,7 +12,8 @@
 //!    "true"`) is kept;
 //! 4. otherwise the gates' states come from the payload's FeatureGate manifest
 //!    (`payload-manifests/featuregates/*`) of the file's first cluster profile (sorted), of one
-//!    of its feature sets (`Default` when it has none) and of one of its
+//!    of its feature sets (`Default` when it has none; a manifest's own is its feature-set
+//!    annotation, else its `spec.featureSet`, `Default` when empty) and of one of its
 //!    `release.openshift.io/major-version`s (any when it has none), the first such manifest in
 //!    file-name order; the file is kept when every `Gate` is enabled there and every `-Gate`
 //!    disabled; a gate the manifest does not list is an error.
@@ -77,7 +78,7 @@ pub(super) fn selects(
                 .find(|m| {
                     let a = &m["metadata"]["annotations"];
                     a.get(*profile).is_some()
-                        && sets.contains(a[FEATURE_SET].as_str().unwrap_or_default())
+                        && sets.contains(manifest_feature_set(m))
                         && (versions.is_empty() || !versions.is_disjoint(&major_versions(a)))
                 })
                 .ok_or_else(|| {
@@ -136,6 +137,19 @@ impl States {
                 "feature gate {gate:?} is not in the FeatureGate manifest"
             )),
         }
+    }
+}
+
+/// The feature set a FeatureGate manifest is for: its `release.openshift.io/feature-set`
+/// annotation where it has one (older payloads), else its `spec.featureSet` (the payload's own
+/// field, which newer OpenShift API checkouts alone carry), `Default` when empty.
+fn manifest_feature_set(manifest: &Json) -> &str {
+    match manifest["metadata"]["annotations"][FEATURE_SET].as_str() {
+        Some(set) => set,
+        None => match manifest["spec"]["featureSet"].as_str() {
+            Some(set) if !set.is_empty() => set,
+            _ => "Default",
+        },
     }
 }
 
@@ -229,6 +243,27 @@ mod tests {
         // selects the TechPreview file for a suite that needs it off.
         assert_eq!(on(&default, &["Promoted"]), Ok(true));
         assert_eq!(on(&tech, &["-Other"]), Ok(true));
+        // Newer payloads: the manifest's feature set in `spec.featureSet` alone (empty or
+        // absent: Default), as OpenShift API's own payload-manifests are written.
+        let spec_only = |set: &str, enabled: &[&str], disabled: &[&str]| {
+            let mut m = manifest("", "", enabled, disabled);
+            m["metadata"]["annotations"] = json!({ha: "false-except-for-the-config-operator"});
+            m["spec"] = if set.is_empty() {
+                json!({})
+            } else {
+                json!({"featureSet": set})
+            };
+            m
+        };
+        let newer = [
+            spec_only("", &["Promoted"], &["Example"]),
+            spec_only("TechPreviewNoUpgrade", &["Example", "Promoted"], &[]),
+        ];
+        let on_newer = |c: &Json, g: &[&str]| selects(c, &gates(g), Some(&newer));
+        assert_eq!(on_newer(&default, &["Example"]), Ok(false));
+        assert_eq!(on_newer(&default, &["Promoted"]), Ok(true));
+        assert_eq!(on_newer(&tech, &["Example"]), Ok(true));
+        assert_eq!(on_newer(&ungated, &["-Example"]), Ok(true));
         // No feature-set annotation: the Default manifest.
         assert_eq!(on(&ungated, &["Promoted"]), Ok(true));
         assert_eq!(on(&ungated, &["Example"]), Ok(false));

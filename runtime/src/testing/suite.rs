@@ -1,5 +1,6 @@
 //! The suite format (OpenShift API's `*.testsuite.yaml`, the format envtest-based runners read):
-//! read strictly, every case with the line it starts on, every error with its file and line.
+//! read as strictly as the runners allow (a field the format does not have, which they ignore, is
+//! a warning), every case with the line it starts on, every error with its file and line.
 
 use serde_json::{Map, Value as Json};
 
@@ -51,6 +52,10 @@ pub struct Suite {
     pub feature_gates: Vec<String>,
     /// The cases, `onCreate` first, each in file order.
     pub cases: Vec<Case>,
+    /// What is wrong in the file but does not stop it: fields the format does not have (a
+    /// misspelt or misplaced key), which OpenShift API's runner ignores, as crd-cel then does.
+    /// Each has the file and line, as a [`SuiteError`] has.
+    pub warnings: Vec<SuiteError>,
 }
 
 /// One case of a [`Suite`].
@@ -242,7 +247,9 @@ impl Suite {
                 "a suite is a YAML mapping (name, crdName, tests)".into(),
             ));
         };
-        unknown_keys(&top, TOP_KEYS, "", &line_of).map_err(|(l, m)| at(l, m))?;
+        let mut warnings = Vec::new();
+        let mut warn = |(line, message): (usize, String)| warnings.push(at(line, message));
+        unknown_keys(&top, TOP_KEYS, "", &line_of).for_each(&mut warn);
         let text_field = |map: &Map<String, Json>,
                           key: &str,
                           path: &str|
@@ -293,7 +300,7 @@ impl Suite {
             None | Some(Json::Null) => {}
             Some(Json::Object(tests)) => {
                 unknown_keys(tests, &["onCreate", "onUpdate"], "tests", &line_of)
-                    .map_err(|(l, m)| at(l, m))?;
+                    .for_each(&mut warn);
                 for kind in [CaseKind::OnCreate, CaseKind::OnUpdate] {
                     let path = format!("tests.{}", kind.key());
                     match tests.get(kind.key()) {
@@ -301,7 +308,9 @@ impl Suite {
                         Some(Json::Array(items)) => {
                             for (i, item) in items.iter().enumerate() {
                                 let path = format!("{path}[{i}]");
-                                cases.push(read_case(item, kind, &path, text, &line_of, file)?);
+                                cases.push(read_case(
+                                    item, kind, &path, text, &line_of, file, &mut warn,
+                                )?);
                             }
                         }
                         Some(other) => {
@@ -331,6 +340,7 @@ impl Suite {
             version: text_field(&top, "version", "version")?.filter(|v| !v.is_empty()),
             feature_gates,
             cases,
+            warnings,
         })
     }
 }
@@ -343,6 +353,7 @@ fn read_case(
     text: &str,
     line_of: &dyn Fn(&str) -> usize,
     file: &str,
+    warn: &mut dyn FnMut((usize, String)),
 ) -> Result<Case, SuiteError> {
     let line = line_of(path);
     let at = |line: usize, message: String| SuiteError {
@@ -360,7 +371,24 @@ fn read_case(
         CaseKind::OnCreate => CREATE_KEYS,
         CaseKind::OnUpdate => UPDATE_KEYS,
     };
-    unknown_keys(map, keys, path, line_of).map_err(|(l, m)| at(l, m))?;
+    unknown_keys(map, keys, path, line_of).for_each(warn);
+    // A required object missing beside an unknown field is most likely that field misspelt.
+    let unknown: Vec<String> = map
+        .keys()
+        .filter(|k| !keys.contains(&k.as_str()))
+        .map(|k| format!("`{k}`"))
+        .collect();
+    let missing = |what: &str| {
+        let name = map.get("name").and_then(Json::as_str).unwrap_or_default();
+        let mut message = format!("`{path}` ({name:?}) has no `{what}` object");
+        if !unknown.is_empty() {
+            message.push_str(&format!(
+                " (it has {}, which the format does not have)",
+                unknown.join(", ")
+            ));
+        }
+        at(line, message)
+    };
     let string = |key: &str| -> Result<Option<String>, SuiteError> {
         match map.get(key) {
             None | Some(Json::Null) => Ok(None),
@@ -392,14 +420,10 @@ fn read_case(
         }))
     };
     let name = string("name")?.unwrap_or_default();
-    let initial = object("initial")?
-        .ok_or_else(|| at(line, format!("`{path}` ({name:?}) has no `initial` object")))?;
+    let initial = object("initial")?.ok_or_else(|| missing("initial"))?;
     let updated = object("updated")?;
     if kind == CaseKind::OnUpdate && updated.is_none() {
-        return Err(at(
-            line,
-            format!("`{path}` ({name:?}) has no `updated` object"),
-        ));
+        return Err(missing("updated"));
     }
     let initial_crd_patches = match map.get("initialCRDPatches") {
         None | Some(Json::Null) => Vec::new(),
@@ -465,35 +489,34 @@ fn first_line_of(text: &str, key_line: usize, source: &str) -> usize {
         .saturating_sub(source.lines().take_while(|l| l.trim().is_empty()).count())
 }
 
-/// The first key of `map` not in `known`, as an error at its line.
-fn unknown_keys(
-    map: &Map<String, Json>,
-    known: &[&str],
-    path: &str,
-    line_of: &dyn Fn(&str) -> usize,
-) -> Result<(), (usize, String)> {
-    for key in map.keys() {
-        if !known.contains(&key.as_str()) {
+/// Each key of `map` not in `known`, as a warning at its line: OpenShift API's runner reads
+/// suites with Go's YAML decoder, which ignores fields a struct does not have, so a suite with
+/// one still runs there (and does here), without them.
+fn unknown_keys<'a>(
+    map: &'a Map<String, Json>,
+    known: &'a [&str],
+    path: &'a str,
+    line_of: &'a dyn Fn(&str) -> usize,
+) -> impl Iterator<Item = (usize, String)> + 'a {
+    map.keys()
+        .filter(|key| !known.contains(&key.as_str()))
+        .map(move |key| {
             let at = if path.is_empty() {
                 key.clone()
             } else {
                 format!("{path}.{key}")
             };
-            return Err((
-                line_of(&at),
-                format!(
-                    "unknown field `{at}`; {} has {}",
-                    if path.is_empty() { "a suite" } else { "this" },
-                    known
-                        .iter()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
+            let message = format!(
+                "unknown field `{at}` ignored, as the suite runner ignores it; {} has {}",
+                if path.is_empty() { "a suite" } else { "this" },
+                known
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            (line_of(&at), message)
+        })
 }
 
 fn kind_of(v: &Json) -> &'static str {
