@@ -428,6 +428,7 @@ fn native_check(
         resource_root: false,
         optional_old_self,
         compat: COMPAT,
+        releases: crd_cel_core::check::Releases::from(COMPAT + 1),
         type_name: place,
     };
     let report = crd_cel_core::check::check(&ast, target, &checked);

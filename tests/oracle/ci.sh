@@ -170,6 +170,22 @@ else
 fi
 
 echo
+echo "== corpus CRDs: crd-cel check beside the 1.34 oracle (verdicts and every rule's cost figures)"
+# 1.37's figures are the committed file above (tests/tests/cli_corpus.rs compares crd-cel's);
+# 1.34's estimator differs (cel-go 0.26, apiextensions before 1.37), so it is compared here.
+(cd "$repo" && cargo build -q -p crd-cel-cli)
+mapfile -t crd_files < <(cd "$shared/corpus" && find . -path ./vectors -prune -o \( -name '*.yaml' -o -name '*.yml' \) -print |
+  sed 's|^\./||' | sort | xargs grep -l '^kind: CustomResourceDefinition')
+if ! (cd "$shared/corpus" && python3 "$here/compare-check.py" --crd-cel "$repo/target/debug/crd-cel" \
+  --oracle "$bin134" --kubernetes-version 1.34 "${crd_files[@]}") > "$work/check134.txt"; then
+  tail -40 "$work/check134.txt" >&2
+  echo "FAIL crd-cel check differs from the 1.34 oracle on the corpus CRDs" >&2
+  status=1
+else
+  tail -1 "$work/check134.txt"
+fi
+
+echo
 echo "== corpus vectors: oracle vs recorded apiserver verdicts (expect) and errorsContain"
 rc=0
 "$bin" corpus --details "$shared/corpus" gateway-api gateway-api-examples istio-api > "$work/corpus.txt" || rc=$?

@@ -105,6 +105,7 @@ impl<'a> Checker<'a> {
                 ov: [0; N],
                 schema: node.schema,
                 resource_root: node.resource_root,
+                releases: node.releases,
             },
             compat: node.compat,
             self_ty: id::ERROR,

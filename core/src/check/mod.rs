@@ -41,6 +41,10 @@ pub struct Node<'a> {
     /// The Kubernetes compatibility minor version the expression compiles against (`k8s.io/apiserver/pkg/cel/environment/base.go`): new
     /// rules on apiserver 1.N compile at 1.(N-1).
     pub compat: u8,
+    /// The Kubernetes releases whose cost estimate the rule must fit (the estimator changed
+    /// in 1.37): the derive's, every release from its target on; a CRD checked for one
+    /// release, that one.
+    pub releases: Releases,
     /// The name of the node's object type in messages (the apiserver's `selfType<N>` and path).
     pub type_name: &'a str,
 }
@@ -53,8 +57,54 @@ impl<'a> Node<'a> {
             resource_root: false,
             optional_old_self: false,
             compat: DEFAULT_COMPAT,
+            releases: Releases::only(NEWEST_KUBERNETES_MINOR),
             type_name: "selfType<N>",
         }
+    }
+}
+
+/// The Kubernetes releases a rule is priced for, `1.<oldest>` to `1.<newest>`: where their
+/// estimators differ, the highest estimate any of them gives (each difference is a call or a
+/// size one release prices higher, so the highest is known without pricing each release).
+///
+/// What 1.37 changed (cel-go 0.29, apiextensions 1.37): the global `matches(s, re)` is priced
+/// as `s.matches(re)` (before: 1), `includes` by the list's size (before: no library
+/// estimate), and a resource root's implicit `metadata.name`/`generateName` are bounded at
+/// 253 (before: unbounded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Releases {
+    /// The oldest release.
+    pub oldest: u8,
+    /// The newest release.
+    pub newest: u8,
+}
+
+impl Releases {
+    /// One release.
+    pub const fn only(minor: u8) -> Releases {
+        Releases {
+            oldest: minor,
+            newest: minor,
+        }
+    }
+
+    /// Every release from `minor` to the newest crd-cel emulates.
+    pub const fn from(minor: u8) -> Releases {
+        Releases {
+            oldest: minor,
+            newest: NEWEST_KUBERNETES_MINOR,
+        }
+    }
+
+    /// Whether one of them prices the global `matches(s, re)` and `includes` (1.37 on).
+    pub(crate) const fn price_matches_and_includes(self) -> bool {
+        self.newest >= 37
+    }
+
+    /// Whether one of them leaves a resource root's implicit `metadata.name` and
+    /// `generateName` unbounded (before 1.37).
+    pub(crate) const fn unbounded_root_names(self) -> bool {
+        self.oldest < 37
     }
 }
 

@@ -14,7 +14,8 @@ pub(super) const F: f64 = 0.1;
 pub(super) const R: f64 = 0.25;
 /// The unbounded string size (`MaxRequestSizeBytes - 2`).
 pub(super) const UNBOUNDED_STRING: u64 = crate::size::MAX_REQUEST_SIZE_BYTES - 2;
-/// `metadata.name`'s default bound at resource roots (DNS-1123 subdomain, 1.37).
+/// `metadata.name`'s default bound at resource roots (DNS-1123 subdomain, from 1.37; before,
+/// the implicit `name` and `generateName` were unbounded).
 pub(super) const NAME_MAX_LENGTH: u64 = 253;
 
 /// Where a node's path leads in the rule's declaration type (the `sizeEstimator` walk).
@@ -159,7 +160,7 @@ impl<'a> Estimator<'_, 'a> {
                     return Path::Dead;
                 }
                 match step {
-                    Step::Field(f) => field_step(s, root, f),
+                    Step::Field(f) => field_step(s, root, f, self.c.releases),
                     Step::Items | Step::Values => {
                         let next = match (s.ty, s.items, s.additional_properties) {
                             (crate::model::Type::Array, Some(items), _) => Some(items),
@@ -579,7 +580,12 @@ pub(super) const fn runes(b: &[u8]) -> u64 {
 }
 
 /// A field step from an object node, with the implicit fields of resource roots (`k8s.io/apiserver/pkg/cel/common/schemas.go`).
-pub(super) const fn field_step<'a>(s: &'a Schema<'a>, root: bool, f: &[u8]) -> Path<'a> {
+pub(super) const fn field_step<'a>(
+    s: &'a Schema<'a>,
+    root: bool,
+    f: &[u8],
+    releases: crate::check::Releases,
+) -> Path<'a> {
     if !matches!(s.ty, crate::model::Type::Object) || s.additional_properties.is_some() {
         return Path::Dead;
     }
@@ -587,8 +593,13 @@ pub(super) const fn field_step<'a>(s: &'a Schema<'a>, root: bool, f: &[u8]) -> P
         if matches!(f, b"kind") || matches!(f, b"apiVersion") {
             return Path::Str(UNBOUNDED_STRING);
         }
+        if matches!(f, b"metadata") && releases.unbounded_root_names() {
+            // Before 1.37 the implicit `name` and `generateName` were unbounded strings.
+            return Path::Meta(UNBOUNDED_STRING, UNBOUNDED_STRING);
+        }
         if matches!(f, b"metadata") {
-            // `cappedLengthStringType`: the declared maxLength when shorter than the default.
+            // `cappedLengthStringType` (1.37): the declared maxLength when shorter than the
+            // default.
             let (mut name, mut generate) = (NAME_MAX_LENGTH, NAME_MAX_LENGTH - 1);
             if let Some(meta) = s.property("metadata") {
                 if let Some(p) = meta.schema.property("name")

@@ -90,7 +90,9 @@ impl<'a> Estimator<'_, 'a> {
                     Some(t) if argc == 1 && matches!(id, b"matches_string") => {
                         Some((t, self.c.ast.r(args, 0)))
                     }
-                    None if argc == 2 && matches!(id, b"matches") => {
+                    // The global form is priced from cel-go 0.29 (Kubernetes 1.37) on; before,
+                    // it was an O(1) call.
+                    None if argc == 2 && matches!(id, b"matches") && self.c.releases.price_matches_and_includes() => {
                         Some((self.c.ast.r(args, 0), self.c.ast.r(args, 1)))
                     }
                     _ => None,
@@ -339,6 +341,8 @@ impl<'a> Estimator<'_, 'a> {
                 let requirements = s.factor(0.5).factor(50.0);
                 return Some((fixed!(10).add(parse).add(requirements), None));
             }
+            // `includes` is priced from 1.37 on; before, the library had no estimate for it.
+            b"includes" if !self.c.releases.price_matches_and_includes() => return None,
             b"isSorted" | b"sum" | b"max" | b"min" | b"indexOf" | b"lastIndexOf" | b"includes" => {
                 let t = match target {
                     Some(t) => t,

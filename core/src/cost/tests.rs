@@ -1,5 +1,5 @@
 use super::*;
-use crate::check::{Node, Target, check};
+use crate::check::{Node, Releases, Target, check};
 use crate::model::{Property, Schema, Type};
 
 fn est(rule: &str, schema: &Schema<'_>) -> u64 {
@@ -7,9 +7,18 @@ fn est(rule: &str, schema: &Schema<'_>) -> u64 {
 }
 
 fn est_at(rule: &str, schema: &Schema<'_>, root: bool) -> u64 {
+    est_releases(rule, schema, root, Releases::only(37))
+}
+
+fn est_release(rule: &str, schema: &Schema<'_>, root: bool, release: u8) -> u64 {
+    est_releases(rule, schema, root, Releases::only(release))
+}
+
+fn est_releases(rule: &str, schema: &Schema<'_>, root: bool, releases: Releases) -> u64 {
     let ast = crate::syntax::parse_ast(rule).expect("parses");
     let node = Node {
         resource_root: root,
+        releases,
         ..Node::new(schema)
     };
     let r = check(&ast.as_ast(), Target::Rule, &node);
@@ -193,6 +202,49 @@ fn metadata_name_at_the_root() {
             true
         ),
         513
+    );
+}
+
+/// What the estimator of releases before 1.37 (cel-go 0.26, the apiextensions of 1.36) priced
+/// differently, each checked against the 1.34.2 oracle on OpenShift API's CRDs: the global
+/// `matches(s, re)` was an O(1) call, `includes` had no library estimate, and a resource
+/// root's implicit `metadata.name` was an unbounded string.
+#[test]
+fn releases_before_1_37() {
+    static URL: Schema<'static> = Schema {
+        max_length: Some(300),
+        ..Schema::of(Type::String)
+    };
+    let rule = "matches(url(self).getEscapedPath(), '^/(api/)?v[0-9]+/{0,1}$')";
+    assert_eq!(est_release(rule, &URL, false, 36), 123);
+    assert!(est_release(rule, &URL, false, 37) > 100 * crate::cost::PER_EXPRESSION_LIMIT);
+    // The member form was priced in both.
+    let member = "self.matches('^[a-z]+$')";
+    assert_eq!(
+        est_release(member, &URL, false, 36),
+        est_release(member, &URL, false, 37)
+    );
+    static SPEC: Schema<'static> = Schema::of(Type::Object);
+    static ROOT: Schema<'static> = Schema {
+        properties: &[Property {
+            name: "spec",
+            required: false,
+            schema: &SPEC,
+        }],
+        ..Schema::of(Type::Object)
+    };
+    let name = "size('router-' + self.metadata.name) <= 253";
+    assert!(est_release(name, &ROOT, true, 36) > 300_000);
+    assert!(est_release(name, &ROOT, true, 37) < 1_000);
+    // The derive's releases, from its target on: the highest of each.
+    let from_34 = Releases::from(34);
+    assert_eq!(
+        est_releases(name, &ROOT, true, from_34),
+        est_release(name, &ROOT, true, 36)
+    );
+    assert_eq!(
+        est_releases(rule, &URL, false, from_34),
+        est_release(rule, &URL, false, 37)
     );
 }
 

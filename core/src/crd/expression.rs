@@ -40,6 +40,8 @@ pub const fn check_expression(
         resource_root,
         optional_old_self,
         compat,
+        // The derive's CRD must be accepted on every release from its target on.
+        releases: check::Releases::from(compat + 1),
         type_name: if resource_root { "selfType<N>" } else { place },
     };
     let report = check::check(ast, target, &node);

@@ -20,6 +20,7 @@ pub(super) fn check_roots(
         full,
         compat: opts.compat(),
         stored_compat: opts.kubernetes_minor,
+        releases: crate::check::Releases::only(opts.kubernetes_minor),
         preexisting: update,
         suppress_per_expression_cost: false,
         schema_errors: Vec::new(),
@@ -169,6 +170,8 @@ pub(super) struct Walker<'u> {
     /// What expressions already in the stored CRD compile at (the stored-expressions
     /// environment: every library of the release).
     stored_compat: u8,
+    /// The release whose estimator prices the rules (`Node::releases`).
+    releases: crate::check::Releases,
     /// On a CRD update, the stored CRD's expressions.
     preexisting: Option<&'u Update>,
     /// On a CRD update, the schema being walked is its version's stored one: the
@@ -704,6 +707,7 @@ impl Walker<'_> {
             resource_root: ctx.resource_root,
             optional_old_self: r.optional_old_self == Some(true),
             compat: compat_of(r.rule, |u| &u.rules),
+            releases: self.releases,
             type_name: "selfType<N>",
         };
         let message_node = Node {
