@@ -92,7 +92,10 @@ impl<'a> Estimator<'_, 'a> {
                     }
                     // The global form is priced from cel-go 0.29 (Kubernetes 1.37) on; before,
                     // it was an O(1) call.
-                    None if argc == 2 && matches!(id, b"matches") && self.c.releases.price_matches_and_includes() => {
+                    None if argc == 2
+                        && matches!(id, b"matches")
+                        && self.c.releases.price_matches_and_includes() =>
+                    {
                         Some((self.c.ast.r(args, 0), self.c.ast.r(args, 1)))
                     }
                     _ => None,
