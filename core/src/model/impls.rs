@@ -93,6 +93,19 @@ impl CelSchema for std::time::Duration {
     const MODEL: Schema<'static> = STD_DURATION;
 }
 
+// `()` (and `PhantomData`, which schemars writes as `()`): the default of a type parameter
+// that a generic struct flattens (`Options<T = ()>` with `#[serde(flatten)] extra: T`), where
+// it adds no property. On its own schemars writes `type: null`, which no structural schema
+// has: its schema is left to the generated one. Implemented here because a user cannot (orphan
+// rule), and a generic type's impls require a model of each type argument.
+impl CelSchema for () {
+    const MODEL: Schema<'static> = Schema::UNKNOWN;
+}
+
+impl<T: ?Sized> CelSchema for std::marker::PhantomData<T> {
+    const MODEL: Schema<'static> = Schema::UNKNOWN;
+}
+
 impl<T: CelSchema> CelSchema for Option<T> {
     const MODEL: Schema<'static> = T::MODEL.optional();
     const OPTIONAL: bool = true;

@@ -121,8 +121,20 @@ fn parse_validation_meta(
             pattern = Some(content.parse::<Expr>()?);
         } else {
             meta.parse_nested_meta(|inner| {
-                if inner.path.is_ident("pattern") || inner.path.is_ident("path") {
+                if inner.path.is_ident("pattern") {
                     pattern = Some(inner.value()?.parse::<Expr>()?);
+                } else if inner.path.is_ident("path") {
+                    // validator's `regex(path = ..)` names the regex: schemars reads a string
+                    // there as the expression it spells (`path = "SEMVER_RE"` is `SEMVER_RE`),
+                    // never as the pattern itself.
+                    let e = inner.value()?.parse::<Expr>()?;
+                    pattern = Some(match &e {
+                        Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(s),
+                            ..
+                        }) => s.parse::<Expr>()?,
+                        _ => e,
+                    });
                 } else {
                     skip_value(&inner)?;
                 }

@@ -48,13 +48,29 @@ pub fn emit(cont: &Container) -> TokenStream {
             .push(syn::parse_quote!(#p::schemars::JsonSchema));
     }
     let (bounded_impl, _, _) = bounded.split_for_impl();
-    // Validation serializes the value (serde) and caches the compiled rules per type.
+    // The schema needs no model: `JsonSchema` is bounded as schemars' derive bounds it, so a
+    // generic type instantiated with a type that has none (another crate's, `()`) has its
+    // schema (and, through `Probe`, an unknown model) as it had with schemars.
+    let mut schema_bounded = generics.clone();
+    for param in schema_bounded.type_params_mut() {
+        param
+            .bounds
+            .push(syn::parse_quote!(#p::schemars::JsonSchema));
+    }
+    let (schema_impl, _, _) = schema_bounded.split_for_impl();
+    // Validation serializes the value (serde) and caches the compiled rules per type. The
+    // `Serialize` bound is higher-ranked so that rustc does not check it where the impl is
+    // written: a type that derives `JsonSchema` without `Serialize` (a type only described, never
+    // sent) still builds, without `validate`, as it did with schemars' derive.
     let mut validate_where = where_clause
         .cloned()
         .unwrap_or_else(|| syn::parse_quote!(where));
     validate_where
         .predicates
-        .push(syn::parse_quote!(Self: #p::Serialize + 'static));
+        .push(syn::parse_quote!(for<'__cel> Self: #p::Serialize));
+    validate_where
+        .predicates
+        .push(syn::parse_quote!(Self: 'static));
 
     // The model, built once: emitted below, and evaluated here (before the fields' checks: a
     // type's fields may be of types derived before it).
@@ -312,7 +328,7 @@ pub fn emit(cont: &Container) -> TokenStream {
             #shadow_default
 
             #[automatically_derived]
-            impl #bounded_impl #p::schemars::JsonSchema for #ident #ty_generics #where_clause {
+            impl #schema_impl #p::schemars::JsonSchema for #ident #ty_generics #where_clause {
                 fn schema_name() -> #p::Cow<'static, str> {
                     #p::Cow::Borrowed(#name)
                 }

@@ -5,7 +5,7 @@
 use crd_cel::CelValidate;
 use crd_cel::crd::{Options, check_crd};
 use crd_cel::validate::Validator;
-use crd_cel_realworld::dropin::route;
+use crd_cel_realworld::dropin::{platform, route};
 use kube::CustomResourceExt;
 use serde_json::{Value, json};
 
@@ -207,5 +207,104 @@ fn a_no_spec_root_is_described_by_the_model() {
     assert_eq!(
         crd_cel::__private::model_disagreement::<celvalidate::Bucket>(true).unwrap(),
         Vec::<String>::new()
+    );
+}
+
+/// Operator libraries' "commons" shapes (the `platform` shape): a generic struct flattening a
+/// parameter that defaults to `()`, used through another generic struct; a type without
+/// `Serialize`; validator's `regex(path = "NAME")`. Each built (the first three did not), and
+/// the CRD is upstream's plus the rule.
+#[test]
+fn commons_shapes_build_and_keep_upstreams_crd() {
+    use platform::{celvalidate, jsonschema};
+    type W = celvalidate::Warehouse;
+    let mut ours = crd_of::<W>();
+    let crd = ours.clone();
+    without_rules(&mut ours);
+    assert_eq!(ours, crd_of::<jsonschema::Warehouse>());
+    let report = check_crd(&crd, &Options::default()).unwrap();
+    assert!(report.accepted(), "{}", report.text());
+    assert_eq!(report.rules.len(), 1);
+    assert_eq!(
+        crd_cel::__private::model_disagreement::<W>(true).unwrap(),
+        Vec::<String>::new()
+    );
+    for disagreement in [
+        crd_cel::__private::model_disagreement::<celvalidate::ClientDetails>(false),
+        crd_cel::__private::model_disagreement::<
+            celvalidate::ClientDetails<celvalidate::ProductOidcExtras>,
+        >(false),
+        crd_cel::__private::model_disagreement::<celvalidate::OidcOptions>(false),
+    ] {
+        assert_eq!(disagreement.unwrap(), Vec::<String>::new());
+    }
+    // The flattened `()` adds nothing; the product's struct adds its field.
+    let spec = "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties";
+    let oidc = |field: &str| {
+        crd.pointer(&format!("{spec}/{field}/items/properties/oidc/properties"))
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(oidc("clients"), ["clientCredentialsSecret", "extraScopes"]);
+    assert_eq!(
+        oidc("productClients"),
+        ["clientCredentialsSecret", "extraScopes", "prompt"]
+    );
+    // `Bounds<u16>` has a model; `Bounds<NonZeroI32>` (no model for the argument) has
+    // schemars' schema and an unknown model, as any type known only by its schema.
+    use crd_cel::CelSchema;
+    let model = <celvalidate::WarehouseSpec as CelSchema>::MODEL;
+    let ty = |name: &str| model.property(name).unwrap().schema.ty;
+    assert_eq!(ty("workers"), crd_cel::model::Type::Object);
+    assert_eq!(ty("replicas"), crd_cel::model::Type::Unknown);
+    // The type without `Serialize` has upstream's schema (and no `validate`).
+    assert_eq!(
+        serde_json::to_value(schemars::schema_for!(celvalidate::ResolvedImage)).unwrap(),
+        serde_json::to_value(schemars::schema_for!(jsonschema::ResolvedImage)).unwrap()
+    );
+}
+
+/// `#[validate(regex(path = "NAME"))]` names a regex: schemars writes the regex `NAME` holds,
+/// and the derive read the string itself as the pattern, so `validate()` (built from the model)
+/// rejected every valid release.
+#[test]
+fn a_validator_regex_path_is_the_regex_it_names() {
+    type W = platform::celvalidate::Warehouse;
+    let crd = crd_of::<W>();
+    let pattern = crd
+        .pointer(
+            "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/release/pattern",
+        )
+        .unwrap();
+    assert_eq!(pattern, platform::RELEASE_VERSION);
+    let object = |release: &str| {
+        json!({
+            "apiVersion": "dropin.example.com/v1",
+            "kind": "Warehouse",
+            "metadata": {"name": "w"},
+            "spec": {
+                "image": {"productVersion": "4.1.0"},
+                "productClients": [{"authenticationClass": "oidc", "oidc": {"clientCredentialsSecret": "s", "prompt": "login"}}],
+                "release": release,
+            },
+        })
+    };
+    assert_eq!(verdict::<W>(&crd, object("4.1.0")), "");
+    assert_eq!(
+        verdict::<W>(&crd, object("latest")),
+        format!(
+            "spec.release: Invalid value: \"latest\": spec.release in body should match '{}'",
+            platform::RELEASE_VERSION
+        )
+    );
+    let mut empty_prompt = object("4.1.0");
+    empty_prompt["spec"]["productClients"][0]["oidc"]["prompt"] = json!("");
+    assert_eq!(
+        verdict::<W>(&crd, empty_prompt),
+        "spec.productClients: Invalid value: a prompt is not empty"
     );
 }

@@ -21,6 +21,7 @@
 //! | [`autoscaler`] | a horizontal autoscaler | `schemars(schema_with = "..", default)` on an `Option`, defaults of `Some(struct)`, externally tagged enums with `rename_all_fields`, `LabelSelector`, `Quantity`, two `extend`s next to `length`, `#[cel]` rules over enums |
 //! | [`backup`] | a scheduled backup | `PodTemplateSpec` and `#[cel]` rules reading into it, `serde(flatten)`, `Option<Vec<String>>`, externally tagged enums with newtype and struct variants, `LabelSelector`, `BTreeMap` labels |
 //! | [`route`] | an HTTP route (Gateway API bindings' style) | `#[serde(flatten)]` of an `Option` of a struct that flattens another, `Option<Vec<..>>`, a `#[cel]` rule over the merged properties |
+//! | [`platform`] | a data-platform product on shared "commons" types | a generic struct with a defaulted `T = ()` parameter it flattens, inside another generic struct's `Option<Options<O>>`, instantiated with `()` and with a struct; a flattened untagged enum; a type deriving the schema without `Serialize`; validator's `#[validate(regex(path = "NAME"))]`; `#[schemars(description = "")]`; a generic struct instantiated with another crate's type that has no model |
 //! | [`mesh`] | a service-mesh traffic policy | `KubeSchema` shapes: `#[x_kube]` next to `schemars(length, extend)` on one field, `#[kube(validation = ..)]` root rules as a string, a tuple and `Rule::new`, unit enums |
 //!
 //! [`merge`] has kube's `#[x_kube(merge_strategy = ..)]`, read as the list and map types it means.
@@ -34,6 +35,7 @@ pub mod database;
 pub mod gateway;
 pub mod merge;
 pub mod mesh;
+pub mod platform;
 pub mod route;
 
 /// The schema operators give an integer-or-percentage field by hand (`"25%"` or `3`), the
