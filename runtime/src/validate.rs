@@ -426,4 +426,39 @@ mod tests {
             .push(err(ErrorType::Forbidden, "b", BadValue::Omitted, "no"));
         assert_eq!(errs.to_string(), "[a: Forbidden: no, b: Forbidden: no]");
     }
+
+    // A manifest's rule that uses a function newer than the release emulated is a compile
+    // error there, as the stored-expressions environment of that release reports it (the
+    // 1.34.2 oracle: `includes` came with 1.35's environment); on the newest it runs.
+    #[test]
+    fn a_rule_newer_than_the_release_is_its_compile_error() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "properties": {"words": {"type": "array", "items": {"type": "string"},
+                "x-kubernetes-validations": [
+                    {"rule": "self.includes('stop') == false", "message": "no stop"}]}}}}});
+        let object = json!({"apiVersion": "x/v1", "kind": "X", "spec": {"words": ["go"]}});
+        let text = |minor| {
+            let v = Validator::from_schema_json(&schema, true)
+                .unwrap()
+                .with_kubernetes_version(minor);
+            v.validate_request(&object, None, Endpoint::Resource)
+                .errors
+                .to_string()
+        };
+        assert_eq!(text(37), "");
+        assert_eq!(
+            text(34),
+            "spec.words: Invalid value: \"array\": rule compile error: compilation failed: ERROR: <input>:1:14: undeclared reference to 'includes' (in container '')\n | self.includes('stop') == false\n | .............^"
+        );
+        // Back to the newest: the program runs again.
+        let v = Validator::from_schema_json(&schema, true)
+            .unwrap()
+            .with_kubernetes_version(34)
+            .with_kubernetes_version(37);
+        assert!(
+            v.validate_request(&object, None, Endpoint::Resource)
+                .errors
+                .is_empty()
+        );
+    }
 }

@@ -120,8 +120,21 @@ impl Program {
         self.uses_old_self
     }
 
-    /// Evaluates with `self` and `oldSelf` bound, stopping when the cost passes `limit`.
+    /// Evaluates with `self` and `oldSelf` bound, stopping when the cost passes `limit`, with
+    /// calls charged as the newest release charges them.
     pub fn eval(&self, this: &Value, old_self: Option<&Value>, limit: u64) -> Evaluation {
+        self.eval_for(this, old_self, limit, crate::check::NEWEST_KUBERNETES_MINOR)
+    }
+
+    /// [`Program::eval`], with calls charged as Kubernetes `1.<minor>` charges them (some
+    /// changed with the cel-go of 1.37).
+    pub fn eval_for(
+        &self,
+        this: &Value,
+        old_self: Option<&Value>,
+        limit: u64,
+        minor: u8,
+    ) -> Evaluation {
         thread_local! {
             // One variable frame and argument stack per thread, reused: evaluation never nests.
             static BUFFERS: std::cell::RefCell<(Vec<Value>, Vec<Value>)> =
@@ -144,6 +157,7 @@ impl Program {
             stack,
             cost: 0,
             limit,
+            before_1_37: minor < 37,
         };
         let outcome = ev.eval(self.root);
         if self.buffers {

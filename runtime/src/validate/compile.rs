@@ -35,11 +35,23 @@ pub struct CompiledRule {
     pub optional_old_self: bool,
     /// The program, or the compile error the apiserver would report for it.
     pub(crate) program: Result<Program, String>,
+    /// The compile error the rule has on the older release the validator emulates, whose
+    /// stored-expressions environment lacks something it uses (see [`Nodes::set_release`]):
+    /// reported instead of running the program.
+    pub(crate) release_error: Option<String>,
     /// The messageExpression's program (a failed one falls back to `message`).
     pub(crate) message_program: Option<Result<Program, String>>,
 }
 
 impl CompiledRule {
+    /// The program, or the compile error of the rule on the release the validator emulates.
+    pub(crate) fn program(&self) -> Result<&Program, &str> {
+        match &self.release_error {
+            Some(error) => Err(error),
+            None => self.program.as_ref().map_err(String::as_str),
+        }
+    }
+
     /// The programs of the rule and of its messageExpression.
     fn programs(&self) -> impl Iterator<Item = &Result<Program, String>> {
         std::iter::once(&self.program).chain(self.message_program.as_ref())
@@ -102,6 +114,24 @@ impl Nodes {
         let nodes = Nodes(table);
         root.plan_reads(resource_root, &|n| nodes.own_need(n));
         (root, nodes)
+    }
+
+    /// Emulates Kubernetes `1.<minor>` for the rules [`Nodes::build`] compiled from `schema`
+    /// with `check`: a rule that compiles on the newest release but not in that release's
+    /// stored-expressions environment gets the compile error the release reports (each rule
+    /// checked again there; on the newest, none).
+    pub(crate) fn set_release(&mut self, schema: &Schema<'_>, resource_root: bool, minor: u8) {
+        let table = &mut self.0;
+        SchemaNode::from_model_with(schema, resource_root, &mut |s, resource, node| {
+            let Some(data) = table.get_mut(node.id) else {
+                return;
+            };
+            for (rule, r) in data.rules.iter_mut().zip(crate::schema::node_rules(s)) {
+                rule.release_error = (minor < STORED_COMPAT && rule.program.is_ok())
+                    .then(|| error_at(r.rule, s, resource, rule.optional_old_self, minor))
+                    .flatten();
+            }
+        });
     }
 
     /// What the rules of `node` read of its value (`None`: it has none).
@@ -177,6 +207,31 @@ fn parsed(source: &str) -> Arc<Result<AstBuf, SyntaxError>> {
     ast
 }
 
+/// The compile error of a rule that compiles on the newest release, on Kubernetes
+/// `1.<minor>`, whose stored-expressions environment (compatibility version = the release) may
+/// lack something it uses (a function or macro added later).
+fn error_at(
+    source: &str,
+    schema: &Schema<'_>,
+    resource: bool,
+    optional_old_self: bool,
+    minor: u8,
+) -> Option<String> {
+    let parsed = parsed(source);
+    let ast = parsed.as_ref().as_ref().ok()?.as_ast();
+    let node = Node {
+        schema,
+        resource_root: resource,
+        optional_old_self,
+        compat: minor,
+        releases: crate::check::Releases::only(minor),
+        type_name: "selfType<N>",
+    };
+    check_parsed(&ast, Target::Rule, &node)
+        .err()
+        .map(|e| e.to_string())
+}
+
 fn compile_expression(
     source: &str,
     target: Target,
@@ -224,6 +279,14 @@ fn compile_rule(
         crate::field_path::normalize_field_path(schema, fp)
             .unwrap_or_else(|_| fp.trim_start_matches('.').to_owned())
     });
+    let program = compile_expression(
+        r.rule,
+        Target::Rule,
+        schema,
+        resource,
+        optional_old_self,
+        check,
+    );
     CompiledRule {
         rule: r.rule.into(),
         message: r.message.map(Arc::from),
@@ -231,14 +294,8 @@ fn compile_rule(
         field_path,
         reason: r.reason,
         optional_old_self,
-        program: compile_expression(
-            r.rule,
-            Target::Rule,
-            schema,
-            resource,
-            optional_old_self,
-            check,
-        ),
+        program,
+        release_error: None,
         message_program: r.message_expression.map(|m| {
             compile_expression(
                 m,

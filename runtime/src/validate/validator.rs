@@ -426,6 +426,16 @@ impl Validator {
     #[must_use]
     pub fn with_kubernetes_version(mut self, minor: u8) -> Validator {
         self.kubernetes_minor = minor;
+        // A manifest's rules were compiled for the newest release; one that uses a function
+        // or macro the release lacks is a compile error there. (A model's were checked by the
+        // derive for its target.)
+        if let Some(json) = self.json_schema.clone()
+            && let Ok(owned) = OwnedSchema::from_json(&json)
+        {
+            let arena = SchemaArena::new();
+            self.nodes
+                .set_release(owned.with_model(&arena), self.resource_root, minor);
+        }
         self
     }
 

@@ -35,6 +35,8 @@ pub(super) struct Evaluator<'p> {
     pub(super) stack: Vec<Value>,
     pub(super) cost: u64,
     pub(super) limit: u64,
+    /// Calls are charged as releases before 1.37 charge them ([`Callee::cost_before_1_37`]).
+    pub(super) before_1_37: bool,
 }
 
 fn err(e: EvalError) -> Value {
@@ -56,6 +58,7 @@ impl<'p> Evaluator<'p> {
             stack: Vec::new(),
             cost: 0,
             limit: u64::MAX,
+            before_1_37: false,
         }
     }
 
@@ -102,7 +105,7 @@ impl<'p> Evaluator<'p> {
 
     /// A call of two evaluated arguments (see [`invoke`]), charged.
     fn call2(&mut self, callee: &Callee, vals: [Value; 2]) -> Step<Value> {
-        let (result, cost) = invoke(callee, &vals)?;
+        let (result, cost) = invoke(callee, &vals, self.before_1_37)?;
         drop(vals);
         self.charge(cost)?;
         Ok(result)
@@ -134,7 +137,7 @@ impl<'p> Evaluator<'p> {
                     }
                     self.stack.push(v);
                 }
-                let invoked = invoke(callee, &self.stack[base..]);
+                let invoked = invoke(callee, &self.stack[base..], self.before_1_37);
                 self.stack.truncate(base);
                 let (result, cost) = invoked?;
                 self.charge(cost)?;
@@ -142,7 +145,7 @@ impl<'p> Evaluator<'p> {
             }
             Op::Call1 { callee, arg } => {
                 let vals = [self.eval(*arg)?];
-                let (result, cost) = invoke(callee, &vals)?;
+                let (result, cost) = invoke(callee, &vals, self.before_1_37)?;
                 drop(vals);
                 self.charge(cost)?;
                 Ok(result)
@@ -285,7 +288,10 @@ impl<'p> Evaluator<'p> {
                     _ => no_such_overload(),
                 };
                 let cost = match cost {
-                    MatchesCost::Formula => matches_formula(v.cost_size(), pattern_size),
+                    MatchesCost::GlobalFormula if self.before_1_37 => 1,
+                    MatchesCost::Formula | MatchesCost::GlobalFormula => {
+                        matches_formula(v.cost_size(), pattern_size)
+                    }
                     MatchesCost::Unit => 1,
                     MatchesCost::Legacy => matches_cost_of(v, pattern_size),
                 };
@@ -601,8 +607,12 @@ fn walk_fields<'v>(mut v: &'v Value, quals: &[Qual], stop: usize) -> (&'v Value,
 /// implementation's; with the call's cost either way. cel-go's tracker costs the call with the
 /// error among its arguments, and the trackers that read a list argument without checking
 /// its type panic on it: the evaluation halts with the recovered panic's text.
-fn invoke(callee: &Callee, vals: &[Value]) -> Step<(Value, u64)> {
-    let cost = |result: &Value| callee.cost.map_or(1, |f| f(vals, result));
+fn invoke(callee: &Callee, vals: &[Value], before_1_37: bool) -> Step<(Value, u64)> {
+    let cost_fn = match callee.cost_before_1_37 {
+        Some(older) if before_1_37 => older,
+        _ => callee.cost,
+    };
+    let cost = |result: &Value| cost_fn.map_or(1, |f| f(vals, result));
     match vals.iter().find(|v| matches!(v, Value::Error(_))) {
         Some(e) => {
             if let Some(i) = callee.asserts_list

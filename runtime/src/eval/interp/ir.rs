@@ -125,6 +125,10 @@ pub(super) struct Callee {
     pub(super) call: Impl,
     /// The cost of one call (`None`: 1).
     pub(super) cost: Option<CostFn>,
+    /// Where releases before 1.37 (cel-go 0.26) charge the call differently, their cost
+    /// (`Some(None)`: 1): `startsWith`/`endsWith` by the receiver's size, not the argument's,
+    /// and the global `matches(s, re)` and `includes` at 1.
+    pub(super) cost_before_1_37: Option<Option<CostFn>>,
     /// cel-go's `evalVarArgs`: the arguments are evaluated up to the first error, and the call
     /// is charged only when every argument was.
     pub(super) varargs: bool,
@@ -138,6 +142,8 @@ pub(super) struct Callee {
 /// the program was planned without the checker (`Legacy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum MatchesCost {
+    /// The global `matches(s, re)`: `Formula` from 1.37 on (cel-go 0.29), `Unit` before.
+    GlobalFormula,
     Formula,
     Unit,
     Legacy,

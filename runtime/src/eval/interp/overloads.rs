@@ -66,10 +66,19 @@ pub(super) fn callee(
         Resolution::One(id) => lists::overload(id).unwrap_or(function.call),
         _ => function.call,
     };
+    let cost_before_1_37 = match resolution {
+        Resolution::One("starts_with_string" | "ends_with_string") => {
+            Some(Some(first_traversal as CostFn))
+        }
+        Resolution::One("matches") => Some(None),
+        _ if function.name == "includes" => Some(None),
+        _ => None,
+    };
     Callee {
         function,
         call,
         cost,
+        cost_before_1_37,
         varargs,
         // Only an overload's own tracker asserts an argument's type.
         asserts_list: if tracked {
@@ -83,6 +92,7 @@ pub(super) fn callee(
 /// How `matches` with a constant pattern the checker resolved to `resolution` is charged.
 pub(super) fn matches_cost(resolution: Resolution) -> MatchesCost {
     match resolution {
+        Resolution::One("matches") => MatchesCost::GlobalFormula,
         Resolution::One(_) => MatchesCost::Formula,
         Resolution::Many => MatchesCost::Unit,
         Resolution::Unresolved => MatchesCost::Legacy,

@@ -100,3 +100,49 @@ fn macros_optionals_and_literals() {
     assert!(ok("[1, 2].all(i, v, i < v)"));
     assert!(ok("{'x': 1}.transformMap(k, v, v + 1) == {'x': 2}"));
 }
+
+// Calls cel-go 0.26 (Kubernetes 1.34 to 1.36) charges differently from cel-go 0.29 (1.37):
+// `startsWith`/`endsWith` by the receiver's size rather than the prefix's, the global
+// `matches(s, re)` and `includes` at 1 (their 1.37 formulas: `matches_formula`, the list's
+// size). tests/validate/release-costs has the same against the 1.34.2 and 1.37.2 oracles.
+#[test]
+fn calls_are_charged_as_each_release_charges_them() {
+    use crate::check::Node;
+    use crate::model::{Schema, Type};
+    static STRING: Schema<'static> = Schema::of(Type::String);
+    static LIST: Schema<'static> = Schema {
+        items: Some(&STRING),
+        ..Schema::of(Type::Array)
+    };
+    let cost = |rule: &str, schema: &Schema<'_>, this: &Value, minor: u8| {
+        let p = Program::compile_on(rule, &Node::new(schema)).expect("plans");
+        let e = p.eval_for(this, None, 1_000_000, minor);
+        assert!(e.result.is_ok(), "{rule}: {:?}", e.result);
+        e.cost
+    };
+    let long = Value::String("w".repeat(1000).into());
+    // The receiver's 1000 bytes at 0.1, or the prefix's 1 byte; plus reading `self`.
+    assert_eq!(cost("self.startsWith('w')", &STRING, &long, 36), 101);
+    assert_eq!(cost("self.startsWith('w')", &STRING, &long, 37), 2);
+    assert_eq!(cost("self.endsWith('w')", &STRING, &long, 34), 101);
+    // The member form of matches is charged by its formula on every release.
+    let member = "self.matches('^w+$')";
+    assert_eq!(
+        cost(member, &STRING, &long, 36),
+        cost(member, &STRING, &long, 37)
+    );
+    let global = "matches(self, '^w+$')";
+    assert_eq!(cost(global, &STRING, &long, 36), 2);
+    assert_eq!(
+        cost(global, &STRING, &long, 37),
+        cost(member, &STRING, &long, 37)
+    );
+    // Each word of 10 bytes traverses at 1 (the library truncates 10 * 0.1).
+    let words = Value::list(
+        (0..50)
+            .map(|_| Value::String("w".repeat(10).into()))
+            .collect(),
+    );
+    assert_eq!(cost("self.includes('x')", &LIST, &words, 36), 2);
+    assert_eq!(cost("self.includes('x')", &LIST, &words, 37), 51);
+}

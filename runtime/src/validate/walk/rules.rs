@@ -57,7 +57,7 @@ impl Walk<'_> {
         }
         let nodes = self.nodes;
         for rule in nodes.rules(s) {
-            let program = match &rule.program {
+            let program = match rule.program() {
                 Ok(p) => p,
                 Err(detail) => {
                     self.invalid(path, s, || format!("rule compile error: {detail}"));
@@ -79,7 +79,12 @@ impl Walk<'_> {
             if transition && old_self.is_none() {
                 continue;
             }
-            let ev = program.eval(value, old_self, self.opts.per_call_limit);
+            let ev = program.eval_for(
+                value,
+                old_self,
+                self.opts.per_call_limit,
+                self.kubernetes_minor,
+            );
             if ev.cost > self.remaining.max(0) as u64 {
                 self.out_of_budget(path, s);
                 return;
@@ -136,7 +141,12 @@ impl Walk<'_> {
         };
         let mut detail = None;
         if let Some(Ok(p)) = &rule.message_program {
-            let ev = p.eval(value, old_self, self.opts.per_call_limit);
+            let ev = p.eval_for(
+                value,
+                old_self,
+                self.opts.per_call_limit,
+                self.kubernetes_minor,
+            );
             let expr = rule.message_expression.as_deref().unwrap_or_default();
             if ev.cost > self.remaining.max(0) as u64 {
                 let e = FieldError {
