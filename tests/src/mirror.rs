@@ -7,11 +7,22 @@ use crd_cel::schema::{OwnedSchema, SchemaArena};
 use crd_cel::validate::{Options, Validator};
 use serde_json::{Value, json};
 
+/// The Kubernetes release the mirror answers for: `CRD_CEL_KUBERNETES_VERSION` (`1.34`), set
+/// when it runs beside an oracle built for an older release (`tests/oracle/oracle134`), else
+/// the newest.
+pub fn release() -> u8 {
+    std::env::var("CRD_CEL_KUBERNETES_VERSION")
+        .ok()
+        .and_then(|v| v.strip_prefix("1.").and_then(|m| m.parse().ok()))
+        .unwrap_or(check::NEWEST_KUBERNETES_MINOR)
+}
+
 /// The Kubernetes compatibility version a probe group's `env` names (`oracle probe`'s spelling:
-/// absent or `new@DefaultCompatibilityVersion` for the default, `new@1.N` for another).
+/// absent or `new@DefaultCompatibilityVersion` for the default, the release's minus one;
+/// `new@1.N` for another).
 pub fn probe_compat(env: Option<&str>) -> Result<u8, String> {
     match env {
-        None | Some("new@DefaultCompatibilityVersion") => Ok(check::DEFAULT_COMPAT),
+        None | Some("new@DefaultCompatibilityVersion") => Ok(release() - 1),
         Some(e) => e
             .strip_prefix("new@1.")
             .and_then(|m| m.parse().ok())
@@ -40,6 +51,7 @@ pub fn probe(input: &Value) -> Result<Value, String> {
                 resource_root,
                 optional_old_self: rule["optionalOldSelf"].as_bool().unwrap_or(false),
                 compat,
+                releases: check::Releases::only(release()),
                 ..Node::new(schema)
             };
             let mut out = json!({ "rule": source, "maxCost": 0 });
@@ -116,7 +128,9 @@ pub fn runtime_case(vector: &Value, case: &Value) -> Result<Value, String> {
             .unwrap_or(1_000_000),
         ratcheting: harness(vector, case, "ratcheting").and_then(Value::as_bool) == Some(true),
     };
-    let validator = Validator::from_schema_json(&schema, resource).map_err(|e| e.to_string())?;
+    let validator = Validator::from_schema_json(&schema, resource)
+        .map_err(|e| e.to_string())?
+        .with_kubernetes_version(release());
     let old = (!old.is_null()).then_some(&old);
     let out = validator.validate(&object, old, &opts);
     let errors: Vec<Value> = out
