@@ -39,11 +39,22 @@ pub struct CompiledRule {
     /// stored-expressions environment lacks something it uses (see [`Nodes::set_release`]):
     /// reported instead of running the program.
     pub(crate) release_error: Option<String>,
+    /// The messageExpression does not compile on that release: the rule's `message` is used,
+    /// as the apiserver does for a messageExpression without a program.
+    pub(crate) message_release_error: bool,
     /// The messageExpression's program (a failed one falls back to `message`).
     pub(crate) message_program: Option<Result<Program, String>>,
 }
 
 impl CompiledRule {
+    /// The messageExpression's program on the release the validator emulates, if it has one.
+    pub(crate) fn message_program(&self) -> Option<&Program> {
+        match &self.message_program {
+            Some(Ok(p)) if !self.message_release_error => Some(p),
+            _ => None,
+        }
+    }
+
     /// The program, or the compile error of the rule on the release the validator emulates.
     pub(crate) fn program(&self) -> Result<&Program, &str> {
         match &self.release_error {
@@ -126,10 +137,18 @@ impl Nodes {
             let Some(data) = table.get_mut(node.id) else {
                 return;
             };
+            let older = minor < STORED_COMPAT;
             for (rule, r) in data.rules.iter_mut().zip(crate::schema::node_rules(s)) {
-                rule.release_error = (minor < STORED_COMPAT && rule.program.is_ok())
-                    .then(|| error_at(r.rule, s, resource, rule.optional_old_self, minor))
+                let error = |source: &str, target| {
+                    error_at(source, target, s, resource, rule.optional_old_self, minor)
+                };
+                rule.release_error = (older && rule.program.is_ok())
+                    .then(|| error(r.rule, Target::Rule))
                     .flatten();
+                rule.message_release_error = older
+                    && matches!(rule.message_program, Some(Ok(_)))
+                    && r.message_expression
+                        .is_some_and(|m| error(m, Target::MessageExpression).is_some());
             }
         });
     }
@@ -212,6 +231,7 @@ fn parsed(source: &str) -> Arc<Result<AstBuf, SyntaxError>> {
 /// lack something it uses (a function or macro added later).
 fn error_at(
     source: &str,
+    target: Target,
     schema: &Schema<'_>,
     resource: bool,
     optional_old_self: bool,
@@ -227,7 +247,7 @@ fn error_at(
         releases: crate::check::Releases::only(minor),
         type_name: "selfType<N>",
     };
-    check_parsed(&ast, Target::Rule, &node)
+    check_parsed(&ast, target, &node)
         .err()
         .map(|e| e.to_string())
 }
@@ -296,6 +316,7 @@ fn compile_rule(
         optional_old_self,
         program,
         release_error: None,
+        message_release_error: false,
         message_program: r.message_expression.map(|m| {
             compile_expression(
                 m,

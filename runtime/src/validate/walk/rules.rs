@@ -140,7 +140,7 @@ impl Walk<'_> {
             None => path,
         };
         let mut detail = None;
-        if let Some(Ok(p)) = &rule.message_program {
+        if let Some(p) = rule.message_program() {
             let ev = p.eval_for(
                 value,
                 old_self,
