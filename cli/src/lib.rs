@@ -86,9 +86,12 @@ struct TestArgs {
     /// and a summary), `json`, `github`, `junit` or `sarif`.
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Text)]
     output: OutputFormat,
-    /// The Kubernetes release whose apiserver answers (`1.33`, `v1.33` or `1.33.4`).
-    #[arg(long, value_name = "1.N", default_value = "1.37", value_parser = parse_kubernetes_version)]
-    kubernetes_version: u8,
+    /// The Kubernetes release whose apiserver answers (`1.33`, `v1.33` or `1.33.4`). Default:
+    /// the one the suites' own envtest runs, `ENVTEST_K8S_VERSION` of the nearest `Makefile` or
+    /// `tests/Makefile` above the first suite (a version, or kubebuilder's `k8s.io/api` version
+    /// read from `go.mod`), said on stderr; else 1.37.
+    #[arg(long, value_name = "1.N", value_parser = parse_kubernetes_version)]
+    kubernetes_version: Option<u8>,
     /// Write a starting suite for the CRD in FILE to stdout instead of running suites: a
     /// minimal object that passes, with the stored object crd-cel answers for it, and a
     /// commented-out case per rule to fill in.

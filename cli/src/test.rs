@@ -33,15 +33,28 @@ pub(crate) fn test(args: TestArgs, io: &mut Io<'_>) -> u8 {
         );
         return EXIT_BAD_INPUT;
     }
-    let mut finish = Finish::new("test", args.output, args.kubernetes_version, &args.run, io);
     let mut bad = Vec::<InputError>::new();
+    let files = suite_files(&args.suites, &args, io, &mut bad);
+    let minor = match args.kubernetes_version {
+        Some(minor) => minor,
+        None => match files.first().and_then(|f| envtest_release(Path::new(f))) {
+            Some((minor, from)) => {
+                let _ = writeln!(
+                    io.stderr,
+                    "crd-cel: answering as Kubernetes 1.{minor}, the release the suites' envtest runs (ENVTEST_K8S_VERSION in {from}); --kubernetes-version sets another"
+                );
+                minor
+            }
+            None => crate::DEFAULT_KUBERNETES_MINOR,
+        },
+    };
+    let mut finish = Finish::new("test", args.output, minor, &args.run, io);
     let crd_files = expand_inputs(&args.crd, &args.inputs, io, &mut bad);
     let crds = crd_documents(&crd_files, io, &mut bad);
-    let mut runner = Runner::new().with_kubernetes_version(args.kubernetes_version);
+    let mut runner = Runner::new().with_kubernetes_version(minor);
     for doc in crds {
         runner = runner.with_crd(doc.location(), doc.value);
     }
-    let files = suite_files(&args.suites, &args, io, &mut bad);
     finish.files = files.len() + crd_files.len();
     if files.is_empty() && bad.is_empty() && !args.inputs.allow_empty {
         report_input_error(
@@ -86,7 +99,7 @@ pub(crate) fn test(args: TestArgs, io: &mut Io<'_>) -> u8 {
     finish.trailer.push(format!(
         "Summary: {} cases - passed: {passed}, failed: {failed}, suite errors: {errors} (Kubernetes 1.{})",
         passed + failed,
-        args.kubernetes_version
+        minor
     ));
     if finish.write(entries, &bad, io).is_err() || errors > 0 {
         return EXIT_BAD_INPUT;
@@ -200,6 +213,47 @@ fn suite_files(
         }
     }
     out
+}
+
+/// The release a suite's own runner uses: `ENVTEST_K8S_VERSION` (the kube-apiserver envtest
+/// downloads) of the nearest `Makefile` or `tests/Makefile` above the suite that sets it, as
+/// `1.N[.P]` or as kubebuilder's scaffold computes it from `k8s.io/api` in the `go.mod` beside
+/// the Makefile; and the Makefile. A release crd-cel does not emulate is none.
+fn envtest_release(suite: &Path) -> Option<(u8, String)> {
+    let suite = std::fs::canonicalize(suite).ok()?;
+    for dir in suite.ancestors().skip(1) {
+        for makefile in [dir.join("Makefile"), dir.join("tests").join("Makefile")] {
+            let Ok(text) = std::fs::read_to_string(&makefile) else {
+                continue;
+            };
+            let Some(value) = text.lines().find_map(|l| {
+                let rest = l.trim_start().strip_prefix("ENVTEST_K8S_VERSION")?;
+                let rest = rest.trim_start();
+                let value = ["?=", "::=", ":=", "="]
+                    .iter()
+                    .find_map(|op| rest.strip_prefix(op))?;
+                Some(value.trim().to_owned())
+            }) else {
+                continue;
+            };
+            let minor = if value.contains("k8s.io/api") {
+                // `$(shell go list -m -f "{{ .Version }}" k8s.io/api | ...)`: v0.N.P is 1.N.
+                let go_mod = std::fs::read_to_string(makefile.parent()?.join("go.mod")).ok()?;
+                go_mod.lines().find_map(|l| {
+                    let v = l.trim().strip_prefix("k8s.io/api ")?.trim();
+                    v.strip_prefix("v0.")?.split('.').next()?.parse().ok()
+                })
+            } else {
+                let v = value.strip_prefix('v').unwrap_or(&value);
+                v.strip_prefix("1.")?.split('.').next()?.parse().ok()
+            }?;
+            let known = crate::MIN_KUBERNETES_MINOR..=crate::DEFAULT_KUBERNETES_MINOR;
+            return known
+                .contains(&minor)
+                .then(|| (minor, makefile.display().to_string()));
+        }
+    }
+    None
 }
 
 /// A `.yaml` file whose folder's folder is `tests` (and whose folder is not `testdata`): where

@@ -520,6 +520,68 @@ fn an_openshift_api_checkout_runs_as_its_runner_runs_it() {
     assert!(crd.contains("tests/assets/counters.yaml"), "{crd}");
 }
 
+// Without --kubernetes-version, the release the suites' own envtest runs: ENVTEST_K8S_VERSION
+// of the nearest Makefile (or tests/Makefile) above the first suite, written as a version or
+// as kubebuilder's scaffold computes it from k8s.io/api in go.mod; said on stderr.
+#[test]
+fn the_release_of_the_suites_envtest_is_the_default() {
+    let root = std::env::temp_dir().join(format!("crd-cel-test-{}-envtest", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let suites = root.join("test/suites");
+    std::fs::create_dir_all(&suites).unwrap();
+    let suite = suites.join("a.testsuite.yaml");
+    std::fs::write(
+        &suite,
+        format!("{HEAD}tests:\n  onCreate:\n  - name: a\n    initial: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {{max: 1}}\n    expected: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {{min: 0, max: 1}}\n"),
+    )
+    .unwrap();
+    let crd = counters();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["test", "--crd", &crd];
+        args.extend_from_slice(extra);
+        let path = suite.to_str().unwrap().to_owned();
+        args.push(&path);
+        let out = crd_cel(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        (text(&out.stdout), text(&out.stderr))
+    };
+    // No Makefile: the newest release, nothing said.
+    let (stdout, stderr) = run(&[]);
+    assert!(
+        stdout.contains("(Kubernetes 1.37)") && stderr.is_empty(),
+        "{stdout}{stderr}"
+    );
+    std::fs::write(
+        root.join("Makefile"),
+        "# envtest\nENVTEST_K8S_VERSION = 1.31.0\n\ntest:\n\tgo test ./...\n",
+    )
+    .unwrap();
+    let (stdout, stderr) = run(&[]);
+    assert!(stdout.contains("(Kubernetes 1.31)"), "{stdout}");
+    assert!(
+        stderr.contains("answering as Kubernetes 1.31, the release the suites' envtest runs (ENVTEST_K8S_VERSION in "),
+        "{stderr}"
+    );
+    let (stdout, stderr) = run(&["--kubernetes-version", "1.37"]);
+    assert!(
+        stdout.contains("(Kubernetes 1.37)") && stderr.is_empty(),
+        "{stdout}{stderr}"
+    );
+    // kubebuilder's scaffold: the minor of k8s.io/api.
+    std::fs::write(
+        root.join("Makefile"),
+        "ENVTEST_K8S_VERSION ?= $(shell go list -m -f \"{{ .Version }}\" k8s.io/api | awk -F'[v.]' '{printf \"1.%d\", $$3}')\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("go.mod"),
+        "module example.com/op\n\nrequire (\n\tk8s.io/api v0.34.2\n)\n",
+    )
+    .unwrap();
+    let (stdout, _) = run(&[]);
+    assert!(stdout.contains("(Kubernetes 1.34)"), "{stdout}");
+}
+
 // The stored object is compared as a GET returns it: read back from storage, where defaults
 // apply again (KEP 1002), so a status the status subresource drops on create comes back as
 // its default (Gateway API's GatewayClass: checked against kube-apiserver 1.37 with
