@@ -14,6 +14,7 @@ pub mod literals;
 pub mod model;
 pub mod msg;
 pub mod names;
+pub mod release;
 pub mod size;
 pub mod syntax;
 pub(crate) mod typed;

@@ -27,8 +27,8 @@ pub(crate) struct TypedAst<'a> {
     /// walks paths from it).
     pub(crate) schema: &'a Schema<'a>,
     pub(crate) resource_root: bool,
-    /// The releases whose estimates it must fit ([`crate::check::Node::releases`]).
-    pub(crate) releases: crate::check::Releases,
+    /// The releases whose estimates it must fit (`check::Node::releases`).
+    pub(crate) releases: crate::release::Releases,
 }
 
 impl TypedAst<'_> {

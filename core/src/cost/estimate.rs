@@ -584,7 +584,7 @@ pub(super) const fn field_step<'a>(
     s: &'a Schema<'a>,
     root: bool,
     f: &[u8],
-    releases: crate::check::Releases,
+    releases: crate::release::Releases,
 ) -> Path<'a> {
     if !matches!(s.ty, crate::model::Type::Object) || s.additional_properties.is_some() {
         return Path::Dead;
