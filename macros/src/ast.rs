@@ -210,6 +210,8 @@ impl<'a> Container<'a> {
                 return None;
             }
         };
+        let mut data = data;
+        generic_defaults(&input.generics, &mut data);
         // A struct whose schema is read from schemars' output (a `transform`, an `extend` of
         // a key the derive does not write) is still a spec: its rules are checked by the
         // generated test. kube takes an enum as `spec` too (the `spec` property is the enum's
@@ -359,6 +361,43 @@ impl<'a> Field<'a> {
             schemars,
             cel,
         })
+    }
+}
+
+/// schemars writes a field's `default` only if it can serialize the value where its impl is
+/// written (`MaybeSerializeWrapper` resolves there): for a type that mentions a type parameter
+/// that depends on the bounds in scope (`#[schemars(bound)]`, the parameter's own), so whether
+/// a `#[serde(default)]` field of such a type has a `default` is read from the generated schema.
+fn generic_defaults(generics: &syn::Generics, data: &mut Data) {
+    let params: Vec<&syn::Ident> = generics.type_params().map(|p| &p.ident).collect();
+    if params.is_empty() {
+        return;
+    }
+    fn mentions(tokens: proc_macro2::TokenStream, params: &[&syn::Ident]) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => params.iter().any(|p| **p == i),
+            proc_macro2::TokenTree::Group(g) => mentions(g.stream(), params),
+            _ => false,
+        })
+    }
+    let mark = |f: &mut Field| {
+        if mentions(quote::ToTokens::to_token_stream(&f.ty), &params) {
+            f.serde.default_unknown = true;
+        }
+    };
+    match data {
+        Data::Struct(fields) => fields.iter_mut().for_each(mark),
+        Data::Newtype(f) => mark(f),
+        Data::Enum(v) => {
+            for variant in &mut v.variants {
+                match &mut variant.payload {
+                    Payload::Newtype(f) => mark(f),
+                    Payload::Struct(fields) => fields.iter_mut().for_each(mark),
+                    Payload::Unit | Payload::Tuple => {}
+                }
+            }
+        }
+        Data::UnitEnum(_) | Data::IntOrString | Data::Opaque => {}
     }
 }
 

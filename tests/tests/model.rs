@@ -338,6 +338,15 @@ fn required_as_schemars_decides() {
 struct Maps {
     values: HashMap<String, serde_json::Value>,
     nested: BTreeMap<String, BTreeMap<String, serde_json::Value>>,
+    object: serde_json::Map<String, serde_json::Value>,
+    objects: Vec<serde_json::Map<String, serde_json::Value>>,
+}
+
+#[derive(CelValidate, Serialize, Deserialize)]
+struct FlatObject {
+    a: Option<String>,
+    #[serde(flatten)]
+    rest: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(CelValidate, Serialize, Deserialize)]
@@ -358,6 +367,7 @@ struct FlatStrings {
 fn maps_of_values_and_flattened_maps() {
     assert_agrees::<Maps>();
     assert_agrees::<FlatValues>();
+    assert_agrees::<FlatObject>();
     assert_agrees::<FlatStrings>();
     // The apiserver types a map of schemaless values as an object without fields.
     assert!(

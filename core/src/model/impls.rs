@@ -219,6 +219,15 @@ impl<K: MapKey, V: CelSchema, S> CelSchema for HashMap<K, V, S> {
     };
 }
 
+// A free-form object (`serde_json::Map`), as schemars writes it: `additionalProperties: true`,
+// the schema of `serde_json::Value`, as a `BTreeMap<String, Value>` is.
+impl CelSchema for serde_json::Map<String, serde_json::Value> {
+    const MODEL: Schema<'static> = Schema {
+        additional_properties: Some(&<serde_json::Value as CelSchema>::MODEL),
+        ..Schema::of(Type::Object)
+    };
+}
+
 /// Models of other crates' types, as schemars renders them (its `chrono04`, `uuid1`, `url2` and
 /// `semver1` features), each behind crd-cel's feature of the crate's name.
 mod third_party {

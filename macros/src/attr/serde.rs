@@ -48,6 +48,9 @@ pub struct SerdeField {
     pub flatten: bool,
     /// `skip_serializing_if = "path"`: the predicate's path, as written.
     pub skip_serializing_if: Option<String>,
+    /// Whether schemars can serialize the default is decided by bounds the derive does not
+    /// read (a type mentioning a type parameter; see `ast::generic_defaults`).
+    pub default_unknown: bool,
 }
 
 impl SerdeField {
@@ -67,6 +70,7 @@ impl SerdeField {
         ];
         match (&self.default_from, &self.skip_serializing_if) {
             (DefaultFrom::None, _) => Some(false),
+            _ if self.default_unknown => None,
             (_, None) => Some(true),
             (DefaultFrom::Trait, Some(pred)) => {
                 let last = pred.rsplit("::").next().unwrap_or(pred).trim();

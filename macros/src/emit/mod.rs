@@ -48,16 +48,22 @@ pub fn emit(cont: &Container) -> TokenStream {
             .push(syn::parse_quote!(#p::schemars::JsonSchema));
     }
     let (bounded_impl, _, _) = bounded.split_for_impl();
-    // The schema needs no model: `JsonSchema` is bounded as schemars' derive bounds it, so a
-    // generic type instantiated with a type that has none (another crate's, `()`) has its
-    // schema (and, through `Probe`, an unknown model) as it had with schemars.
-    let mut schema_bounded = generics.clone();
-    for param in schema_bounded.type_params_mut() {
-        param
-            .bounds
-            .push(syn::parse_quote!(#p::schemars::JsonSchema));
-    }
-    let (schema_impl, _, _) = schema_bounded.split_for_impl();
+    // The schema needs no model: a generic type's `JsonSchema` needs what its shadow's (which
+    // schemars derives) needs, so schemars decides which parameters need `JsonSchema` and reads
+    // `#[schemars(bound)]`/`#[serde(bound)]`. A generic type instantiated with a type that has
+    // no model (another crate's, `()`) has its schema, and through `Probe` an unknown model, as
+    // it had with schemars.
+    let (plain_impl, _, _) = generics.split_for_impl();
+    let schema_where = if generics.params.is_empty() {
+        where_clause.cloned()
+    } else {
+        let mut w = where_clause
+            .cloned()
+            .unwrap_or_else(|| syn::parse_quote!(where));
+        w.predicates
+            .push(syn::parse_quote!(__CelShadow #ty_generics: #p::schemars::JsonSchema));
+        Some(w)
+    };
     // Validation serializes the value (serde) and caches the compiled rules per type. The
     // `Serialize` bound is higher-ranked so that rustc does not check it where the impl is
     // written: a type that derives `JsonSchema` without `Serialize` (a type only described, never
@@ -71,6 +77,12 @@ pub fn emit(cont: &Container) -> TokenStream {
     validate_where
         .predicates
         .push(syn::parse_quote!(Self: 'static));
+    if !generics.params.is_empty() {
+        // Validation reads the schema, whose bounds may be more than the model's.
+        validate_where
+            .predicates
+            .push(syn::parse_quote!(Self: #p::schemars::JsonSchema));
+    }
 
     // The model, built once: emitted below, and evaluated here (before the fields' checks: a
     // type's fields may be of types derived before it).
@@ -328,7 +340,8 @@ pub fn emit(cont: &Container) -> TokenStream {
             #shadow_default
 
             #[automatically_derived]
-            impl #schema_impl #p::schemars::JsonSchema for #ident #ty_generics #where_clause {
+            #[allow(private_bounds)]
+            impl #plain_impl #p::schemars::JsonSchema for #ident #ty_generics #schema_where {
                 fn schema_name() -> #p::Cow<'static, str> {
                     #p::Cow::Borrowed(#name)
                 }

@@ -5,7 +5,7 @@
 use crd_cel::CelValidate;
 use crd_cel::crd::{Options, check_crd};
 use crd_cel::validate::Validator;
-use crd_cel_realworld::dropin::{platform, route};
+use crd_cel_realworld::dropin::{pipeline, platform, route};
 use kube::CustomResourceExt;
 use serde_json::{Value, json};
 
@@ -306,5 +306,59 @@ fn a_validator_regex_path_is_the_regex_it_names() {
     assert_eq!(
         verdict::<W>(&crd, empty_prompt),
         "spec.productClients: Invalid value: a prompt is not empty"
+    );
+}
+
+/// A generic task (the `pipeline` shape): `#[schemars(bound = "Spec: Default + JsonSchema")]`
+/// did not build (the derive's `JsonSchema` bounded the parameter by its own bounds, not the
+/// shadow's), its default `Map<String, Value>` had no model, and once it had one the model
+/// said the `#[serde(default)]` spec had a `default`, which schemars writes only where it can
+/// serialize the parameter.
+#[test]
+fn a_generic_tasks_bounds_and_defaults_are_schemars() {
+    use pipeline::{celvalidate, jsonschema};
+    type P = celvalidate::PipelineCrd;
+    let mut ours = crd_of::<P>();
+    let crd = ours.clone();
+    without_rules(&mut ours);
+    assert_eq!(ours, crd_of::<jsonschema::PipelineCrd>());
+    let report = check_crd(&crd, &Options::default()).unwrap();
+    assert!(report.accepted(), "{}", report.text());
+    assert_eq!(
+        crd_cel::__private::model_disagreement::<P>(true).unwrap(),
+        Vec::<String>::new()
+    );
+    for disagreement in [
+        crd_cel::__private::model_disagreement::<celvalidate::Task>(false),
+        crd_cel::__private::model_disagreement::<celvalidate::Task<celvalidate::Step>>(false),
+    ] {
+        assert_eq!(disagreement.unwrap(), Vec::<String>::new());
+    }
+    let spec = "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties";
+    for list in ["tasks", "steps"] {
+        let task_spec = crd
+            .pointer(&format!("{spec}/{list}/items/properties/spec"))
+            .unwrap();
+        assert!(task_spec.get("default").is_none(), "{task_spec}");
+    }
+    let object = |name: &str| {
+        json!({
+            "apiVersion": "dropin.example.com/v1",
+            "kind": "Pipeline",
+            "metadata": {"name": "p"},
+            "spec": {
+                "tasks": [{"name": name, "kind": "fetch", "spec": {"url": "https://example.com"}}],
+                "steps": [{"name": "build", "kind": "exec", "spec": {"command": "make"}}],
+            },
+        })
+    };
+    assert_eq!(verdict::<P>(&crd, object("get")), "");
+    assert_eq!(
+        verdict::<P>(&crd, object("Get")),
+        "spec.tasks[0].name: Invalid value: \"Get\": spec.tasks[0].name in body should match '^[a-z][a-z0-9-]*$'"
+    );
+    assert_eq!(
+        verdict::<P>(&crd, object("fetch")),
+        "spec.tasks: Invalid value: a task is not named after its kind"
     );
 }

@@ -22,6 +22,7 @@
 //! | [`backup`] | a scheduled backup | `PodTemplateSpec` and `#[cel]` rules reading into it, `serde(flatten)`, `Option<Vec<String>>`, externally tagged enums with newtype and struct variants, `LabelSelector`, `BTreeMap` labels |
 //! | [`route`] | an HTTP route (Gateway API bindings' style) | `#[serde(flatten)]` of an `Option` of a struct that flattens another, `Option<Vec<..>>`, a `#[cel]` rule over the merged properties |
 //! | [`platform`] | a data-platform product on shared "commons" types | a generic struct with a defaulted `T = ()` parameter it flattens, inside another generic struct's `Option<Options<O>>`, instantiated with `()` and with a struct; a flattened untagged enum; a type deriving the schema without `Serialize`; validator's `#[validate(regex(path = "NAME"))]`; `#[schemars(description = "")]`; a generic struct instantiated with another crate's type that has no model |
+//! | [`pipeline`] | a UI task pipeline | a generic struct with `#[schemars(bound = "Spec: Default + JsonSchema")]` and `#[serde(bound)]` whose `#[serde(default)]` field is the parameter, defaulting to `serde_json::Map<String, Value>`; garde's `length`, `pattern`, `skip`; kube's `root` |
 //! | [`mesh`] | a service-mesh traffic policy | `KubeSchema` shapes: `#[x_kube]` next to `schemars(length, extend)` on one field, `#[kube(validation = ..)]` root rules as a string, a tuple and `Rule::new`, unit enums |
 //!
 //! [`merge`] has kube's `#[x_kube(merge_strategy = ..)]`, read as the list and map types it means.
@@ -35,6 +36,7 @@ pub mod database;
 pub mod gateway;
 pub mod merge;
 pub mod mesh;
+pub mod pipeline;
 pub mod platform;
 pub mod route;
 
