@@ -30,6 +30,48 @@ fn suite(name: &str, body: &str) -> PathBuf {
 
 const HEAD: &str = "name: counters\ncrdName: counters.example.com\n";
 
+/// One onCreate case of the counters CRD that passes (a defaulted `min`).
+const ONE_CASE: &str = "tests:\n  onCreate:\n  - name: ok\n    initial: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {max: 1}\n    expected: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {min: 0, max: 1}\n";
+
+/// A checkout in OpenShift API's layout in a fresh temporary folder `name`: the FeatureGate
+/// manifests given (file name, feature set as written, enabled and disabled gates as YAML flow
+/// lists; `set` is a line of the manifest's metadata or spec), and the counters CRD as the
+/// `Default` and `TechPreviewNoUpgrade` files of the self-managed-HA profile. Returns the
+/// root, the CRD folder and the counters suites' folder.
+fn openshift_checkout(
+    name: &str,
+    manifests: &[(&str, String)],
+) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let root = std::env::temp_dir().join(format!("crd-cel-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let fg = root.join("payload-manifests/featuregates");
+    let crds = root.join("example/v1/zz_generated.crd-manifests");
+    let tests = root.join("example/v1/tests/counters.example.com");
+    for d in [&fg, &crds, &tests] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    for (file, text) in manifests {
+        std::fs::write(fg.join(file), text).unwrap();
+    }
+    let base = std::fs::read_to_string(counters()).unwrap();
+    for set in ["Default", "TechPreviewNoUpgrade"] {
+        let annotated = base.replace(
+            "  name: counters.example.com\n",
+            &format!("  name: counters.example.com\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: \"true\"\n    release.openshift.io/feature-set: {set}\n"),
+        );
+        std::fs::write(crds.join(format!("counters-{set}.crd.yaml")), annotated).unwrap();
+    }
+    (root, crds, tests)
+}
+
+/// A FeatureGate manifest of the self-managed-HA profile: `set` (its feature set, as an
+/// annotation line or a `spec`), the gates enabled and disabled (YAML flow list items).
+fn feature_gates(set: &str, enabled: &str, disabled: &str) -> String {
+    format!(
+        "apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata:\n  name: cluster\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: false-except-for-the-config-operator\n{set}\nstatus:\n  featureGates:\n  - enabled: [{enabled}]\n    disabled: [{disabled}]\n"
+    )
+}
+
 #[test]
 fn passing_and_failing_cases_give_exit_codes_and_located_reasons() {
     let file = suite(
@@ -321,42 +363,29 @@ fn documents_that_are_not_crds_in_a_crd_folder_are_left_out() {
 // or names a gate the manifests lack, is an input error.
 #[test]
 fn feature_gates_select_crd_files_from_the_payload_manifests() {
-    let root = std::env::temp_dir().join(format!("crd-cel-test-{}-gates", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let fg = root.join("payload-manifests/featuregates");
-    let crds = root.join("example/v1/zz_generated.crd-manifests");
-    let tests = root.join("example/v1/tests/counters.example.com");
-    for d in [&fg, &crds, &tests] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    let manifest = |set: &str, enabled: &str, disabled: &str| {
-        format!(
-            "apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata:\n  name: cluster\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: \"true\"\n    release.openshift.io/feature-set: {set}\nstatus:\n  featureGates:\n  - enabled: [{enabled}]\n    disabled: [{disabled}]\n"
-        )
-    };
-    std::fs::write(
-        fg.join("featureGate-SelfManagedHA-Default.yaml"),
-        manifest("Default", "{name: Promoted}", "{name: Example}"),
-    )
-    .unwrap();
-    std::fs::write(
-        fg.join("featureGate-SelfManagedHA-TechPreviewNoUpgrade.yaml"),
-        manifest(
-            "TechPreviewNoUpgrade",
-            "{name: Example}, {name: Promoted}",
-            "",
-        ),
-    )
-    .unwrap();
-    let base = std::fs::read_to_string(counters()).unwrap();
-    for set in ["Default", "TechPreviewNoUpgrade"] {
-        let annotated = base.replace(
-            "  name: counters.example.com\n",
-            &format!("  name: counters.example.com\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: \"true\"\n    release.openshift.io/feature-set: {set}\n"),
-        );
-        std::fs::write(crds.join(format!("counters-{set}.crd.yaml")), annotated).unwrap();
-    }
-    let case = "tests:\n  onCreate:\n  - name: ok\n    initial: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {max: 1}\n    expected: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {min: 0, max: 1}\n";
+    let annotation = |set: &str| format!("    release.openshift.io/feature-set: {set}");
+    let (root, crds, tests) = openshift_checkout(
+        "gates",
+        &[
+            (
+                "featureGate-SelfManagedHA-Default.yaml",
+                feature_gates(
+                    &annotation("Default"),
+                    "{name: Promoted}",
+                    "{name: Example}",
+                ),
+            ),
+            (
+                "featureGate-SelfManagedHA-TechPreviewNoUpgrade.yaml",
+                feature_gates(
+                    &annotation("TechPreviewNoUpgrade"),
+                    "{name: Example}, {name: Promoted}",
+                    "",
+                ),
+            ),
+        ],
+    );
+    let case = ONE_CASE;
     let run = |gates: &str, dir: &std::path::Path| {
         let file = dir.join("gated.testsuite.yaml");
         std::fs::write(&file, format!("{HEAD}featureGates: {gates}\n{case}")).unwrap();
@@ -426,39 +455,26 @@ fn feature_gates_select_crd_files_from_the_payload_manifests() {
 // it. `tests/suites/openshift-api.sh` runs openshift/api's 3,302 cases the same way.
 #[test]
 fn an_openshift_api_checkout_runs_as_its_runner_runs_it() {
-    let root = std::env::temp_dir().join(format!("crd-cel-test-{}-openshift", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let fg = root.join("payload-manifests/featuregates");
-    let crds = root.join("example/v1/zz_generated.crd-manifests");
-    let tests = root.join("example/v1/tests/counters.example.com");
+    let (root, _, tests) = openshift_checkout(
+        "openshift",
+        &[
+            (
+                "featureGate-SelfManagedHA-Default.yaml",
+                feature_gates("spec: {}", "", "{name: Example}"),
+            ),
+            (
+                "featureGate-SelfManagedHA-TechPreviewNoUpgrade.yaml",
+                feature_gates(
+                    "spec: {featureSet: TechPreviewNoUpgrade}",
+                    "{name: Example}",
+                    "",
+                ),
+            ),
+        ],
+    );
     let testdata = root.join("example/v1/tests/testdata");
-    for d in [&fg, &crds, &tests, &testdata] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    let manifest = |set: &str, enabled: &str, disabled: &str| {
-        format!(
-            "apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata:\n  name: cluster\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: false-except-for-the-config-operator\nspec: {set}\nstatus:\n  featureGates:\n  - enabled: [{enabled}]\n    disabled: [{disabled}]\n"
-        )
-    };
-    std::fs::write(
-        fg.join("featureGate-SelfManagedHA-Default.yaml"),
-        manifest("{}", "", "{name: Example}"),
-    )
-    .unwrap();
-    std::fs::write(
-        fg.join("featureGate-SelfManagedHA-TechPreviewNoUpgrade.yaml"),
-        manifest("{featureSet: TechPreviewNoUpgrade}", "{name: Example}", ""),
-    )
-    .unwrap();
-    let base = std::fs::read_to_string(counters()).unwrap();
-    for set in ["Default", "TechPreviewNoUpgrade"] {
-        let annotated = base.replace(
-            "  name: counters.example.com\n",
-            &format!("  name: counters.example.com\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: \"true\"\n    release.openshift.io/feature-set: {set}\n"),
-        );
-        std::fs::write(crds.join(format!("counters-{set}.crd.yaml")), annotated).unwrap();
-    }
-    let case = "tests:\n  onCreate:\n  - name: ok\n    initial: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {max: 1}\n    expected: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {min: 0, max: 1}\n";
+    std::fs::create_dir_all(&testdata).unwrap();
+    let case = ONE_CASE;
     std::fs::write(tests.join("AAA_ungated.yaml"), format!("{HEAD}{case}")).unwrap();
     std::fs::write(
         tests.join("Example.yaml"),
@@ -530,11 +546,7 @@ fn the_release_of_the_suites_envtest_is_the_default() {
     let suites = root.join("test/suites");
     std::fs::create_dir_all(&suites).unwrap();
     let suite = suites.join("a.testsuite.yaml");
-    std::fs::write(
-        &suite,
-        format!("{HEAD}tests:\n  onCreate:\n  - name: a\n    initial: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {{max: 1}}\n    expected: |\n      apiVersion: example.com/v1\n      kind: Counter\n      spec: {{min: 0, max: 1}}\n"),
-    )
-    .unwrap();
+    std::fs::write(&suite, format!("{HEAD}{ONE_CASE}")).unwrap();
     let crd = counters();
     let run = |extra: &[&str]| {
         let mut args = vec!["test", "--crd", &crd];

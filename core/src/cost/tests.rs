@@ -182,19 +182,21 @@ fn scalar_paths() {
     );
 }
 
+/// A resource root with an empty `spec` and no declared `metadata`.
+static SPEC: Schema<'static> = Schema::of(Type::Object);
+static ROOT: Schema<'static> = Schema {
+    properties: &[Property {
+        name: "spec",
+        required: false,
+        schema: &SPEC,
+    }],
+    ..Schema::of(Type::Object)
+};
+
 /// The implicit `metadata.name` of a resource root is bounded at 253 (1.37): the
 /// cost-metadata-name-bounded case's 513.
 #[test]
 fn metadata_name_at_the_root() {
-    static SPEC: Schema<'static> = Schema::of(Type::Object);
-    static ROOT: Schema<'static> = Schema {
-        properties: &[Property {
-            name: "spec",
-            required: false,
-            schema: &SPEC,
-        }],
-        ..Schema::of(Type::Object)
-    };
     assert_eq!(
         est_at(
             "self.metadata.name.matches('^[a-z]+(-[a-z]+)*$')",
@@ -224,15 +226,6 @@ fn releases_before_1_37() {
         est_release(member, &URL, false, 36),
         est_release(member, &URL, false, 37)
     );
-    static SPEC: Schema<'static> = Schema::of(Type::Object);
-    static ROOT: Schema<'static> = Schema {
-        properties: &[Property {
-            name: "spec",
-            required: false,
-            schema: &SPEC,
-        }],
-        ..Schema::of(Type::Object)
-    };
     let name = "size('router-' + self.metadata.name) <= 253";
     assert!(est_release(name, &ROOT, true, 36) > 300_000);
     assert!(est_release(name, &ROOT, true, 37) < 1_000);
