@@ -5,6 +5,11 @@
 /// rules at compatibility `1.<minor - 1>` and stored rules at `1.<minor>`.
 pub const NEWEST_KUBERNETES_MINOR: u8 = 37;
 
+/// The first release with cel-go 0.29 and that release's apiextensions, where the cost of some
+/// calls and sizes changed (see [`Releases`]): the one boundary the estimator and the runtime's
+/// cost tracker read.
+pub const CEL_GO_0_29: u8 = 37;
+
 /// The oldest release crd-cel emulates (CRD validation rules are GA in 1.25).
 pub const OLDEST_KUBERNETES_MINOR: u8 = 25;
 
@@ -43,12 +48,12 @@ impl Releases {
 
     /// Whether one of them prices the global `matches(s, re)` and `includes` (1.37 on).
     pub(crate) const fn price_matches_and_includes(self) -> bool {
-        self.newest >= 37
+        self.newest >= CEL_GO_0_29
     }
 
     /// Whether one of them leaves a resource root's implicit `metadata.name` and
     /// `generateName` unbounded (before 1.37).
     pub(crate) const fn unbounded_root_names(self) -> bool {
-        self.oldest < 37
+        self.oldest < CEL_GO_0_29
     }
 }

@@ -398,21 +398,31 @@ fn layout_crds(suite: &Path, warnings: &mut Vec<SuiteError>) -> Vec<(String, Jso
     else {
         return Vec::new();
     };
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-        .collect();
-    files.sort();
     let mut out = Vec::new();
-    for file in files {
+    for file in files_in(&dir, &["yaml", "yml"]) {
         match read_crds(&file) {
             Ok(crds) => out.extend(crds.into_iter().map(|c| (file.display().to_string(), c))),
             Err(e) => warnings.push(e),
         }
     }
     out
+}
+
+/// The files of `dir` with one of `extensions`, in file-name order, as Go's `os.ReadDir` lists
+/// them (none when it cannot be read).
+fn files_in(dir: &Path, extensions: &[&str]) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| extensions.contains(&e))
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 /// The CRD document in `path` (YAML or JSON, as kubectl reads it); with several documents, the

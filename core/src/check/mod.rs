@@ -28,7 +28,7 @@ pub enum Target {
     MessageExpression,
 }
 
-pub use crate::release::{NEWEST_KUBERNETES_MINOR, OLDEST_KUBERNETES_MINOR, Releases};
+pub use crate::release::{CEL_GO_0_29, NEWEST_KUBERNETES_MINOR, OLDEST_KUBERNETES_MINOR, Releases};
 
 /// The schema node a rule is attached to, and the environment it is compiled in.
 #[derive(Debug, Clone, Copy)]

@@ -157,7 +157,7 @@ impl Program {
             stack,
             cost: 0,
             limit,
-            before_1_37: minor < 37,
+            before_1_37: minor < crate::check::CEL_GO_0_29,
         };
         let outcome = ev.eval(self.root);
         if self.buffers {

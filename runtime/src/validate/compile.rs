@@ -265,7 +265,7 @@ fn compile_expression(
         resource_root: resource,
         optional_old_self,
         compat: STORED_COMPAT,
-        releases: crate::check::Releases::only(STORED_COMPAT),
+        releases: crate::check::Releases::only(crate::check::NEWEST_KUBERNETES_MINOR),
         type_name: "selfType<N>",
     };
     // The texts of `check_source` and of `Program::compile_on`, which each parsed the source.

@@ -425,11 +425,14 @@ impl Validator {
     /// ```
     #[must_use]
     pub fn with_kubernetes_version(mut self, minor: u8) -> Validator {
-        self.kubernetes_minor = minor;
+        let was = std::mem::replace(&mut self.kubernetes_minor, minor);
         // A manifest's rules were compiled for the newest release; one that uses a function
-        // or macro the release lacks is a compile error there. (A model's were checked by the
-        // derive for its target.)
-        if let Some(json) = self.json_schema.clone()
+        // or macro an older release lacks is a compile error there. Checked again only for an
+        // older release, or to clear what one set: the newest, the default, costs nothing.
+        let older = |m: u8| m < NEWEST_KUBERNETES_MINOR;
+        if minor != was
+            && (older(minor) || older(was))
+            && let Some(json) = self.json_schema.clone()
             && let Ok(owned) = OwnedSchema::from_json(&json)
         {
             let arena = SchemaArena::new();
