@@ -813,6 +813,19 @@ fn print_ratios(allocations: &[(&str, &str, f64, f64)]) {
 }
 
 fn main() {
+    // For a profiler (`valgrind --tool=callgrind`): only N typed `validate()` calls, after one.
+    if let Some(n) = std::env::var("WORKLOAD_PROFILE_TYPED")
+        .ok()
+        .and_then(|n| n.parse::<u64>().ok())
+    {
+        use crd_cel::CelValidate;
+        let o = objects();
+        assert!(o.crd.validate().is_ok());
+        for _ in 0..n {
+            black_box(black_box(&o.crd).validate().is_ok());
+        }
+        return;
+    }
     STARTED.get_or_init(std::time::SystemTime::now);
     check_verdicts();
     let allocations = allocations_per_call();

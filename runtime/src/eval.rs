@@ -28,6 +28,7 @@ mod names;
 mod stdlib;
 pub(crate) mod time;
 pub(crate) mod value;
+pub(crate) mod view;
 
 pub use crate::tree::{SchemaNode, StringFormat};
 pub use convert::to_value;

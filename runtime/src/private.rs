@@ -4,6 +4,9 @@
 pub use crate::derived_schema::{
     Decorate, decorate, finish_schema, int_or_string, structural_variants,
 };
+pub use crate::eval::view::{
+    CelView, ListView, MapView, ObjView, ViewKnown, ViewProbe, ViewRef, ViewUnknown,
+};
 pub use crate::generated_test::{assert_rules, model_disagreement};
 pub use crate::model::k8s;
 pub use crate::model::{
@@ -102,6 +105,12 @@ fn validator_of<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>(
     v
 }
 
+/// Whether `T`'s typed fast path runs every rule on views (`false` if it cannot be validated):
+/// for tests that must know which path they exercise.
+pub fn typed_views<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>() -> bool {
+    validator_of::<T>(false, None).is_ok_and(|v| v.runs_rules_on_views())
+}
+
 fn internal_error(detail: String) -> ValidationErrors {
     ValidationErrors {
         errors: vec![FieldError {
@@ -121,11 +130,15 @@ enum Root {
     Resource(Option<&'static ScalePaths>),
 }
 
+/// The views of the value and of the old value (`ViewRef::Opaque` for a type without one).
+type Views<'a> = (ViewRef<'a>, Option<ViewRef<'a>>);
+
 fn run<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
     value: &T,
     old: Option<&T>,
     type_name: &str,
     root: Root,
+    views: Views<'_>,
 ) -> Result<(), ValidationErrors> {
     let to_json = |v: &T| {
         serde_json::to_value(v).map_err(|e| {
@@ -140,7 +153,7 @@ fn run<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
     }
     .map_err(|e| internal_error(format!("`{type_name}` cannot be validated: {e}")))?;
     // Valid objects are answered without JSON; anything to report goes the JSON way.
-    if v.fast_valid(value, old) {
+    if v.fast_valid(value, old, views) {
         return Ok(());
     }
     let new = to_json(value)?;
@@ -207,8 +220,9 @@ where
 pub fn validate<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized + 'static>(
     value: &T,
     type_name: &str,
+    view: ViewRef<'_>,
 ) -> Result<(), ValidationErrors> {
-    run(value, None, type_name, Root::Type)
+    run(value, None, type_name, Root::Type, (view, None))
 }
 
 /// The body of every derived `CelValidate::validate_update`.
@@ -216,8 +230,15 @@ pub fn validate_update<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized 
     value: &T,
     old: &T,
     type_name: &str,
+    (view, old_view): (ViewRef<'_>, ViewRef<'_>),
 ) -> Result<(), ValidationErrors> {
-    run(value, Some(old), type_name, Root::Type)
+    run(
+        value,
+        Some(old),
+        type_name,
+        Root::Type,
+        (view, Some(old_view)),
+    )
 }
 
 /// kube's `#[kube(scale(..))]` of a root type: the apiserver checks the replicas at both paths
@@ -234,8 +255,9 @@ pub fn validate_resource<T: CelSchema + schemars::JsonSchema + Serialize + ?Size
     value: &T,
     type_name: &str,
     scale: Option<&'static ScalePaths>,
+    view: ViewRef<'_>,
 ) -> Result<(), ValidationErrors> {
-    run(value, None, type_name, Root::Resource(scale))
+    run(value, None, type_name, Root::Resource(scale), (view, None))
 }
 
 /// `CelValidate::validate_update` of a kube root type.
@@ -246,8 +268,15 @@ pub fn validate_resource_update<
     old: &T,
     type_name: &str,
     scale: Option<&'static ScalePaths>,
+    (view, old_view): (ViewRef<'_>, ViewRef<'_>),
 ) -> Result<(), ValidationErrors> {
-    run(value, Some(old), type_name, Root::Resource(scale))
+    run(
+        value,
+        Some(old),
+        type_name,
+        Root::Resource(scale),
+        (view, Some(old_view)),
+    )
 }
 
 // The const checks the derive's const items call, from `crd_cel_core::crd` (what the apiserver

@@ -395,10 +395,14 @@ fn a_model_that_disagrees_with_the_schema_is_not_validated_against() {
     }
     impl CelValidate for Liar {
         fn validate(&self) -> Result<(), crd_cel::validate::ValidationErrors> {
-            crd_cel::__private::validate(self, "Liar")
+            crd_cel::__private::validate(self, "Liar", crd_cel::__private::ViewRef::Opaque)
         }
         fn validate_update(&self, old: &Self) -> Result<(), crd_cel::validate::ValidationErrors> {
-            crd_cel::__private::validate_update(self, old, "Liar")
+            let views = (
+                crd_cel::__private::ViewRef::Opaque,
+                crd_cel::__private::ViewRef::Opaque,
+            );
+            crd_cel::__private::validate_update(self, old, "Liar", views)
         }
     }
     assert!(

@@ -2,7 +2,8 @@
 //! values of a type with every kind of schema node, bound and rule (rules that select fields and
 //! rules that use `self` whole, transition rules, map and set lists), `validate` and
 //! `validate_update` agree with the JSON path (`Validator::validate_request` on the serialized
-//! object), errors and messages included.
+//! object), errors and messages included. The same on a type whose rules all run on views of
+//! the Rust value (`ViewSpec`: the view path answers its valid objects, and defers the rest).
 
 use crd_cel::validate::Validator;
 use crd_cel::{CelSchema, CelValidate};
@@ -68,6 +69,96 @@ struct Spec {
     inner: Inner,
 }
 
+/// `Port` with rules the viewed evaluation runs.
+#[derive(CelValidate, Serialize, Clone, Debug)]
+#[cel(
+    rule = "self.port >= 1 && self.port <= 100",
+    message_expression = "'port ' + self.name + ' is out of range'"
+)]
+struct ViewPort {
+    #[schemars(length(max = 4))]
+    #[cel(rule = "self.matches('^[a-z]+$')", message = "lowercase")]
+    name: String,
+    port: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 3))]
+    protocol: Option<String>,
+}
+
+/// `Inner` with a transition rule on a field.
+#[derive(CelValidate, Serialize, Clone, Debug)]
+#[cel(rule = "self.s != 'no'")]
+struct ViewInner {
+    #[cel(rule = "self >= oldSelf", message = "n may not decrease")]
+    n: i64,
+    #[schemars(length(max = 3))]
+    s: String,
+}
+
+/// Rules of every kind the viewed evaluation implements, and rules that fail with errors
+/// (`self.label` when it is absent, `self.ports[0]` of no ports) or read what it cannot
+/// compare (`self.inner == oldSelf.inner`), which it leaves to the interpreter.
+#[derive(CelValidate, Serialize, Clone, Debug)]
+#[cel(rule = "self.min <= self.max", message = "min must not exceed max")]
+#[cel(rule = "!has(self.label) || self.label != 'bad'")]
+#[cel(rule = "self.ports.all(p, p.port != self.min)")]
+#[cel(rule = "self.tags.size() <= 3 || self.labels.size() == 0")]
+#[cel(rule = "self.inner.n >= 0 || !self.ports.exists(p, has(p.protocol) && p.protocol == 'sctp')")]
+#[cel(rule = "self.ports.exists_one(p, p.name == 'a') || !('a' in self.labels)")]
+#[cel(rule = "self.tags.all(t, t * 2 - 1 < 9 && t % 7 != 6 && -t <= 0)")]
+#[cel(rule = "size(self.tier) + self.min / 2 < 6")]
+#[cel(rule = "self.label.startsWith('o') || self.min in [0, 1, 2]")]
+#[cel(rule = "self.tier.contains('o') ? self.max >= 0 : self.max > -1")]
+#[cel(rule = "self.min != 1 || self.ports[0].port > 1")]
+#[cel(rule = "!('c' in self.labels) || self.labels['c'].endsWith('v')")]
+#[cel(rule = "self.labels.all(k, k < 'c' || self.labels[k] == 'v')")]
+#[cel(rule = "self.min != 2 || self.inner == oldSelf.inner")]
+#[serde(rename_all = "camelCase")]
+struct ViewSpec {
+    min: i64,
+    max: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 4))]
+    label: Option<String>,
+    #[cel(list_type = "map", list_map_keys = ["name"], max_items = 4)]
+    ports: Vec<ViewPort>,
+    #[cel(list_type = "set", max_items = 8)]
+    tags: Vec<i64>,
+    #[cel(max_properties = 2)]
+    #[cel(rule = "self.all(k, k != 'x')")]
+    labels: BTreeMap<String, String>,
+    #[schemars(length(max = 8))]
+    #[cel(rule = "self == oldSelf", message = "tier is immutable")]
+    tier: String,
+    inner: ViewInner,
+}
+
+impl From<Spec> for ViewSpec {
+    fn from(s: Spec) -> ViewSpec {
+        ViewSpec {
+            min: s.min,
+            max: s.max,
+            label: s.label,
+            ports: s
+                .ports
+                .into_iter()
+                .map(|p| ViewPort {
+                    name: p.name,
+                    port: p.port,
+                    protocol: p.protocol,
+                })
+                .collect(),
+            tags: s.tags,
+            labels: s.labels,
+            tier: s.tier,
+            inner: ViewInner {
+                n: s.inner.n,
+                s: s.inner.s,
+            },
+        }
+    }
+}
+
 fn arb_port() -> impl Strategy<Value = Port> {
     (
         prop_oneof![
@@ -125,7 +216,7 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
 }
 
 /// The JSON path's verdict: the errors as text, empty when valid.
-fn by_json(v: &Validator, new: &Spec, old: Option<&Spec>) -> String {
+fn by_json<T: Serialize>(v: &Validator, new: &T, old: Option<&T>) -> String {
     let new = serde_json::to_value(new).unwrap();
     let old = old.map(|o| serde_json::to_value(o).unwrap());
     let out = v.validate_request(&new, old.as_ref(), crd_cel::validate::Endpoint::Resource);
@@ -140,9 +231,12 @@ fn text(r: Result<(), crd_cel::ValidationErrors>) -> String {
     r.err().map(|e| e.to_string()).unwrap_or_default()
 }
 
-#[test]
-fn typed_validation_agrees_with_the_json_path() {
-    let v = Validator::from_model(&<Spec as CelSchema>::MODEL, false);
+/// `validate` and `validate_update` of random values of `T` agree with the JSON path, and the
+/// generator reaches both verdicts on create and on update.
+fn agrees<T: CelValidate + CelSchema + Serialize + std::fmt::Debug + 'static>(
+    values: impl Fn() -> BoxedStrategy<T>,
+) {
+    let v = Validator::from_model(&T::MODEL, false);
     let mut runner = TestRunner::new(Config {
         cases: 1500,
         ..Config::default()
@@ -150,8 +244,9 @@ fn typed_validation_agrees_with_the_json_path() {
     let valid = std::cell::Cell::new([0usize; 2]);
     let invalid = std::cell::Cell::new([0usize; 2]);
     runner
-        .run(&(arb_spec(), arb_spec()), |(new, old)| {
-            for (i, old) in [None, Some(&old)].into_iter().enumerate() {
+        .run(&(values(), values()), |(new, old)| {
+            // An update from another value, and from the same value (transition rules hold).
+            for (i, old) in [(0, None), (1, Some(&old)), (1, Some(&new))] {
                 let want = by_json(&v, &new, old);
                 let got = match old {
                     None => text(new.validate()),
@@ -175,4 +270,55 @@ fn typed_validation_agrees_with_the_json_path() {
             invalid.get()[i]
         );
     }
+}
+
+#[test]
+fn typed_validation_agrees_with_the_json_path() {
+    // `Spec`'s `map()` rule is not one the viewed evaluation runs: values are built.
+    assert!(!crd_cel::__private::typed_views::<Spec>());
+    agrees(|| arb_spec().boxed());
+}
+
+#[test]
+fn typed_validation_on_views_agrees_with_the_json_path() {
+    assert!(crd_cel::__private::typed_views::<ViewSpec>());
+    agrees(|| arb_spec().prop_map(ViewSpec::from).boxed());
+}
+
+/// A unit enum: a string in the schema, with no view (its variants are not read in place).
+#[derive(CelValidate, Serialize, Clone, Copy, Debug)]
+enum Mode {
+    A,
+    B,
+}
+
+/// A rule that reads a value without a view: the first such object turns views off for the
+/// type, and every verdict still agrees.
+#[derive(CelValidate, Serialize, Clone, Debug)]
+#[cel(rule = "self.mode == 'A' || self.n > 0", message = "B needs n > 0")]
+struct Moded {
+    mode: Mode,
+    n: i64,
+}
+
+#[test]
+fn a_value_without_a_view_leaves_the_rules_to_built_values() {
+    assert!(crd_cel::__private::typed_views::<Moded>());
+    let v = Validator::from_model(&<Moded as CelSchema>::MODEL, false);
+    for mode in [Mode::A, Mode::B] {
+        for n in [-1, 1] {
+            let m = Moded { mode, n };
+            assert_eq!(text(m.validate()), by_json(&v, &m, None), "{m:?}");
+        }
+    }
+    assert_eq!(
+        text(
+            Moded {
+                mode: Mode::B,
+                n: 0
+            }
+            .validate()
+        ),
+        "<nil>: Invalid value: B needs n > 0"
+    );
 }

@@ -21,11 +21,13 @@ mod field;
 mod node;
 mod root;
 mod shadow;
+mod view;
 
 use field::*;
 use node::*;
 use root::*;
 use shadow::*;
+use view::*;
 
 pub fn emit(cont: &Container) -> TokenStream {
     let krate = krate(cont);
@@ -86,6 +88,7 @@ pub fn emit(cont: &Container) -> TokenStream {
 
     // The model, built once: emitted below, and evaluated here (before the fields' checks: a
     // type's fields may be of types derived before it).
+    let view_impls = view_impls(cont, &p);
     let ir = crate::model::build(cont);
     let predicted = crate::predict::container(cont, &ir);
     let model = render(&ir.node, &p);
@@ -392,14 +395,22 @@ pub fn emit(cont: &Container) -> TokenStream {
                 // spec embedding a pod template, in a crate that never validates).
                 #[inline]
                 fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
-                    #p::validate(self, #name)
+                    use #p::{ViewKnown as _, ViewUnknown as _};
+                    #p::validate(self, #name, (&#p::ViewProbe(self)).cel_probe())
                 }
 
                 #[inline]
                 fn validate_update(&self, old: &Self) -> #p::Result<(), #p::ValidationErrors> {
-                    #p::validate_update(self, old, #name)
+                    use #p::{ViewKnown as _, ViewUnknown as _};
+                    let __cel_views = (
+                        (&#p::ViewProbe(self)).cel_probe(),
+                        (&#p::ViewProbe(old)).cel_probe(),
+                    );
+                    #p::validate_update(self, old, #name, __cel_views)
                 }
             }
+
+            #view_impls
 
             #checks
             #container_checks

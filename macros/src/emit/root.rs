@@ -85,6 +85,33 @@ pub(super) fn emit_root(
             quote!(&[]),
         )
     };
+    // The object's view: `spec` and `status` (kube serializes `status` when it is `Some`);
+    // `apiVersion`, `kind` and `metadata` are the implicit ones, which rules read from values.
+    let root_view = (!k.no_spec).then(|| {
+        let status = k
+            .status
+            .as_ref()
+            .map(|_| quote!("status" => (&#p::ViewProbe(&self.status)).cel_probe(),));
+        quote! {
+            #[automatically_derived]
+            impl #p::ObjView for #root {
+                fn cel_field(&self, __cel_name: &str) -> #p::ViewRef<'_> {
+                    use #p::{ViewKnown as _, ViewUnknown as _};
+                    match __cel_name {
+                        "spec" => (&#p::ViewProbe(&self.spec)).cel_probe(),
+                        #status
+                        _ => #p::ViewRef::Opaque,
+                    }
+                }
+            }
+            #[automatically_derived]
+            impl #p::CelView for #root {
+                fn cel_view(&self) -> #p::ViewRef<'_> {
+                    #p::ViewRef::Obj(self)
+                }
+            }
+        }
+    });
     let mut costs = Vec::new();
     let root_checks = crate::rules::checks(
         &k.rules,
@@ -146,13 +173,21 @@ pub(super) fn emit_root(
             // Inline, as the derived type's `validate` (see `emit`).
             #[inline]
             fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
-                #p::validate_resource(self, #root_name, #scale)
+                use #p::{ViewKnown as _, ViewUnknown as _};
+                #p::validate_resource(self, #root_name, #scale, (&#p::ViewProbe(self)).cel_probe())
             }
 
             #[inline]
             fn validate_update(&self, old: &Self) -> #p::Result<(), #p::ValidationErrors> {
-                #p::validate_resource_update(self, old, #root_name, #scale)
+                use #p::{ViewKnown as _, ViewUnknown as _};
+                let __cel_views = (
+                    (&#p::ViewProbe(self)).cel_probe(),
+                    (&#p::ViewProbe(old)).cel_probe(),
+                );
+                #p::validate_resource_update(self, old, #root_name, #scale, __cel_views)
             }
         }
+
+        #root_view
     }
 }

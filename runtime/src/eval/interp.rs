@@ -28,6 +28,7 @@ mod plan;
 mod reads;
 #[cfg(test)]
 mod tests;
+mod viewed;
 
 use crd_cel_core::ast::Ast;
 use crd_cel_core::check::{Node, Resolution, resolve_overloads};
@@ -38,6 +39,7 @@ use evaluate::Evaluator;
 use ir::{Halt, Op, Step};
 pub use plan::PlanError;
 pub use reads::Need;
+pub(crate) use viewed::{Miss, ViewProgram};
 
 /// A planned expression, ready to evaluate any number of times.
 #[derive(Debug)]

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use super::bounds::Bounds;
 use super::openapi::Check;
 use crate::check::{CheckError, Node, Target, check_parsed};
-use crate::eval::interp::{Need, Program};
+use crate::eval::interp::{Need, Program, ViewProgram};
 use crate::model::{Reason, Schema};
 use crate::syntax::{SyntaxError, parse_ast};
 use crate::tree::SchemaNode;
@@ -35,6 +35,11 @@ pub struct CompiledRule {
     pub optional_old_self: bool,
     /// The program, or the compile error the apiserver would report for it.
     pub(crate) program: Result<Program, String>,
+    /// The rule's estimated maximum cost per evaluation (`None`: it does not check), which
+    /// the viewed fast path charges instead of counting.
+    pub(crate) max_cost: Option<u64>,
+    /// The program planned for views, when the viewed evaluation implements all of it.
+    pub(crate) viewed: Option<ViewProgram>,
     /// The compile error the rule has on the older release the validator emulates, whose
     /// stored-expressions environment lacks something it uses (see [`Nodes::set_release`]):
     /// reported instead of running the program.
@@ -252,6 +257,9 @@ fn error_at(
         .map(|e| e.to_string())
 }
 
+/// The program of `source`, and its estimated maximum cost when it type-checks (checked even
+/// without `check`, whose errors are then not reported: a model's rules were checked when it
+/// was built, and the cost is for the typed fast path).
 fn compile_expression(
     source: &str,
     target: Target,
@@ -259,7 +267,7 @@ fn compile_expression(
     resource: bool,
     optional_old_self: bool,
     check: bool,
-) -> Result<Program, String> {
+) -> (Result<Program, String>, Option<u64>) {
     let node = Node {
         schema,
         resource_root: resource,
@@ -273,19 +281,22 @@ fn compile_expression(
     let ast = match parsed.as_ref() {
         Ok(ast) => ast.as_ast(),
         Err(e) if check => {
-            return Err(CheckError::Compilation {
+            let error = CheckError::Compilation {
                 target,
                 issues: e.to_string(),
-            }
-            .to_string());
+            };
+            return (Err(error.to_string()), None);
         }
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return (Err(e.to_string()), None),
     };
-    if check {
-        check_parsed(&ast, target, &node).map_err(|e| e.to_string())?;
+    let checked = check_parsed(&ast, target, &node);
+    let max_cost = checked.as_ref().ok().map(|c| c.max_cost);
+    if check && let Err(e) = checked {
+        return (Err(e.to_string()), None);
     }
     // Planned with the overloads the checker resolves, as cel-go plans and costs calls.
-    Program::plan_on(&ast, &node).map_err(|e| e.to_string())
+    let program = Program::plan_on(&ast, &node).map_err(|e| e.to_string());
+    (program, max_cost)
 }
 
 fn compile_rule(
@@ -299,7 +310,7 @@ fn compile_rule(
         crate::field_path::normalize_field_path(schema, fp)
             .unwrap_or_else(|_| fp.trim_start_matches('.').to_owned())
     });
-    let program = compile_expression(
+    let (program, max_cost) = compile_expression(
         r.rule,
         Target::Rule,
         schema,
@@ -308,6 +319,8 @@ fn compile_rule(
         check,
     );
     CompiledRule {
+        max_cost,
+        viewed: program.as_ref().ok().and_then(ViewProgram::plan),
         rule: r.rule.into(),
         message: r.message.map(Arc::from),
         message_expression: r.message_expression.map(Arc::from),
@@ -326,6 +339,7 @@ fn compile_rule(
                 optional_old_self,
                 check,
             )
+            .0
         }),
     }
 }

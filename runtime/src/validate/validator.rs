@@ -11,9 +11,12 @@ use super::path::Path;
 use super::walk::{Data, Mode, Walk};
 use super::{FieldError, ValidationErrors};
 use crate::check::NEWEST_KUBERNETES_MINOR;
+use crate::eval::interp::Miss;
+use crate::eval::view::ViewRef;
 use crate::model::Schema;
 use crate::schema::{OwnedSchema, SchemaArena, SchemaError};
 use crate::tree::SchemaNode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The runtime cost budget for validating one object (`RuntimeCELCostBudget`).
 pub const RUNTIME_COST_BUDGET: i64 = 10_000_000;
@@ -109,6 +112,10 @@ pub struct Validator {
     json_schema: Option<Arc<Json>>,
     /// Whether objects are pruned and defaulted (a manifest's schema; not a Rust model's).
     pub(super) decodes: bool,
+    /// Whether the typed fast path can run every rule on views ([`super::fast::viewed`]).
+    views: bool,
+    /// Whether a rule read a value of this type that has no view (views are then not tried).
+    unviewable: AtomicBool,
     /// The OpenAPI constraints, read once from the JSON schema.
     pub(super) checks: Option<super::openapi::Check>,
     /// The CRD version has the status subresource (`subresources.status`), which changes how
@@ -455,6 +462,8 @@ impl Validator {
     fn build(schema: &Schema<'_>, resource_root: bool, check: bool) -> Validator {
         let (root, nodes) = Nodes::build(schema, resource_root, check);
         Validator {
+            views: super::fast::viewed::ready(&nodes, &root, false),
+            unviewable: AtomicBool::new(false),
             root,
             nodes,
             resource_root,
@@ -577,10 +586,16 @@ impl Validator {
     /// The typed fast path ([`super::fast`]): whether `value` (an update from `old`) is valid
     /// through [`Validator::validate_request`] without a status subresource, answered without
     /// JSON. `false` means "not known": validate through the JSON path for the errors.
+    /// Whether the typed fast path runs every rule on views.
+    pub(crate) fn runs_rules_on_views(&self) -> bool {
+        self.views
+    }
+
     pub(crate) fn fast_valid<T: serde::Serialize + ?Sized>(
         &self,
         value: &T,
         old: Option<&T>,
+        (view, old_view): (ViewRef<'_>, Option<ViewRef<'_>>),
     ) -> bool {
         // A generated schema may default what serde leaves out: the JSON path applies it.
         if self.decodes {
@@ -590,14 +605,33 @@ impl Validator {
         if self.scale.as_ref().is_some_and(|s| !s.typed_ok(value)) {
             return false;
         }
-        let Ok(new) =
-            super::fast::serialize(value, &self.root, &self.nodes, self.resource_root, true)
-        else {
+        let serialize = |v: &T, check, values| {
+            super::fast::serialize(
+                v,
+                &self.root,
+                &self.nodes,
+                self.resource_root,
+                check,
+                values,
+            )
+        };
+        // Every rule on views when it can (the checks still serialize, building only what the
+        // list-type checks compare); values are built when a rule reads what a view cannot
+        // describe, and for objects that may be invalid.
+        // Once a value a rule reads has no view (a foreign type, an enum), the type's objects
+        // are no longer tried on views: that recurs, and each try would be paid twice.
+        let views = self.views && !self.unviewable.load(Ordering::Relaxed);
+        if views && serialize(value, true, false).is_ok() {
+            match super::fast::viewed::valid(&self.nodes, &self.root, view, old_view) {
+                Ok(()) => return true,
+                Err(Miss::Unviewable) => self.unviewable.store(true, Ordering::Relaxed),
+                Err(Miss::Unknown) => {}
+            }
+        }
+        let Ok(new) = serialize(value, true, true) else {
             return false;
         };
-        let old = match old
-            .map(|o| super::fast::serialize(o, &self.root, &self.nodes, self.resource_root, false))
-        {
+        let old = match old.map(|o| serialize(o, false, true)) {
             Some(Ok(v)) => v,
             Some(Err(_)) => return false,
             None => None,

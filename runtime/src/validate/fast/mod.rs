@@ -20,9 +20,12 @@ mod pick;
 mod serialize;
 #[cfg(test)]
 mod tests;
+mod unique;
+pub(crate) mod viewed;
 
 pub(crate) use pick::pick;
-pub(crate) use serialize::{scalar_eq, serialize};
+pub(crate) use serialize::serialize;
+pub(crate) use unique::scalar_eq;
 
 /// The fast path cannot answer: validate through the JSON path.
 #[derive(Debug)]

@@ -7,6 +7,9 @@ use std::sync::Arc;
 use serde::ser::{self, Serialize};
 
 use super::Defer;
+use super::unique::{
+    ABSENT_KEY, has_duplicates, key_tuple_hash, map_keys_repeat, scalar_eq, scalar_hash, str_hash,
+};
 use crate::eval::time::{parse_data_duration, parse_date, parse_date_time};
 use crate::eval::value::{Key, List, ListKind, Map, Value, name_eq};
 use crate::model::Type;
@@ -69,21 +72,47 @@ enum Out {
     Null,
     /// The value.
     Value(Value),
+    /// Checked, not built: the hash the node's list-type check compares ([`Hashed`]).
+    Hash(u64),
 }
+
+/// How a node's list-type check reads it without building values: by hash, a repeated hash
+/// being a repeated item as far as the fast path can tell (so a collision of two different
+/// items only sends the object the JSON way).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hashed {
+    /// Not hashed.
+    No,
+    /// An item of a set: a scalar's hash.
+    SetItem,
+    /// An item of a map list: the hash of its key fields ([`key_tuple_hash`]).
+    MapItem,
+    /// Key field `k` of a map-list item: a scalar's hash.
+    Key(usize),
+}
+
+/// The most key fields a hashed map-list item has.
+const MAX_HASHED_KEYS: usize = 4;
 
 /// Serializes `value` as the node `root` (a resource root when `resource`) into the CEL value
 /// the walk needs, checking the schema's constraints when `check`. `Ok(None)`: the root needs no
-/// value (no rules anywhere).
+/// value (no rules anywhere). Without `values`, only what the list-type checks compare is built
+/// (the rules run on views instead: [`super::viewed`]).
 pub(crate) fn serialize<T: Serialize + ?Sized>(
     value: &T,
     root: &SchemaNode,
     nodes: &Nodes,
     resource: bool,
     check: bool,
+    values: bool,
 ) -> Result<Option<Value>, Defer> {
     // The old object (unchecked) is only read by transition rules.
     let old = !check;
-    let build = Build::Skeleton.child(root, old);
+    let build = if values {
+        Build::Skeleton.child(root, old)
+    } else {
+        Build::Nothing
+    };
     if build == Build::Nothing && !check {
         return Ok(None);
     }
@@ -93,11 +122,13 @@ pub(crate) fn serialize<T: Serialize + ?Sized>(
         t: nodes,
         build,
         check,
+        values,
+        hashed: Hashed::No,
         resource: resource || root.embedded_resource,
         keys: &[],
     })? {
         Out::Value(v) => Ok(Some(v)),
-        Out::Skip => Ok(None),
+        Out::Skip | Out::Hash(_) => Ok(None),
         Out::Null => Err(Defer),
     }
 }
@@ -115,6 +146,10 @@ struct Node<'a> {
     t: &'a Nodes,
     build: Build,
     check: bool,
+    /// Whether the rules' values are built (else the list-type checks compare hashes).
+    values: bool,
+    /// How the node's list-type check reads it.
+    hashed: Hashed,
     /// A resource root (implicit `apiVersion`, `kind`, `metadata`).
     resource: bool,
     /// The map-list key fields, when the node is an item of a map list (kept in skeletons).
@@ -127,14 +162,25 @@ impl<'a> Node<'a> {
             n,
             b: bounds(self.t, n)?,
             t: self.t,
-            build: self.build.child(n, !self.check),
+            // Without values, only what a list-type check forced is built whole.
+            build: if self.values || self.build == Build::Full {
+                self.build.child(n, !self.check)
+            } else {
+                Build::Nothing
+            },
             check: self.check,
+            values: self.values,
+            hashed: Hashed::No,
             resource: n.embedded_resource,
             keys: &[],
         })
     }
 
     fn built(&self, v: impl FnOnce() -> Value) -> Out {
+        if self.hashed != Hashed::No {
+            // Only scalars come here, and every scalar has a hash.
+            return scalar_hash(&v()).map_or(Out::Skip, Out::Hash);
+        }
         if self.build == Build::Nothing {
             Out::Skip
         } else {
@@ -161,6 +207,9 @@ impl<'a> Node<'a> {
         }
         if self.check && !self.b.string_ok(s) {
             return Err(Defer);
+        }
+        if self.hashed != Hashed::No {
+            return Ok(Out::Hash(str_hash(s)));
         }
         if self.build == Build::Nothing {
             return Ok(Out::Skip);
@@ -189,14 +238,24 @@ impl<'a> Node<'a> {
     }
 
     fn list(self, len: Option<usize>) -> Result<Seq<'a>, Defer> {
-        if self.n.ty != Type::Array || self.n.int_or_string || !self.b.no_enum() {
+        if self.n.ty != Type::Array
+            || self.n.int_or_string
+            || !self.b.no_enum()
+            || self.hashed != Hashed::No
+        {
             return Err(Defer);
         }
         let item_node = self.n.items.as_deref().ok_or(Defer)?;
         let mut item = self.child(item_node)?;
-        // The list-type checks read set items and map-list keys.
+        // The list-type checks read set items and map-list keys: built, or hashed when no
+        // values are.
         match (&self.n.list_kind, self.check) {
+            (ListKind::Set, true) if !self.values => item.hashed = Hashed::SetItem,
             (ListKind::Set, true) => item.build = Build::Full,
+            (ListKind::Map(keys), true) if !self.values && keys.len() <= MAX_HASHED_KEYS => {
+                item.hashed = Hashed::MapItem;
+                item.keys = keys;
+            }
             (ListKind::Map(keys), check) if check || item.build != Build::Nothing => {
                 item.build = item.build.max_skeleton();
                 item.keys = keys;
@@ -212,12 +271,17 @@ impl<'a> Node<'a> {
             } else {
                 Vec::new()
             },
+            hashes: Vec::new(),
             count: 0,
         })
     }
 
     fn object(self, len: Option<usize>) -> Result<Obj<'a>, Defer> {
-        if self.n.ty != Type::Object || self.n.int_or_string || !self.b.no_enum() {
+        if self.n.ty != Type::Object
+            || self.n.int_or_string
+            || !self.b.no_enum()
+            || !matches!(self.hashed, Hashed::No | Hashed::MapItem)
+        {
             return Err(Defer);
         }
         let map = self.n.properties.is_empty() && !self.resource;
@@ -239,6 +303,7 @@ impl<'a> Node<'a> {
             count: 0,
             key: None,
             values,
+            key_hashes: [ABSENT_KEY; MAX_HASHED_KEYS],
             node: self,
         })
     }
@@ -400,6 +465,8 @@ struct Seq<'a> {
     list: Node<'a>,
     item: Node<'a>,
     items: Vec<Value>,
+    /// The items' hashes, when they are hashed instead of built.
+    hashes: Vec<u64>,
     count: usize,
 }
 
@@ -408,6 +475,9 @@ impl<'a> Seq<'a> {
         self.count += 1;
         match v.serialize(self.item)? {
             Out::Value(v) => self.items.push(v),
+            Out::Hash(h) => self.hashes.push(h),
+            // A null set item or map-list item is the JSON path's to judge.
+            Out::Null if self.item.hashed != Hashed::No => return Err(Defer),
             Out::Null if self.item.build != Build::Nothing => self.items.push(Value::Null),
             Out::Null | Out::Skip => {}
         }
@@ -419,7 +489,15 @@ impl<'a> Seq<'a> {
             if !self.list.b.items_ok(self.count) {
                 return Err(Defer);
             }
+            if self.item.hashed != Hashed::No {
+                let mut hashes = self.hashes;
+                hashes.sort_unstable();
+                if hashes.windows(2).any(|w| w[0] == w[1]) {
+                    return Err(Defer);
+                }
+            }
             match &self.list.n.list_kind {
+                _ if self.item.hashed != Hashed::No => {}
                 ListKind::Set if has_duplicates(&self.items, scalar_hash, scalar_eq)? => {
                     return Err(Defer);
                 }
@@ -435,101 +513,6 @@ impl<'a> Seq<'a> {
             kind: self.list.n.list_kind.clone(),
         }))))
     }
-}
-
-/// JSON equality of two scalar values as the fast path builds them (doubles only come from
-/// floats, so `1` and `1.0` never meet); `Err` for anything else.
-pub(crate) fn scalar_eq(a: &Value, b: &Value) -> Result<bool, Defer> {
-    Ok(match (a, b) {
-        (Value::String(x), Value::String(y)) => x == y,
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Double(x), Value::Double(y)) => x == y,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (
-            Value::String(_) | Value::Int(_) | Value::Double(_) | Value::Bool(_),
-            Value::String(_) | Value::Int(_) | Value::Double(_) | Value::Bool(_),
-        ) => false,
-        _ => return Err(Defer),
-    })
-}
-
-/// A hash of a scalar consistent with [`scalar_eq`] (`-0.0` and `0.0` are equal).
-fn scalar_hash(v: &Value) -> Result<u64, Defer> {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    Ok(match v {
-        Value::String(s) => s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-        }),
-        Value::Int(i) => (*i as u64).wrapping_mul(K) ^ 1,
-        Value::Double(d) => {
-            (if *d == 0.0 { 0.0f64 } else { *d })
-                .to_bits()
-                .wrapping_mul(K)
-                ^ 2
-        }
-        Value::Bool(b) => u64::from(*b) ^ 3,
-        _ => return Err(Defer),
-    })
-}
-
-/// Whether two items are equal: pairwise for short lists, else among items of equal hash.
-fn has_duplicates<T>(
-    items: &[T],
-    hash: impl Fn(&T) -> Result<u64, Defer>,
-    eq: impl Fn(&T, &T) -> Result<bool, Defer>,
-) -> Result<bool, Defer> {
-    if items.len() <= 8 {
-        for (i, x) in items.iter().enumerate() {
-            for y in items.iter().take(i) {
-                if eq(x, y)? {
-                    return Ok(true);
-                }
-            }
-        }
-        return Ok(false);
-    }
-    let mut hashed = Vec::with_capacity(items.len());
-    for (i, x) in items.iter().enumerate() {
-        hashed.push((hash(x)?, i));
-    }
-    hashed.sort_unstable();
-    for (k, &(h, i)) in hashed.iter().enumerate() {
-        for &(_, j) in hashed[k + 1..].iter().take_while(|(g, _)| *g == h) {
-            if eq(&items[i], &items[j])? {
-                return Ok(true);
-            }
-        }
-    }
-    Ok(false)
-}
-
-/// Whether two map-list items have the same key tuple (a missing key field counts as a value,
-/// as in the apiserver's check; a null one is hidden here, so this can only over-report, which
-/// defers).
-fn map_keys_repeat(items: &[Value], keys: &[Arc<str>]) -> Result<bool, Defer> {
-    fn key_of<'v>(v: &'v Value, k: &str) -> Result<Option<&'v Value>, Defer> {
-        match v {
-            Value::Map(m) => Ok(m.get_str(k)),
-            _ => Err(Defer),
-        }
-    }
-    let hash = |v: &Value| -> Result<u64, Defer> {
-        let mut h = 0u64;
-        for k in keys {
-            h = h.rotate_left(5) ^ key_of(v, k)?.map_or(Ok(7), scalar_hash)?;
-        }
-        Ok(h)
-    };
-    has_duplicates(items, hash, |a, b| {
-        for k in keys {
-            match (key_of(a, k)?, key_of(b, k)?) {
-                (None, None) => {}
-                (Some(x), Some(y)) if scalar_eq(x, y)? => {}
-                _ => return Ok(false),
-            }
-        }
-        Ok(true)
-    })
 }
 
 macro_rules! seq_impl {
@@ -609,6 +592,8 @@ struct Obj<'a> {
     key: Option<String>,
     /// The value node when this is a map (`additionalProperties`, no properties).
     values: Option<Node<'a>>,
+    /// A hashed map-list item's key fields' hashes, in `node.keys` order.
+    key_hashes: [u64; MAX_HASHED_KEYS],
 }
 
 impl Obj<'_> {
@@ -620,6 +605,8 @@ impl Obj<'_> {
                 // A null map value is an entry (null, where the schema allows it).
                 Out::Null => Value::Null,
                 Out::Skip => return self.note_undeclared(k),
+                // Map values are never hashed (only set items and map-list keys are).
+                Out::Hash(_) => return Err(Defer),
             };
             if self.node.build == Build::Nothing {
                 return self.note_undeclared(k);
@@ -634,9 +621,19 @@ impl Obj<'_> {
             }
             let (name, child) = &n.properties[i];
             let mut node = self.node.child(child)?;
-            let is_key = self.node.keys.iter().any(|key| **key == *k);
+            let key_pos = self.node.keys.iter().position(|key| **key == *k);
+            let is_key = key_pos.is_some();
             if self.node.build == Build::Skeleton && is_key {
                 node.build = Build::Full;
+            }
+            if let (Hashed::MapItem, Some(pos)) = (self.node.hashed, key_pos) {
+                node.hashed = Hashed::Key(pos);
+                match v.serialize(node)? {
+                    Out::Hash(h) => self.key_hashes[pos] = h,
+                    // A key field that is not a scalar, or null.
+                    _ => return Err(Defer),
+                }
+                return Ok(());
             }
             // The fields rules here or above read (new object only), built as they read them.
             let read =
@@ -720,6 +717,12 @@ impl Obj<'_> {
             && (!b.properties_ok(self.count) || b.required.iter().any(|&i| !self.seen.has(i)))
         {
             return Err(Defer);
+        }
+        if self.node.hashed == Hashed::MapItem {
+            let n = self.node.keys.len();
+            return Ok(Out::Hash(key_tuple_hash(
+                self.key_hashes[..n].iter().copied(),
+            )));
         }
         if self.node.build == Build::Nothing {
             return Ok(Out::Skip);
@@ -927,37 +930,5 @@ impl ser::Serializer for MapKey {
         _: usize,
     ) -> Result<Self::SerializeStructVariant, Defer> {
         Err(Defer)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn duplicates_are_found_in_short_and_long_lists() {
-        for n in [2usize, 8, 9, 40] {
-            let mut items: Vec<Value> = (0..n as i64).map(Value::Int).collect();
-            assert!(
-                !has_duplicates(&items, scalar_hash, scalar_eq).unwrap(),
-                "{n}"
-            );
-            items.push(Value::Int(n as i64 / 2));
-            assert!(
-                has_duplicates(&items, scalar_hash, scalar_eq).unwrap(),
-                "{n}"
-            );
-        }
-        let zeros = [Value::Double(0.0), Value::Double(-0.0)];
-        let long: Vec<Value> = (0..10)
-            .map(|i| Value::Double(i as f64 + 1.0))
-            .chain(zeros.iter().cloned())
-            .collect();
-        assert!(
-            has_duplicates(&long, scalar_hash, scalar_eq).unwrap(),
-            "JSON equality: -0.0 == 0.0"
-        );
-        let mixed = [Value::Int(1), Value::Double(1.0), Value::string("1")];
-        assert!(!has_duplicates(&mixed, scalar_hash, scalar_eq).unwrap());
     }
 }

@@ -11,6 +11,12 @@ use crate::validate::Validator;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
+/// No views: these tests are about the value-building path.
+const OPAQUE: (
+    crate::eval::view::ViewRef<'static>,
+    Option<crate::eval::view::ViewRef<'static>>,
+) = (crate::eval::view::ViewRef::Opaque, None);
+
 const NAME: Schema<'static> = Schema {
     max_length: Some(8),
     pattern: Some("^[a-z-]+$"),
@@ -262,13 +268,13 @@ fn serialized_values_equal_the_json_conversion() {
     for o in valid_objects() {
         let json = serde_json::to_value(&o).unwrap();
         let want = to_value(&json, &v.root, true);
-        let got = serialize(&o, &v.root, &v.nodes, true, true)
+        let got = serialize(&o, &v.root, &v.nodes, true, true, true)
             .expect("taken by the fast path")
             .expect("built");
         assert!(same(&got, &want), "{json}\nfast: {got:?}\njson: {want:?}");
         // The old object of an update is only built for transition rules: none here.
         assert!(
-            serialize(&o, &v.root, &v.nodes, true, false)
+            serialize(&o, &v.root, &v.nodes, true, false, true)
                 .unwrap()
                 .is_none()
         );
@@ -279,7 +285,7 @@ fn serialized_values_equal_the_json_conversion() {
 fn a_root_without_rules_builds_only_what_rules_see() {
     let v = Validator::from_model(&BARE_ROOT, true);
     let o = base();
-    let Some(Value::Map(root)) = serialize(&o, &v.root, &v.nodes, true, true).unwrap() else {
+    let Some(Value::Map(root)) = serialize(&o, &v.root, &v.nodes, true, true, true).unwrap() else {
         panic!("a skeleton root")
     };
     let keys: Vec<String> = root.entries().iter().map(|(k, _)| k.to_string()).collect();
@@ -369,7 +375,8 @@ fn a_rule_that_uses_self_whole_sees_every_field() {
     };
     let v = Validator::from_model(&root, true);
     let o = base();
-    let Some(Value::Map(built)) = serialize(&o, &v.root, &v.nodes, true, true).unwrap() else {
+    let Some(Value::Map(built)) = serialize(&o, &v.root, &v.nodes, true, true, true).unwrap()
+    else {
         panic!("a skeleton root")
     };
     let json = serde_json::to_value(&o).unwrap();
@@ -422,8 +429,8 @@ fn only_valid_objects_are_answered() {
                 .is_valid(),
             "{json}"
         );
-        assert!(v.fast_valid(&o, None), "{json}");
-        assert!(v.fast_valid(&o, Some(&base())), "{json}");
+        assert!(v.fast_valid(&o, None, OPAQUE), "{json}");
+        assert!(v.fast_valid(&o, Some(&base()), OPAQUE), "{json}");
     }
     for (what, o) in invalid_objects() {
         let json = serde_json::to_value(&o).unwrap();
@@ -432,7 +439,10 @@ fn only_valid_objects_are_answered() {
                 .is_valid(),
             "{what}: the JSON path reports it"
         );
-        assert!(!v.fast_valid(&o, None), "{what}: the fast path must defer");
+        assert!(
+            !v.fast_valid(&o, None, OPAQUE),
+            "{what}: the fast path must defer"
+        );
     }
 }
 
@@ -547,7 +557,8 @@ fn transition_rules_see_the_item_with_the_same_key() {
     let v = Validator::from_model(&UPDATE_ROOT, false);
     let old = items(&[("a", "1"), ("b", "2")]);
     let old_json = serde_json::to_value(&old).unwrap();
-    let Some(Value::Map(built)) = serialize(&old, &v.root, &v.nodes, false, false).unwrap() else {
+    let Some(Value::Map(built)) = serialize(&old, &v.root, &v.nodes, false, false, true).unwrap()
+    else {
         panic!("the old object is built for its transition rule")
     };
     let Some(Value::List(list)) = built.get_str("items") else {
@@ -556,9 +567,9 @@ fn transition_rules_see_the_item_with_the_same_key() {
     let want = to_value(&old_json["items"], v.root.property("items").unwrap(), false);
     assert!(same(&Value::List(list.clone()), &want));
     let moved = items(&[("b", "2"), ("a", "1"), ("c", "9")]);
-    assert!(v.fast_valid(&moved, Some(&old)));
+    assert!(v.fast_valid(&moved, Some(&old), OPAQUE));
     let changed = items(&[("b", "3"), ("a", "1")]);
-    assert!(!v.fast_valid(&changed, Some(&old)));
+    assert!(!v.fast_valid(&changed, Some(&old), OPAQUE));
     let json = serde_json::to_value(&changed).unwrap();
     assert!(
         !v.validate_request(&json, Some(&old_json), crate::validate::Endpoint::Resource)

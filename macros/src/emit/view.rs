@@ -1,0 +1,166 @@
+//! The view of a struct (`__private::CelView` and `ObjView`): its serialized fields by JSON
+//! name, read in place, so that the typed fast path runs rules without building CEL values.
+//!
+//! A view must say exactly what serde's derive serializes, or nothing: a field serialized in
+//! a way the derive does not follow (`serialize_with`, `with`, `getter`, a rename that differs
+//! when serializing) is opaque, and so is a container whose serialization is another's
+//! (`into`, `tag`, `remote`, flattened fields). A rule reading an opaque value is evaluated on
+//! built values instead; a field's type without a view is opaque too (`ViewProbe`).
+
+use super::*;
+
+/// The view impls of the container (none for enums and opaque data).
+pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
+    let ident = cont.ident;
+    let (impl_generics, ty_generics, where_clause) = cont.original.generics.split_for_impl();
+    let reroutes = container_reroutes(&cont.original.attrs);
+    match &cont.data {
+        Data::Struct(fields) if !reroutes && plain_fields(fields) => {
+            let arms = fields.iter().filter_map(|f| field_arm(f, p));
+            quote! {
+                #[automatically_derived]
+                impl #impl_generics #p::ObjView for #ident #ty_generics #where_clause {
+                    fn cel_field(&self, __cel_name: &str) -> #p::ViewRef<'_> {
+                        use #p::{ViewKnown as _, ViewUnknown as _};
+                        match __cel_name {
+                            #(#arms)*
+                            _ => #p::ViewRef::Absent,
+                        }
+                    }
+                }
+                #[automatically_derived]
+                impl #impl_generics #p::CelView for #ident #ty_generics #where_clause {
+                    fn cel_view(&self) -> #p::ViewRef<'_> {
+                        #p::ViewRef::Obj(self)
+                    }
+                }
+            }
+        }
+        Data::Newtype(f) if !reroutes && matches!(field_serialization(f), Serialization::Plain) => {
+            let access = access(f);
+            quote! {
+                #[automatically_derived]
+                impl #impl_generics #p::CelView for #ident #ty_generics #where_clause {
+                    fn cel_view(&self) -> #p::ViewRef<'_> {
+                        use #p::{ViewKnown as _, ViewUnknown as _};
+                        (&#p::ViewProbe(&self.#access)).cel_probe()
+                    }
+                }
+            }
+        }
+        _ => TokenStream::new(),
+    }
+}
+
+/// Whether the struct's fields are written under names of their own: none flattened, no
+/// two under one name (serde writes both, and the last one is read back).
+fn plain_fields(fields: &[Field]) -> bool {
+    let mut names = std::collections::HashSet::new();
+    fields
+        .iter()
+        .filter(|f| !f.serde.skip)
+        .all(|f| !f.serde.flatten && names.insert(f.name.as_str()))
+}
+
+fn access(f: &Field) -> TokenStream {
+    match &f.original.ident {
+        Some(ident) => quote!(#ident),
+        None => {
+            let index = syn::Index::from(0);
+            quote!(#index)
+        }
+    }
+}
+
+/// One arm of `cel_field`: the field's JSON name and its view.
+fn field_arm(f: &Field, p: &TokenStream) -> Option<TokenStream> {
+    if f.serde.skip {
+        return None;
+    }
+    let name = &f.name;
+    let access = access(f);
+    let probe = quote!((&#p::ViewProbe(&self.#access)).cel_probe());
+    let view = match field_serialization(f) {
+        Serialization::Plain => probe,
+        // serde calls the predicate with a reference to the field, as here.
+        Serialization::SkipIf(pred) => {
+            quote!(if #pred(&self.#access) { #p::ViewRef::Absent } else { #probe })
+        }
+        Serialization::Never => quote!(#p::ViewRef::Absent),
+        Serialization::Other => quote!(#p::ViewRef::Opaque),
+    };
+    Some(quote!(#name => #view,))
+}
+
+enum Serialization {
+    /// The field's own `Serialize`, under its name.
+    Plain,
+    /// The same, unless `skip_serializing_if`'s predicate says to skip it.
+    SkipIf(syn::ExprPath),
+    /// `skip_serializing`: never written.
+    Never,
+    /// Anything else.
+    Other,
+}
+
+/// How serde writes the field, from its `#[serde(..)]` keys (errors are the serde and
+/// schema parsers' to report; an attribute this cannot read makes the field opaque).
+fn field_serialization(f: &Field) -> Serialization {
+    let mut out = Serialization::Plain;
+    for attr in f
+        .original
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("serde"))
+    {
+        let read = attr.parse_nested_meta(|meta| {
+            let key = |k: &str| meta.path.is_ident(k);
+            if key("serialize_with") || key("with") || key("getter") {
+                out = Serialization::Other;
+            } else if key("rename") && meta.input.peek(syn::token::Paren) {
+                // `rename(serialize = ..)` may differ from the schema's (deserialize) name.
+                out = Serialization::Other;
+            } else if key("skip_serializing") && !matches!(out, Serialization::Other) {
+                out = Serialization::Never;
+            } else if key("skip_serializing_if") {
+                let pred = meta
+                    .value()?
+                    .parse::<syn::LitStr>()?
+                    .parse::<syn::ExprPath>()?;
+                if matches!(out, Serialization::Plain) {
+                    out = Serialization::SkipIf(pred);
+                }
+                return Ok(());
+            }
+            skip(&meta)
+        });
+        if read.is_err() {
+            return Serialization::Other;
+        }
+    }
+    out
+}
+
+/// Whether the container's `#[serde(..)]` serializes it as something other than its fields.
+fn container_reroutes(attrs: &[syn::Attribute]) -> bool {
+    let mut reroutes = false;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let read = attr.parse_nested_meta(|meta| {
+            let key = |k: &str| meta.path.is_ident(k);
+            reroutes |= key("into") || key("tag") || key("remote") || key("untagged");
+            skip(&meta)
+        });
+        reroutes |= read.is_err();
+    }
+    reroutes
+}
+
+/// Consumes a key's value.
+fn skip(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        meta.value()?.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _: proc_macro2::Group = meta.input.parse()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,590 @@
+//! Evaluation of a planned program on views of a Rust value ([`crate::eval::view`]) instead of
+//! CEL values: nothing is built, fields are read in place.
+//!
+//! It answers only what it can answer exactly: the subset of programs [`ViewProgram::plan`] takes
+//! (field and index selection, `has()`, scalar comparisons and arithmetic, `size`,
+//! `contains`/`startsWith`/`endsWith`, `matches`, `in`, `?:`, `&&`/`||`/`!`, and the
+//! comprehensions of `all`, `exists` and `exists_one`), on scalars, strings, lists and maps of
+//! plain schema nodes. Everything else, and every evaluation error (a missing field, an
+//! overflow, a kind it does not compare), is `None`: the caller evaluates the rule on CEL
+//! values, which gives cel-go's result and error. So where it answers, it answers as the
+//! interpreter does, and where the interpreter would answer with an error it does not answer.
+//! It counts no cost: the caller charges the rule's estimated maximum, which bounds it.
+
+use std::sync::Arc;
+
+use super::super::value::Value;
+use super::super::view::{ListView, MapView, ObjView, ViewRef};
+use super::Program;
+use super::ir::{Base, Fold, OLD_SELF, Op, QualKind, SELF};
+use crate::model::Type;
+use crate::tree::{SchemaNode, StringFormat, is_type_or_object_meta};
+
+/// The most variable slots (`self`, `oldSelf` and comprehension variables) a viewed program
+/// may use: its frame lives on the stack.
+const MAX_SLOTS: usize = 6;
+
+/// A value during viewed evaluation.
+#[derive(Clone, Copy)]
+enum V<'a> {
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    Str(&'a str),
+    Obj(&'a dyn ObjView, &'a SchemaNode),
+    Map(&'a dyn MapView, &'a SchemaNode),
+    List(&'a dyn ListView, &'a SchemaNode),
+    /// A constant list of scalars.
+    Consts(&'a [C]),
+    /// An unset variable slot.
+    Unset,
+}
+
+/// A constant scalar (or list of them).
+#[derive(Debug)]
+enum C {
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    Str(Arc<str>),
+    List(Box<[C]>),
+}
+
+impl C {
+    fn of(v: &Value) -> Option<C> {
+        Some(match v {
+            Value::Bool(b) => C::Bool(*b),
+            Value::Int(i) => C::Int(*i),
+            Value::Uint(u) => C::Uint(*u),
+            Value::Double(d) => C::Double(*d),
+            Value::String(s) => C::Str(s.clone()),
+            Value::List(l) => C::List(
+                l.items
+                    .iter()
+                    .map(|v| match C::of(v)? {
+                        C::List(_) => None,
+                        c => Some(c),
+                    })
+                    .collect::<Option<_>>()?,
+            ),
+            _ => return None,
+        })
+    }
+
+    fn v(&self) -> V<'_> {
+        match self {
+            C::Bool(b) => V::Bool(*b),
+            C::Int(i) => V::Int(*i),
+            C::Uint(u) => V::Uint(*u),
+            C::Double(d) => V::Double(*d),
+            C::Str(s) => V::Str(s),
+            C::List(l) => V::Consts(l),
+        }
+    }
+}
+
+/// The functions a viewed program calls, resolved when it is planned.
+#[derive(Debug, Clone, Copy)]
+enum F {
+    Size,
+    Not,
+    Neg,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Contains,
+    StartsWith,
+    EndsWith,
+    In,
+}
+
+impl F {
+    fn of(name: &str) -> Option<F> {
+        Some(match name {
+            "size" => F::Size,
+            "!_" => F::Not,
+            "-_" => F::Neg,
+            "_+_" => F::Add,
+            "_-_" => F::Sub,
+            "_*_" => F::Mul,
+            "_/_" => F::Div,
+            "_%_" => F::Rem,
+            "_<_" => F::Lt,
+            "_<=_" => F::Le,
+            "_>_" => F::Gt,
+            "_>=_" => F::Ge,
+            "contains" => F::Contains,
+            "startsWith" => F::StartsWith,
+            "endsWith" => F::EndsWith,
+            "@in" => F::In,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug)]
+enum Q {
+    /// `.f`: the property name on objects, the raw name on maps.
+    Field {
+        property: Option<Arc<str>>,
+        raw: Arc<str>,
+    },
+    Const(C),
+    Op(usize),
+}
+
+#[derive(Debug)]
+enum VOp {
+    Const(C),
+    Attr {
+        base: Base,
+        quals: Box<[Q]>,
+        test: bool,
+    },
+    Call1(F, usize),
+    Call2(F, usize, usize),
+    Eq(usize, usize, bool),
+    And(usize, usize),
+    Or(usize, usize),
+    Cond(usize, usize, usize),
+    NotStrictlyFalse(usize),
+    Matches(usize, Arc<::regex::Regex>),
+    InSet(usize, Box<[C]>),
+    Fold(Fold),
+}
+
+/// Why a viewed evaluation gives no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Miss {
+    /// An evaluation error, a result that is not a bool, or values it does not compare.
+    Unknown,
+    /// A value the rule reads has no view (a type without one, or one the schema node does
+    /// not describe): the same on every object of the type.
+    Unviewable,
+}
+
+/// A program planned for views: the same operations as its [`Program`], with calls resolved.
+#[derive(Debug)]
+pub(crate) struct ViewProgram {
+    ops: Vec<VOp>,
+    root: usize,
+}
+
+impl ViewProgram {
+    /// The program for views, if every op of `p` is one the viewed evaluation implements.
+    pub(crate) fn plan(p: &Program) -> Option<ViewProgram> {
+        if p.slots > MAX_SLOTS {
+            return None;
+        }
+        let ops = p.ops.iter().map(plan_op).collect::<Option<Vec<_>>>()?;
+        Some(ViewProgram { ops, root: p.root })
+    }
+
+    /// The rule's result on `this` (the value of `node`) and `old` (its old value), read in
+    /// place: `Ok(b)` when the program gives the bool `b` without any error, `Err` when it
+    /// would give anything else or the viewed evaluation cannot tell (evaluate it on values
+    /// then).
+    pub(crate) fn eval(
+        &self,
+        this: ViewRef<'_>,
+        old: Option<ViewRef<'_>>,
+        node: &SchemaNode,
+    ) -> Result<bool, Miss> {
+        let mut ev = Viewed {
+            ops: &self.ops,
+            frame: [V::Unset; MAX_SLOTS],
+            unviewable: false,
+        };
+        let out = ev.run(self.root, this, old, node);
+        match out {
+            Some(V::Bool(b)) => Ok(b),
+            _ if ev.unviewable => Err(Miss::Unviewable),
+            _ => Err(Miss::Unknown),
+        }
+    }
+}
+
+fn plan_op(op: &Op) -> Option<VOp> {
+    let f = |callee: &super::ir::Callee| F::of(callee.function.name);
+    Some(match op {
+        Op::Const(v) => VOp::Const(C::of(v)?),
+        Op::Attr { base, quals, test } => VOp::Attr {
+            base: match base {
+                Base::Var(s) if *s < MAX_SLOTS => Base::Var(*s),
+                Base::Var(_) => return None,
+                Base::Op(o) => Base::Op(*o),
+            },
+            quals: quals
+                .iter()
+                .map(|q| {
+                    if q.optional {
+                        return None;
+                    }
+                    Some(match &q.kind {
+                        QualKind::Field { raw, property } => Q::Field {
+                            property: property.clone(),
+                            raw: raw.clone(),
+                        },
+                        QualKind::Const(c) => Q::Const(C::of(c)?),
+                        QualKind::Attr(o) | QualKind::Op(o) => Q::Op(*o),
+                    })
+                })
+                .collect::<Option<_>>()?,
+            test: *test,
+        },
+        Op::Call { callee, args } => match args[..] {
+            [a] => VOp::Call1(f(callee)?, a),
+            [a, b] => VOp::Call2(f(callee)?, a, b),
+            _ => return None,
+        },
+        Op::Call1 { callee, arg } => VOp::Call1(f(callee)?, *arg),
+        Op::Call2 { callee, args } | Op::Compare { callee, args, .. } => {
+            VOp::Call2(f(callee)?, args[0], args[1])
+        }
+        Op::Eq(a, b) => VOp::Eq(*a, *b, false),
+        Op::Ne(a, b) => VOp::Eq(*a, *b, true),
+        Op::And(a, b) => VOp::And(*a, *b),
+        Op::Or(a, b) => VOp::Or(*a, *b),
+        Op::Cond(c, t, e) => VOp::Cond(*c, *t, *e),
+        Op::NotStrictlyFalse(a) => VOp::NotStrictlyFalse(*a),
+        Op::Matches { target, regex, .. } => VOp::Matches(*target, regex.clone()),
+        Op::SetMembership { arg, set } => {
+            VOp::InSet(*arg, set.iter().map(C::of).collect::<Option<_>>()?)
+        }
+        Op::Fold(f) => {
+            let slots = [f.iter, f.accu].into_iter().chain(f.iter2);
+            if slots.into_iter().any(|s| s >= MAX_SLOTS) {
+                return None;
+            }
+            VOp::Fold(*f)
+        }
+        Op::OptOr(..) | Op::OptOrValue(..) | Op::List { .. } | Op::Map { .. } => return None,
+    })
+}
+
+/// `view` as the value the JSON conversion gives for `node`: `Some(None)` when it is absent,
+/// `None` when the view cannot tell (a kind the node does not hold, a node whose conversion
+/// is not the plain one).
+fn lift<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option<V<'a>>> {
+    if node.int_or_string || node.preserve_unknown_fields || node.embedded_resource {
+        return None;
+    }
+    Some(Some(match (view, node.ty) {
+        (ViewRef::Absent, _) => return Some(None),
+        (ViewRef::Bool(b), Type::Boolean) => V::Bool(b),
+        (ViewRef::Int(i), Type::Integer) => V::Int(i),
+        (ViewRef::Double(d), Type::Number) => V::Double(d),
+        (ViewRef::Str(s), Type::String) if node.format == StringFormat::Plain => V::Str(s),
+        (ViewRef::Obj(o), Type::Object) if node.additional_properties.is_none() => V::Obj(o, node),
+        (ViewRef::Map(m), Type::Object) if node.properties.is_empty() => {
+            V::Map(m, node.additional_properties.as_deref()?)
+        }
+        (ViewRef::List(l), Type::Array) => V::List(l, node.items.as_deref()?),
+        _ => return None,
+    }))
+}
+
+/// `view` lifted when present.
+fn present<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<V<'a>> {
+    lift(view, node).flatten()
+}
+
+struct Viewed<'a> {
+    ops: &'a [VOp],
+    frame: [V<'a>; MAX_SLOTS],
+    /// A value read had no view ([`Miss::Unviewable`]).
+    unviewable: bool,
+}
+
+impl<'a> Viewed<'a> {
+    fn run(
+        &mut self,
+        root: usize,
+        this: ViewRef<'a>,
+        old: Option<ViewRef<'a>>,
+        node: &'a SchemaNode,
+    ) -> Option<V<'a>> {
+        self.frame[SELF] = self.present(this, node)?;
+        if let Some(old) = old {
+            self.frame[OLD_SELF] = self.present(old, node)?;
+        }
+        self.eval(root)
+    }
+
+    /// [`lift`], noting a value without a view.
+    fn lift(&mut self, view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option<V<'a>>> {
+        let lifted = lift(view, node);
+        self.unviewable |= lifted.is_none();
+        lifted
+    }
+
+    /// [`present`], noting a value without a view.
+    fn present(&mut self, view: ViewRef<'a>, node: &'a SchemaNode) -> Option<V<'a>> {
+        self.lift(view, node)?
+    }
+
+    fn eval(&mut self, op: usize) -> Option<V<'a>> {
+        let ops = self.ops;
+        match &ops[op] {
+            VOp::Const(c) => Some(c.v()),
+            VOp::Attr { base, quals, test } => self.attr(base, quals, *test),
+            VOp::Call1(f, a) => {
+                let a = self.eval(*a)?;
+                call1(*f, a)
+            }
+            VOp::Call2(f, a, b) => {
+                let (a, b) = (self.eval(*a)?, self.eval(*b)?);
+                call2(*f, a, b)
+            }
+            VOp::Eq(a, b, ne) => {
+                let (a, b) = (self.eval(*a)?, self.eval(*b)?);
+                Some(V::Bool(scalar_eq(a, b)? != *ne))
+            }
+            VOp::And(a, b) | VOp::Or(a, b) => {
+                let is_and = matches!(ops[op], VOp::And(..));
+                for term in [*a, *b] {
+                    match self.eval(term)? {
+                        V::Bool(x) if x != is_and => return Some(V::Bool(x)),
+                        V::Bool(_) => {}
+                        _ => return None,
+                    }
+                }
+                Some(V::Bool(is_and))
+            }
+            VOp::Cond(c, t, f) => match self.eval(*c)? {
+                V::Bool(true) => self.eval(*t),
+                V::Bool(false) => self.eval(*f),
+                _ => None,
+            },
+            VOp::NotStrictlyFalse(a) => match self.eval(*a)? {
+                V::Bool(b) => Some(V::Bool(b)),
+                _ => None,
+            },
+            VOp::Matches(target, regex) => match self.eval(*target)? {
+                V::Str(s) => Some(V::Bool(regex.is_match(s))),
+                _ => None,
+            },
+            VOp::InSet(arg, set) => {
+                let v = self.eval(*arg)?;
+                if !matches!(
+                    v,
+                    V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) | V::Str(_)
+                ) {
+                    return None;
+                }
+                // Exact-type membership, as the interpreter's set lookup.
+                Some(V::Bool(
+                    set.iter().any(|m| scalar_eq(m.v(), v).unwrap_or(false)),
+                ))
+            }
+            VOp::Fold(f) => self.fold(*f),
+        }
+    }
+
+    fn attr(&mut self, base: &Base, quals: &[Q], test: bool) -> Option<V<'a>> {
+        let mut value = match base {
+            Base::Var(slot) => match self.frame[*slot] {
+                V::Unset => return None,
+                v => v,
+            },
+            Base::Op(op) => self.eval(*op)?,
+        };
+        let last = quals.len().checked_sub(1);
+        for (k, q) in quals.iter().enumerate() {
+            let presence = test && Some(k) == last;
+            let found = match (q, value) {
+                (Q::Field { property, .. }, V::Obj(o, node)) => {
+                    let name = property.as_deref()?;
+                    if node.type_meta && is_type_or_object_meta(name) {
+                        return None;
+                    }
+                    match node.property(name) {
+                        Some(child) => self.lift(o.cel_field(name), child)?,
+                        None => None,
+                    }
+                }
+                (Q::Field { raw, .. }, V::Map(m, values)) => self.lift(m.cel_get(raw), values)?,
+                (Q::Field { .. }, _) => return None,
+                (Q::Const(c), _) => self.index(value, c.v(), presence)?,
+                (Q::Op(o), _) => {
+                    let i = self.eval(*o)?;
+                    self.index(value, i, presence)?
+                }
+            };
+            if presence {
+                return Some(V::Bool(found.is_some()));
+            }
+            // A missing field or key is an evaluation error.
+            value = found?;
+        }
+        Some(value)
+    }
+
+    /// `value[index]`: `Some(None)` for a map key that is not there.
+    fn index(&mut self, value: V<'a>, index: V<'_>, presence: bool) -> Option<Option<V<'a>>> {
+        match (value, index) {
+            (V::Map(m, values), V::Str(key)) => self.lift(m.cel_get(key), values),
+            (V::List(l, items), V::Int(i)) if !presence => {
+                let i = usize::try_from(i).ok().filter(|&i| i < l.cel_len())?;
+                Some(Some(self.present(l.cel_item(i), items)?))
+            }
+            _ => None,
+        }
+    }
+
+    fn fold(&mut self, f: Fold) -> Option<V<'a>> {
+        let Fold {
+            range,
+            init,
+            cond,
+            step,
+            result,
+            iter,
+            iter2,
+            accu,
+        } = f;
+        let range = self.eval(range)?;
+        self.frame[accu] = self.eval(init)?;
+        match range {
+            V::List(l, items) => {
+                for i in 0..l.cel_len() {
+                    let item = self.present(l.cel_item(i), items)?;
+                    match iter2 {
+                        Some(second) => {
+                            self.frame[iter] = V::Int(i64::try_from(i).ok()?);
+                            self.frame[second] = item;
+                        }
+                        None => self.frame[iter] = item,
+                    }
+                    if !self.next(cond, step, accu)? {
+                        break;
+                    }
+                }
+            }
+            V::Map(m, values) => {
+                let mut keys = Vec::with_capacity(m.cel_len());
+                m.cel_keys(&mut keys);
+                for key in keys {
+                    self.frame[iter] = V::Str(key);
+                    if let Some(second) = iter2 {
+                        self.frame[second] = self.present(m.cel_get(key), values)?;
+                    }
+                    if !self.next(cond, step, accu)? {
+                        break;
+                    }
+                }
+            }
+            _ => return None,
+        }
+        let out = self.eval(result)?;
+        self.frame[accu] = V::Unset;
+        Some(out)
+    }
+
+    /// One turn of a comprehension: `false` when its condition ends the loop.
+    fn next(&mut self, cond: usize, step: usize, accu: usize) -> Option<bool> {
+        if let V::Bool(false) = self.eval(cond)? {
+            return Some(false);
+        }
+        self.frame[accu] = self.eval(step)?;
+        Some(true)
+    }
+}
+
+/// `==` on two scalars of one kind (`None`: anything else, left to the interpreter).
+fn scalar_eq(a: V<'_>, b: V<'_>) -> Option<bool> {
+    Some(match (a, b) {
+        (V::Bool(a), V::Bool(b)) => a == b,
+        (V::Int(a), V::Int(b)) => a == b,
+        (V::Uint(a), V::Uint(b)) => a == b,
+        (V::Double(a), V::Double(b)) => a == b,
+        (V::Str(a), V::Str(b)) => a == b,
+        _ => return None,
+    })
+}
+
+/// The ordering of two scalars of one kind (`None`: unordered, or anything else).
+fn scalar_cmp(a: V<'_>, b: V<'_>) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (V::Bool(a), V::Bool(b)) => Some(a.cmp(&b)),
+        (V::Int(a), V::Int(b)) => Some(a.cmp(&b)),
+        (V::Uint(a), V::Uint(b)) => Some(a.cmp(&b)),
+        (V::Double(a), V::Double(b)) => a.partial_cmp(&b),
+        (V::Str(a), V::Str(b)) => Some(a.cmp(b)),
+        _ => None,
+    }
+}
+
+fn size(n: usize) -> Option<V<'static>> {
+    Some(V::Int(i64::try_from(n).ok()?))
+}
+
+fn call1(f: F, a: V<'_>) -> Option<V<'_>> {
+    match (f, a) {
+        (F::Size, V::Str(s)) => size(s.chars().count()),
+        (F::Size, V::List(l, _)) => size(l.cel_len()),
+        (F::Size, V::Map(m, _)) => size(m.cel_len()),
+        (F::Not, V::Bool(b)) => Some(V::Bool(!b)),
+        (F::Neg, V::Int(i)) => Some(V::Int(i.checked_neg()?)),
+        (F::Neg, V::Double(d)) => Some(V::Double(-d)),
+        _ => None,
+    }
+}
+
+/// A call of two evaluated arguments (a member call's receiver first). Int overflow, division
+/// by zero and `MIN / -1` are errors: `checked_*` gives `None` for each.
+fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
+    use std::cmp::Ordering::{Greater, Less};
+    Some(match (f, a, b) {
+        (F::Lt | F::Le | F::Gt | F::Ge, a, b) => {
+            let ord = scalar_cmp(a, b)?;
+            V::Bool(match f {
+                F::Lt => ord == Less,
+                F::Le => ord != Greater,
+                F::Gt => ord == Greater,
+                _ => ord != Less,
+            })
+        }
+        (F::Add, V::Int(a), V::Int(b)) => V::Int(a.checked_add(b)?),
+        (F::Sub, V::Int(a), V::Int(b)) => V::Int(a.checked_sub(b)?),
+        (F::Mul, V::Int(a), V::Int(b)) => V::Int(a.checked_mul(b)?),
+        (F::Div, V::Int(a), V::Int(b)) => V::Int(a.checked_div(b)?),
+        (F::Rem, V::Int(a), V::Int(b)) => V::Int(a.checked_rem(b)?),
+        (F::Add, V::Uint(a), V::Uint(b)) => V::Uint(a.checked_add(b)?),
+        (F::Sub, V::Uint(a), V::Uint(b)) => V::Uint(a.checked_sub(b)?),
+        (F::Mul, V::Uint(a), V::Uint(b)) => V::Uint(a.checked_mul(b)?),
+        (F::Div, V::Uint(a), V::Uint(b)) => V::Uint(a.checked_div(b)?),
+        (F::Rem, V::Uint(a), V::Uint(b)) => V::Uint(a.checked_rem(b)?),
+        (F::Add, V::Double(a), V::Double(b)) => V::Double(a + b),
+        (F::Sub, V::Double(a), V::Double(b)) => V::Double(a - b),
+        (F::Mul, V::Double(a), V::Double(b)) => V::Double(a * b),
+        (F::Div, V::Double(a), V::Double(b)) => V::Double(a / b),
+        (F::Contains, V::Str(s), V::Str(t)) => V::Bool(s.contains(t)),
+        (F::StartsWith, V::Str(s), V::Str(t)) => V::Bool(s.starts_with(t)),
+        (F::EndsWith, V::Str(s), V::Str(t)) => V::Bool(s.ends_with(t)),
+        (F::In, v, V::List(l, items)) => {
+            let mut found = false;
+            for i in 0..l.cel_len() {
+                found |= scalar_eq(v, present(l.cel_item(i), items)?)?;
+            }
+            V::Bool(found)
+        }
+        (F::In, v, V::Consts(items)) => {
+            let mut found = false;
+            for item in items {
+                found |= scalar_eq(v, item.v())?;
+            }
+            V::Bool(found)
+        }
+        (F::In, V::Str(k), V::Map(m, _)) => V::Bool(!matches!(m.cel_get(k), ViewRef::Absent)),
+        _ => return None,
+    })
+}

@@ -1,0 +1,234 @@
+//! Views: what the typed fast path's rules read of a Rust value, borrowed in place.
+//!
+//! A view is the value's serialized JSON as serde's derive writes it, without writing it: a
+//! struct deriving `CelValidate` answers a property name with its field (`ObjView`), a
+//! `Vec` its items, a `BTreeMap` its entries, a `String` its text. The rules then run on the
+//! views ([`crate::eval::interp::Program::eval_view`]) with no CEL value built. Anything whose
+//! serialization the view does not know (a foreign type, a field with `serialize_with`, an
+//! enum) is [`ViewRef::Opaque`], and a rule that reads it defers to the value-building path.
+
+use std::collections::{BTreeMap, HashMap};
+
+/// One value as a view: what serde would serialize, by kind.
+#[derive(Clone, Copy)]
+pub enum ViewRef<'a> {
+    /// Not serialized (a skipped field), or `null` (`None`): both are absent to the rules.
+    Absent,
+    /// A JSON `true`/`false`.
+    Bool(bool),
+    /// A JSON integer that fits an `i64`.
+    Int(i64),
+    /// A JSON number written from an `f64`.
+    Double(f64),
+    /// A JSON string.
+    Str(&'a str),
+    /// A JSON object of declared fields (a struct).
+    Obj(&'a dyn ObjView),
+    /// A JSON object of arbitrary string keys (a map).
+    Map(&'a dyn MapView),
+    /// A JSON array.
+    List(&'a dyn ListView),
+    /// Something the view cannot describe: a rule that reads it defers.
+    Opaque,
+}
+
+/// A type whose serialized JSON has a view.
+pub trait CelView {
+    /// The view of `self`.
+    fn cel_view(&self) -> ViewRef<'_>;
+}
+
+/// A struct's serialized fields, by JSON name.
+pub trait ObjView {
+    /// The field serialized under `name` ([`ViewRef::Absent`] if none is).
+    fn cel_field(&self, name: &str) -> ViewRef<'_>;
+}
+
+/// A sequence's items.
+pub trait ListView {
+    /// The number of items.
+    fn cel_len(&self) -> usize;
+    /// Item `i` (`i < cel_len()`).
+    fn cel_item(&self, i: usize) -> ViewRef<'_>;
+}
+
+/// A string-keyed map's entries.
+pub trait MapView {
+    /// The number of entries.
+    fn cel_len(&self) -> usize;
+    /// The value under `key`, [`ViewRef::Absent`] if there is none.
+    fn cel_get(&self, key: &str) -> ViewRef<'_>;
+    /// Appends the keys, in serialization order, to `out`.
+    fn cel_keys<'a>(&'a self, out: &mut Vec<&'a str>);
+}
+
+/// `(&ViewProbe(&x)).cel_probe()`: `x`'s view when its type implements [`CelView`], else
+/// [`ViewRef::Opaque`] (by the autoref rule of method resolution, so generated code compiles
+/// whatever the field's type is; in a generic context the bound is unknown, hence opaque).
+pub struct ViewProbe<'a, T: ?Sized>(pub &'a T);
+
+impl<T: ?Sized> Clone for ViewProbe<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: ?Sized> Copy for ViewProbe<'_, T> {}
+
+/// The [`ViewProbe`] of a type with a view.
+pub trait ViewKnown<'a> {
+    /// The view.
+    fn cel_probe(self) -> ViewRef<'a>;
+}
+
+impl<'a, T: CelView + ?Sized> ViewKnown<'a> for &ViewProbe<'a, T> {
+    fn cel_probe(self) -> ViewRef<'a> {
+        self.0.cel_view()
+    }
+}
+
+/// The [`ViewProbe`] of any other type.
+pub trait ViewUnknown<'a> {
+    /// [`ViewRef::Opaque`].
+    fn cel_probe(self) -> ViewRef<'a>;
+}
+
+impl<'a, T: ?Sized> ViewUnknown<'a> for ViewProbe<'a, T> {
+    fn cel_probe(self) -> ViewRef<'a> {
+        ViewRef::Opaque
+    }
+}
+
+impl CelView for String {
+    fn cel_view(&self) -> ViewRef<'_> {
+        ViewRef::Str(self)
+    }
+}
+
+impl CelView for str {
+    fn cel_view(&self) -> ViewRef<'_> {
+        ViewRef::Str(self)
+    }
+}
+
+impl CelView for bool {
+    fn cel_view(&self) -> ViewRef<'_> {
+        ViewRef::Bool(*self)
+    }
+}
+
+macro_rules! int_views {
+    ($($t:ty),*) => {$(
+        impl CelView for $t {
+            fn cel_view(&self) -> ViewRef<'_> {
+                // A `u64` past `i64::MAX` is a JSON integer CEL's int cannot hold.
+                i64::try_from(*self).map_or(ViewRef::Opaque, ViewRef::Int)
+            }
+        }
+    )*};
+}
+
+int_views!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl CelView for f64 {
+    fn cel_view(&self) -> ViewRef<'_> {
+        // serde_json writes a non-finite float as `null`.
+        if self.is_finite() {
+            ViewRef::Double(*self)
+        } else {
+            ViewRef::Absent
+        }
+    }
+}
+
+impl<T: CelView + ?Sized> CelView for &T {
+    fn cel_view(&self) -> ViewRef<'_> {
+        (**self).cel_view()
+    }
+}
+
+impl<T: CelView + ?Sized> CelView for Box<T> {
+    fn cel_view(&self) -> ViewRef<'_> {
+        (**self).cel_view()
+    }
+}
+
+impl<T: CelView + ?Sized> CelView for std::sync::Arc<T> {
+    fn cel_view(&self) -> ViewRef<'_> {
+        (**self).cel_view()
+    }
+}
+
+impl<T: CelView> CelView for Option<T> {
+    fn cel_view(&self) -> ViewRef<'_> {
+        match self {
+            Some(v) => v.cel_view(),
+            None => ViewRef::Absent,
+        }
+    }
+}
+
+impl<T: CelView> CelView for Vec<T> {
+    fn cel_view(&self) -> ViewRef<'_> {
+        ViewRef::List(self)
+    }
+}
+
+impl<T: CelView> ListView for Vec<T> {
+    fn cel_len(&self) -> usize {
+        self.len()
+    }
+
+    fn cel_item(&self, i: usize) -> ViewRef<'_> {
+        self[i].cel_view()
+    }
+}
+
+/// A map entry's view: a `null` value (`None`) is a key that is there, which
+/// [`ViewRef::Absent`] would deny, so the view cannot tell it.
+fn entry_view<T: CelView>(v: &T) -> ViewRef<'_> {
+    match v.cel_view() {
+        ViewRef::Absent => ViewRef::Opaque,
+        v => v,
+    }
+}
+
+impl<T: CelView> CelView for BTreeMap<String, T> {
+    fn cel_view(&self) -> ViewRef<'_> {
+        ViewRef::Map(self)
+    }
+}
+
+impl<T: CelView> MapView for BTreeMap<String, T> {
+    fn cel_len(&self) -> usize {
+        self.len()
+    }
+
+    fn cel_get(&self, key: &str) -> ViewRef<'_> {
+        self.get(key).map_or(ViewRef::Absent, entry_view)
+    }
+
+    fn cel_keys<'a>(&'a self, out: &mut Vec<&'a str>) {
+        out.extend(self.keys().map(String::as_str));
+    }
+}
+
+impl<T: CelView, S: std::hash::BuildHasher> CelView for HashMap<String, T, S> {
+    fn cel_view(&self) -> ViewRef<'_> {
+        ViewRef::Map(self)
+    }
+}
+
+impl<T: CelView, S: std::hash::BuildHasher> MapView for HashMap<String, T, S> {
+    fn cel_len(&self) -> usize {
+        self.len()
+    }
+
+    fn cel_get(&self, key: &str) -> ViewRef<'_> {
+        self.get(key).map_or(ViewRef::Absent, entry_view)
+    }
+
+    fn cel_keys<'a>(&'a self, out: &mut Vec<&'a str>) {
+        out.extend(self.keys().map(String::as_str));
+    }
+}
