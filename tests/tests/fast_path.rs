@@ -285,40 +285,70 @@ fn typed_validation_on_views_agrees_with_the_json_path() {
     agrees(|| arb_spec().prop_map(ViewSpec::from).boxed());
 }
 
-/// A unit enum: a string in the schema, with no view (its variants are not read in place).
+/// A unit enum: the string serde writes for the variant (renamed by the container's rule).
 #[derive(CelValidate, Serialize, Clone, Copy, Debug)]
+#[serde(rename_all = "lowercase")]
 enum Mode {
     A,
+    #[serde(rename = "bee")]
     B,
 }
 
-/// A rule that reads a value without a view: the first such object turns views off for the
-/// type, and every verdict still agrees.
+/// A field serde writes its own way: no view.
+fn as_upper<S: serde::Serializer>(s: &str, out: S) -> Result<S::Ok, S::Error> {
+    out.serialize_str(&s.to_uppercase())
+}
+
+/// Rules reading an enum (read in place) and a field written by `serialize_with` (no view:
+/// the first object whose rule reads it turns views off for the type; read in place, `y`
+/// would pass where the apiserver sees `Y`); every verdict agrees.
 #[derive(CelValidate, Serialize, Clone, Debug)]
-#[cel(rule = "self.mode == 'A' || self.n > 0", message = "B needs n > 0")]
+#[cel(rule = "self.mode == 'a' || self.n > 0", message = "bee needs n > 0")]
+#[cel(
+    rule = "self.n != 7 || self.code != 'Y'",
+    message = "7 needs a code other than Y"
+)]
 struct Moded {
     mode: Mode,
     n: i64,
+    #[serde(serialize_with = "as_upper")]
+    code: String,
 }
 
 #[test]
-fn a_value_without_a_view_leaves_the_rules_to_built_values() {
+fn enums_are_read_in_place_and_values_without_a_view_are_built() {
     assert!(crd_cel::__private::typed_views::<Moded>());
     let v = Validator::from_model(&<Moded as CelSchema>::MODEL, false);
-    for mode in [Mode::A, Mode::B] {
-        for n in [-1, 1] {
-            let m = Moded { mode, n };
-            assert_eq!(text(m.validate()), by_json(&v, &m, None), "{m:?}");
+    for n in [-1, 1, 7] {
+        for mode in [Mode::A, Mode::B] {
+            for code in ["x", "y"] {
+                let m = Moded {
+                    mode,
+                    n,
+                    code: code.into(),
+                };
+                assert_eq!(text(m.validate()), by_json(&v, &m, None), "{m:?}");
+            }
         }
     }
+    let m = |mode, n| Moded {
+        mode,
+        n,
+        code: "x".into(),
+    };
+    assert_eq!(
+        text(m(Mode::B, 0).validate()),
+        "<nil>: Invalid value: bee needs n > 0"
+    );
+    assert_eq!(text(m(Mode::A, 7).validate()), "");
     assert_eq!(
         text(
             Moded {
-                mode: Mode::B,
-                n: 0
+                code: "y".into(),
+                ..m(Mode::A, 7)
             }
             .validate()
         ),
-        "<nil>: Invalid value: B needs n > 0"
+        "<nil>: Invalid value: 7 needs a code other than Y"
     );
 }

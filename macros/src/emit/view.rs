@@ -5,7 +5,8 @@
 //! a way the derive does not follow (`serialize_with`, `with`, `getter`, a rename that differs
 //! when serializing) is opaque, and so is a container whose serialization is another's
 //! (`into`, `tag`, `remote`, flattened fields). A rule reading an opaque value is evaluated on
-//! built values instead; a field's type without a view is opaque too (`ViewProbe`).
+//! built values instead; a field's type without a view is opaque too (`ViewProbe`). An enum
+//! of unit variants is the string serde writes for the variant.
 
 use super::*;
 
@@ -48,8 +49,99 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
                 }
             }
         }
+        Data::UnitEnum(_) if !reroutes => match unit_variant_names(cont) {
+            Some(arms) => {
+                let arms = arms.iter().map(|(variant, name)| match name {
+                    Some(name) => quote!(Self::#variant => #p::ViewRef::Str(#name),),
+                    // serde fails to write a skipped variant: the value path reports it.
+                    None => quote!(Self::#variant => #p::ViewRef::Opaque,),
+                });
+                quote! {
+                    #[automatically_derived]
+                    impl #impl_generics #p::CelView for #ident #ty_generics #where_clause {
+                        fn cel_view(&self) -> #p::ViewRef<'_> {
+                            match self {
+                                #(#arms)*
+                            }
+                        }
+                    }
+                }
+            }
+            None => TokenStream::new(),
+        },
         _ => TokenStream::new(),
     }
+}
+
+/// Each unit variant and the string serde writes for it (`None`: skipped), when the derive
+/// can tell: `rename = "x"` and `rename_all = "rule"` in their plain forms only.
+fn unit_variant_names<'c>(cont: &'c Container) -> Option<Vec<(&'c syn::Ident, Option<String>)>> {
+    let syn::Data::Enum(e) = &cont.original.data else {
+        return None;
+    };
+    if e.variants.is_empty() {
+        return None;
+    }
+    let mut rename_all = None;
+    for attr in cont
+        .original
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("serde"))
+    {
+        let mut plain = true;
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename_all") {
+                if meta.input.peek(syn::token::Paren) {
+                    plain = false;
+                } else {
+                    let rule = meta.value()?.parse::<syn::LitStr>()?.value();
+                    rename_all = Some(crate::case::RenameRule::from_str(&rule));
+                    return Ok(());
+                }
+            }
+            skip(&meta)
+        })
+        .ok()?;
+        if !plain {
+            return None;
+        }
+    }
+    let rename_all = match rename_all {
+        Some(rule) => Some(rule?),
+        None => None,
+    };
+    e.variants
+        .iter()
+        .map(|v| {
+            let mut rename = None;
+            let mut skipped = false;
+            let mut plain = matches!(v.fields, syn::Fields::Unit);
+            for attr in v.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+                attr.parse_nested_meta(|meta| {
+                    let key = |k: &str| meta.path.is_ident(k);
+                    if key("rename") && !meta.input.peek(syn::token::Paren) {
+                        rename = Some(meta.value()?.parse::<syn::LitStr>()?.value());
+                        return Ok(());
+                    } else if key("skip") || key("skip_serializing") {
+                        skipped = true;
+                    } else if !(key("alias") || key("skip_deserializing") || key("other")) {
+                        // `rename(serialize = ..)`, `serialize_with`, ...
+                        plain = false;
+                    }
+                    skip(&meta)
+                })
+                .ok()?;
+            }
+            plain.then_some(())?;
+            let raw = v.ident.to_string();
+            let name = rename.unwrap_or_else(|| match rename_all {
+                Some(rule) => rule.apply_to_variant(&raw),
+                None => raw,
+            });
+            Some((&v.ident, (!skipped).then_some(name)))
+        })
+        .collect()
 }
 
 /// Whether the struct's fields are written under names of their own: none flattened, no
