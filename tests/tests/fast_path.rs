@@ -85,7 +85,7 @@ struct ViewPort {
     protocol: Option<String>,
 }
 
-/// `Inner` with a transition rule on a field.
+/// `Inner` with a transition rule on a field, and a field written as `null` when unset.
 #[derive(CelValidate, Serialize, Clone, Debug)]
 #[cel(rule = "self.s != 'no'")]
 struct ViewInner {
@@ -93,11 +93,13 @@ struct ViewInner {
     n: i64,
     #[schemars(length(max = 3))]
     s: String,
+    #[schemars(length(max = 3))]
+    note: Option<String>,
 }
 
-/// Rules of every kind the viewed evaluation implements, and rules that fail with errors
-/// (`self.label` when it is absent, `self.ports[0]` of no ports) or read what it cannot
-/// compare (`self.inner == oldSelf.inner`), which it leaves to the interpreter.
+/// Rules of every kind the viewed evaluation implements (equality of objects, maps, map lists
+/// and sets included), and rules that fail with errors (`self.label` when it is absent,
+/// `self.ports[0]` of no ports), which it leaves to the interpreter.
 #[derive(CelValidate, Serialize, Clone, Debug)]
 #[cel(rule = "self.min <= self.max", message = "min must not exceed max")]
 #[cel(rule = "!has(self.label) || self.label != 'bad'")]
@@ -113,6 +115,9 @@ struct ViewInner {
 #[cel(rule = "!('c' in self.labels) || self.labels['c'].endsWith('v')")]
 #[cel(rule = "self.labels.all(k, k < 'c' || self.labels[k] == 'v')")]
 #[cel(rule = "self.min != 2 || self.inner == oldSelf.inner")]
+#[cel(rule = "self.min != 3 || self.ports == oldSelf.ports")]
+#[cel(rule = "self.max != 2 || self.labels == oldSelf.labels")]
+#[cel(rule = "self.max != 1 || self.tags != oldSelf.tags || self.min == 0")]
 #[serde(rename_all = "camelCase")]
 struct ViewSpec {
     min: i64,
@@ -152,6 +157,7 @@ impl From<Spec> for ViewSpec {
             labels: s.labels,
             tier: s.tier,
             inner: ViewInner {
+                note: (s.inner.n > 0).then(|| "x".to_owned()),
                 n: s.inner.n,
                 s: s.inner.s,
             },
@@ -235,6 +241,7 @@ fn text(r: Result<(), crd_cel::ValidationErrors>) -> String {
 /// generator reaches both verdicts on create and on update.
 fn agrees<T: CelValidate + CelSchema + Serialize + std::fmt::Debug + 'static>(
     values: impl Fn() -> BoxedStrategy<T>,
+    tweak: fn(&T) -> T,
 ) {
     let v = Validator::from_model(&T::MODEL, false);
     let mut runner = TestRunner::new(Config {
@@ -245,8 +252,15 @@ fn agrees<T: CelValidate + CelSchema + Serialize + std::fmt::Debug + 'static>(
     let invalid = std::cell::Cell::new([0usize; 2]);
     runner
         .run(&(values(), values()), |(new, old)| {
-            // An update from another value, and from the same value (transition rules hold).
-            for (i, old) in [(0, None), (1, Some(&old)), (1, Some(&new))] {
+            // An update from another value, from the same value (transition rules hold), and
+            // from a value that differs in a few places (for the rules comparing old and new).
+            let near = tweak(&new);
+            for (i, old) in [
+                (0, None),
+                (1, Some(&old)),
+                (1, Some(&new)),
+                (1, Some(&near)),
+            ] {
                 let want = by_json(&v, &new, old);
                 let got = match old {
                     None => text(new.validate()),
@@ -276,13 +290,40 @@ fn agrees<T: CelValidate + CelSchema + Serialize + std::fmt::Debug + 'static>(
 fn typed_validation_agrees_with_the_json_path() {
     // `Spec`'s `map()` rule is not one the viewed evaluation runs: values are built.
     assert!(!crd_cel::__private::typed_views::<Spec>());
-    agrees(|| arb_spec().boxed());
+    agrees(
+        || arb_spec().boxed(),
+        |s| {
+            let mut t = s.clone();
+            t.inner.n += 1;
+            t.tags.reverse();
+            t
+        },
+    );
 }
 
 #[test]
 fn typed_validation_on_views_agrees_with_the_json_path() {
     assert!(crd_cel::__private::typed_views::<ViewSpec>());
-    agrees(|| arb_spec().prop_map(ViewSpec::from).boxed());
+    agrees(
+        || arb_spec().prop_map(ViewSpec::from).boxed(),
+        |s| {
+            let mut t = s.clone();
+            // Same keys, another item; another value under a key; a set in another order; a
+            // field `null` on one side only.
+            if let Some(p) = t.ports.first_mut() {
+                p.port += 1;
+            }
+            if let Some(v) = t.labels.values_mut().next() {
+                *v = "w".into();
+            }
+            t.tags.reverse();
+            t.inner.note = match t.inner.note {
+                Some(_) => None,
+                None => Some("y".into()),
+            };
+            t
+        },
+    );
 }
 
 /// A unit enum: the string serde writes for the variant (renamed by the container's rule).

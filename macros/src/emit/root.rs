@@ -92,6 +92,10 @@ pub(super) fn emit_root(
             .status
             .as_ref()
             .map(|_| quote!("status" => (&#p::ViewProbe(&self.status)).cel_probe(),));
+        let count = match k.status {
+            Some(_) => quote!(4 + usize::from(self.status.is_some())),
+            None => quote!(4),
+        };
         quote! {
             #[automatically_derived]
             impl #p::ObjView for #root {
@@ -102,6 +106,12 @@ pub(super) fn emit_root(
                         #status
                         _ => #p::ViewRef::Opaque,
                     }
+                }
+
+                fn cel_count(&self) -> usize {
+                    // `apiVersion`, `kind`, `metadata` and `spec`, and `status` when kube
+                    // writes it.
+                    #count
                 }
             }
             #[automatically_derived]

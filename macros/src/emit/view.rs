@@ -18,6 +18,7 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
     match &cont.data {
         Data::Struct(fields) if !reroutes && plain_fields(fields) => {
             let arms = fields.iter().filter_map(|f| field_arm(f, p));
+            let count = entry_count(fields);
             quote! {
                 #[automatically_derived]
                 impl #impl_generics #p::ObjView for #ident #ty_generics #where_clause {
@@ -28,6 +29,10 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
                             _ => #p::ViewRef::Absent,
                         }
                     }
+
+                    fn cel_count(&self) -> usize {
+                        #count
+                    }
                 }
                 #[automatically_derived]
                 impl #impl_generics #p::CelView for #ident #ty_generics #where_clause {
@@ -37,7 +42,7 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
                 }
             }
         }
-        Data::Newtype(f) if !reroutes && matches!(field_serialization(f), Serialization::Plain) => {
+        Data::Newtype(f) if !reroutes && plain_newtype(f) => {
             let access = access(f);
             quote! {
                 #[automatically_derived]
@@ -144,6 +149,12 @@ fn unit_variant_names<'c>(cont: &'c Container) -> Option<Vec<(&'c syn::Ident, Op
         .collect()
 }
 
+/// Whether a newtype's field is written by its own `Serialize`, always.
+fn plain_newtype(f: &Field) -> bool {
+    let ser = field_serialization(f);
+    ser.plain && matches!(ser.written, Written::Always)
+}
+
 /// Whether the struct's fields are written under names of their own: none flattened, no
 /// two under one name (serde writes both, and the last one is read back).
 fn plain_fields(fields: &[Field]) -> bool {
@@ -152,6 +163,23 @@ fn plain_fields(fields: &[Field]) -> bool {
         .iter()
         .filter(|f| !f.serde.skip)
         .all(|f| !f.serde.flatten && names.insert(f.name.as_str()))
+}
+
+/// How many entries serde writes for the struct: its fields, less those skipped.
+fn entry_count(fields: &[Field]) -> TokenStream {
+    let mut always = 0usize;
+    let mut maybe = Vec::new();
+    for f in fields {
+        match field_serialization(f).written {
+            Written::Never => {}
+            Written::Always => always += 1,
+            Written::SkipIf(pred) => {
+                let access = access(f);
+                maybe.push(quote!(usize::from(!#pred(&self.#access))));
+            }
+        }
+    }
+    quote!(#always #(+ #maybe)*)
 }
 
 fn access(f: &Field) -> TokenStream {
@@ -171,34 +199,47 @@ fn field_arm(f: &Field, p: &TokenStream) -> Option<TokenStream> {
     }
     let name = &f.name;
     let access = access(f);
-    let probe = quote!((&#p::ViewProbe(&self.#access)).cel_probe());
-    let view = match field_serialization(f) {
-        Serialization::Plain => probe,
+    let ser = field_serialization(f);
+    let value = if ser.plain {
+        quote!((&#p::ViewProbe(&self.#access)).cel_probe())
+    } else {
+        quote!(#p::ViewRef::Opaque)
+    };
+    let view = match ser.written {
+        Written::Always => value,
         // serde calls the predicate with a reference to the field, as here.
-        Serialization::SkipIf(pred) => {
-            quote!(if #pred(&self.#access) { #p::ViewRef::Absent } else { #probe })
+        Written::SkipIf(pred) => {
+            quote!(if #pred(&self.#access) { #p::ViewRef::Absent } else { #value })
         }
-        Serialization::Never => quote!(#p::ViewRef::Absent),
-        Serialization::Other => quote!(#p::ViewRef::Opaque),
+        Written::Never => quote!(#p::ViewRef::Absent),
     };
     Some(quote!(#name => #view,))
 }
 
-enum Serialization {
-    /// The field's own `Serialize`, under its name.
-    Plain,
-    /// The same, unless `skip_serializing_if`'s predicate says to skip it.
+/// How serde writes a field.
+struct Serialization {
+    /// By its own `Serialize`, under its (schema) name; else opaque.
+    plain: bool,
+    written: Written,
+}
+
+/// Whether serde writes a field.
+enum Written {
+    Always,
+    /// Unless `skip_serializing_if`'s predicate says to skip it.
     SkipIf(syn::ExprPath),
-    /// `skip_serializing`: never written.
+    /// `skip` or `skip_serializing`: never.
     Never,
-    /// Anything else.
-    Other,
 }
 
 /// How serde writes the field, from its `#[serde(..)]` keys (errors are the serde and
-/// schema parsers' to report; an attribute this cannot read makes the field opaque).
+/// schema parsers' to report; an attribute this cannot read makes the field opaque, written
+/// always).
 fn field_serialization(f: &Field) -> Serialization {
-    let mut out = Serialization::Plain;
+    let mut out = Serialization {
+        plain: true,
+        written: Written::Always,
+    };
     for attr in f
         .original
         .attrs
@@ -208,26 +249,29 @@ fn field_serialization(f: &Field) -> Serialization {
         let read = attr.parse_nested_meta(|meta| {
             let key = |k: &str| meta.path.is_ident(k);
             if key("serialize_with") || key("with") || key("getter") {
-                out = Serialization::Other;
+                out.plain = false;
             } else if key("rename") && meta.input.peek(syn::token::Paren) {
                 // `rename(serialize = ..)` may differ from the schema's (deserialize) name.
-                out = Serialization::Other;
-            } else if key("skip_serializing") && !matches!(out, Serialization::Other) {
-                out = Serialization::Never;
+                out.plain = false;
+            } else if key("skip") || key("skip_serializing") {
+                out.written = Written::Never;
             } else if key("skip_serializing_if") {
                 let pred = meta
                     .value()?
                     .parse::<syn::LitStr>()?
                     .parse::<syn::ExprPath>()?;
-                if matches!(out, Serialization::Plain) {
-                    out = Serialization::SkipIf(pred);
+                if !matches!(out.written, Written::Never) {
+                    out.written = Written::SkipIf(pred);
                 }
                 return Ok(());
             }
             skip(&meta)
         });
         if read.is_err() {
-            return Serialization::Other;
+            return Serialization {
+                plain: false,
+                written: Written::Always,
+            };
         }
     }
     out

@@ -12,8 +12,11 @@ use std::collections::{BTreeMap, HashMap};
 /// One value as a view: what serde would serialize, by kind.
 #[derive(Clone, Copy)]
 pub enum ViewRef<'a> {
-    /// Not serialized (a skipped field), or `null` (`None`): both are absent to the rules.
+    /// Not serialized (a skipped field, a key that is not there).
     Absent,
+    /// `null` (`None`): hidden from the rules as an absent value is, but an entry of its
+    /// object (which object equality counts).
+    Null,
     /// A JSON `true`/`false`.
     Bool(bool),
     /// A JSON integer that fits an `i64`.
@@ -42,6 +45,8 @@ pub trait CelView {
 pub trait ObjView {
     /// The field serialized under `name` ([`ViewRef::Absent`] if none is).
     fn cel_field(&self, name: &str) -> ViewRef<'_>;
+    /// How many entries the serialized object has (`null`s included).
+    fn cel_count(&self) -> usize;
 }
 
 /// A sequence's items.
@@ -136,7 +141,7 @@ impl CelView for f64 {
         if self.is_finite() {
             ViewRef::Double(*self)
         } else {
-            ViewRef::Absent
+            ViewRef::Null
         }
     }
 }
@@ -163,7 +168,7 @@ impl<T: CelView> CelView for Option<T> {
     fn cel_view(&self) -> ViewRef<'_> {
         match self {
             Some(v) => v.cel_view(),
-            None => ViewRef::Absent,
+            None => ViewRef::Null,
         }
     }
 }
@@ -184,11 +189,11 @@ impl<T: CelView> ListView for Vec<T> {
     }
 }
 
-/// A map entry's view: a `null` value (`None`) is a key that is there, which
-/// [`ViewRef::Absent`] would deny, so the view cannot tell it.
+/// A map entry's view: a `null` value is left to built values (the JSON conversion keeps the
+/// entry), and so is a value with no entry of its own.
 fn entry_view<T: CelView>(v: &T) -> ViewRef<'_> {
     match v.cel_view() {
-        ViewRef::Absent => ViewRef::Opaque,
+        ViewRef::Absent | ViewRef::Null => ViewRef::Opaque,
         v => v,
     }
 }

@@ -18,7 +18,7 @@ use super::super::view::{ListView, MapView, ObjView, ViewRef};
 use super::Program;
 use super::ir::{Base, Fold, OLD_SELF, Op, QualKind, SELF};
 use crate::model::Type;
-use crate::tree::{SchemaNode, StringFormat, is_type_or_object_meta};
+use crate::tree::{ListKind, SchemaNode, StringFormat, is_type_or_object_meta};
 
 /// The most variable slots (`self`, `oldSelf` and comprehension variables) a viewed program
 /// may use: its frame lives on the stack.
@@ -34,6 +34,7 @@ enum V<'a> {
     Str(&'a str),
     Obj(&'a dyn ObjView, &'a SchemaNode),
     Map(&'a dyn MapView, &'a SchemaNode),
+    /// A list and its node (not its items').
     List(&'a dyn ListView, &'a SchemaNode),
     /// A constant list of scalars.
     Consts(&'a [C]),
@@ -278,7 +279,8 @@ fn lift<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option<V<'a>>> {
         return None;
     }
     Some(Some(match (view, node.ty) {
-        (ViewRef::Absent, _) => return Some(None),
+        // A `null` is hidden from the rules as an absent value is.
+        (ViewRef::Absent | ViewRef::Null, _) => return Some(None),
         (ViewRef::Bool(b), Type::Boolean) => V::Bool(b),
         (ViewRef::Int(i), Type::Integer) => V::Int(i),
         (ViewRef::Double(d), Type::Number) => V::Double(d),
@@ -287,7 +289,7 @@ fn lift<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option<V<'a>>> {
         (ViewRef::Map(m), Type::Object) if node.properties.is_empty() => {
             V::Map(m, node.additional_properties.as_deref()?)
         }
-        (ViewRef::List(l), Type::Array) => V::List(l, node.items.as_deref()?),
+        (ViewRef::List(l), Type::Array) if node.items.is_some() => V::List(l, node),
         _ => return None,
     }))
 }
@@ -346,7 +348,7 @@ impl<'a> Viewed<'a> {
             }
             VOp::Eq(a, b, ne) => {
                 let (a, b) = (self.eval(*a)?, self.eval(*b)?);
-                Some(V::Bool(scalar_eq(a, b)? != *ne))
+                Some(V::Bool(self.equal(a, b, 0)? != *ne))
             }
             VOp::And(a, b) | VOp::Or(a, b) => {
                 let is_and = matches!(ops[op], VOp::And(..));
@@ -432,9 +434,9 @@ impl<'a> Viewed<'a> {
     fn index(&mut self, value: V<'a>, index: V<'_>, presence: bool) -> Option<Option<V<'a>>> {
         match (value, index) {
             (V::Map(m, values), V::Str(key)) => self.lift(m.cel_get(key), values),
-            (V::List(l, items), V::Int(i)) if !presence => {
+            (V::List(l, list), V::Int(i)) if !presence => {
                 let i = usize::try_from(i).ok().filter(|&i| i < l.cel_len())?;
-                Some(Some(self.present(l.cel_item(i), items)?))
+                Some(Some(self.present(l.cel_item(i), items_of(list)?)?))
             }
             _ => None,
         }
@@ -454,7 +456,8 @@ impl<'a> Viewed<'a> {
         let range = self.eval(range)?;
         self.frame[accu] = self.eval(init)?;
         match range {
-            V::List(l, items) => {
+            V::List(l, list) => {
+                let items = items_of(list)?;
                 for i in 0..l.cel_len() {
                     let item = self.present(l.cel_item(i), items)?;
                     match iter2 {
@@ -496,6 +499,179 @@ impl<'a> Viewed<'a> {
         }
         self.frame[accu] = self.eval(step)?;
         Some(true)
+    }
+}
+
+/// A map-list item's key tuple, compared as the list-type check compares keys.
+#[derive(PartialEq)]
+enum KeyPart<'a> {
+    Str(&'a str),
+    Int(i64),
+    Bool(bool),
+}
+
+impl<'a> Viewed<'a> {
+    /// The `len` items of a list as scalars (`at`), `None` if one is not or two are equal.
+    fn scalars(
+        &mut self,
+        l: &'a dyn ListView,
+        len: usize,
+        at: &dyn Fn(&mut Self, &'a dyn ListView, usize) -> Option<V<'a>>,
+    ) -> Option<Vec<V<'a>>> {
+        let mut out = Vec::with_capacity(len);
+        for i in 0..len {
+            let v = at(self, l, i)?;
+            if out.iter().any(|p| scalar_eq(*p, v) != Some(false)) {
+                return None;
+            }
+            out.push(v);
+        }
+        Some(out)
+    }
+
+    /// The key tuples of a map list's items, `None` if a key field is missing or not a
+    /// string, int or bool, or two items share a tuple.
+    fn map_keys(
+        &mut self,
+        l: &'a dyn ListView,
+        items: &'a SchemaNode,
+        keys: &[std::sync::Arc<str>],
+    ) -> Option<Vec<Vec<KeyPart<'a>>>> {
+        let mut out: Vec<Vec<KeyPart<'a>>> = Vec::with_capacity(l.cel_len());
+        for i in 0..l.cel_len() {
+            let V::Obj(o, node) = self.present(l.cel_item(i), items)? else {
+                return None;
+            };
+            let mut tuple = Vec::with_capacity(keys.len());
+            for key in keys {
+                let child = node.property(key)?;
+                tuple.push(match self.present(o.cel_field(key), child)? {
+                    V::Str(s) => KeyPart::Str(s),
+                    V::Int(n) => KeyPart::Int(n),
+                    V::Bool(b) => KeyPart::Bool(b),
+                    _ => return None,
+                });
+            }
+            if out.contains(&tuple) {
+                return None;
+            }
+            out.push(tuple);
+        }
+        Some(out)
+    }
+}
+
+/// The items' node of a list node.
+fn items_of(list: &SchemaNode) -> Option<&SchemaNode> {
+    list.items.as_deref()
+}
+
+/// How deep [`Viewed::equal`] compares before it leaves the answer to built values.
+const MAX_EQUAL_DEPTH: u32 = 32;
+
+impl<'a> Viewed<'a> {
+    /// CEL's `==` on two values of one schema node, as the interpreter's `equals` gives it
+    /// on their conversions: objects by declared property (a `null` and an absent field
+    /// differ, as entries of the object), maps by key, lists by their list type. `None` for
+    /// values of different nodes or kinds, an object with entries the schema does not
+    /// declare, and whatever has no view.
+    fn equal(&mut self, a: V<'a>, b: V<'a>, depth: u32) -> Option<bool> {
+        if depth > MAX_EQUAL_DEPTH {
+            return None;
+        }
+        match (a, b) {
+            (V::Obj(x, n), V::Obj(y, m)) if std::ptr::eq(n, m) && !n.type_meta => {
+                let (mut xs, mut ys) = (0, 0);
+                let mut equal = true;
+                for (name, child) in &n.properties {
+                    let (p, q) = (x.cel_field(name), y.cel_field(name));
+                    xs += usize::from(!matches!(p, ViewRef::Absent));
+                    ys += usize::from(!matches!(q, ViewRef::Absent));
+                    equal &= match (p, q) {
+                        (ViewRef::Absent, ViewRef::Absent) | (ViewRef::Null, ViewRef::Null) => true,
+                        (ViewRef::Absent | ViewRef::Null, _)
+                        | (_, ViewRef::Absent | ViewRef::Null) => false,
+                        (p, q) => {
+                            let (p, q) = (self.present(p, child)?, self.present(q, child)?);
+                            self.equal(p, q, depth + 1)?
+                        }
+                    };
+                }
+                // Entries the schema does not declare are compared by the interpreter.
+                (xs == x.cel_count() && ys == y.cel_count()).then_some(equal)
+            }
+            (V::Map(x, n), V::Map(y, m)) if std::ptr::eq(n, m) => {
+                if x.cel_len() != y.cel_len() {
+                    return Some(false);
+                }
+                let mut keys = Vec::with_capacity(x.cel_len());
+                x.cel_keys(&mut keys);
+                let mut equal = true;
+                for key in keys {
+                    let p = self.present(x.cel_get(key), n)?;
+                    equal &= match y.cel_get(key) {
+                        ViewRef::Absent => false,
+                        q => {
+                            let q = self.present(q, n)?;
+                            self.equal(p, q, depth + 1)?
+                        }
+                    };
+                }
+                Some(equal)
+            }
+            (V::List(x, n), V::List(y, m)) if std::ptr::eq(n, m) => {
+                let items = items_of(n)?;
+                let len = x.cel_len();
+                if len != y.cel_len() {
+                    return Some(false);
+                }
+                let mut equal = true;
+                match &n.list_kind {
+                    ListKind::Plain => {
+                        for i in 0..len {
+                            let (p, q) = (x.cel_item(i), y.cel_item(i));
+                            let (p, q) = (self.present(p, items)?, self.present(q, items)?);
+                            equal &= self.equal(p, q, depth + 1)?;
+                        }
+                    }
+                    // The same scalars in any order; with a repeated item (an invalid set)
+                    // the interpreter's set comparison is left to it.
+                    ListKind::Set => {
+                        let at = |s: &mut Self, l: &'a dyn ListView, i| match s
+                            .present(l.cel_item(i), items)?
+                        {
+                            v
+                            @ (V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) | V::Str(_)) => {
+                                Some(v)
+                            }
+                            _ => None,
+                        };
+                        let (xs, ys) = (self.scalars(x, len, &at)?, self.scalars(y, len, &at)?);
+                        equal = ys
+                            .iter()
+                            .all(|q| xs.iter().any(|p| scalar_eq(*p, *q) == Some(true)));
+                    }
+                    // The item of each key on both sides equal; with a repeated key (an
+                    // invalid map list) the interpreter's comparison is left to it.
+                    ListKind::Map(keys) => {
+                        let xk = self.map_keys(x, items, keys)?;
+                        let yk = self.map_keys(y, items, keys)?;
+                        for (j, key) in yk.iter().enumerate() {
+                            let Some(i) = xk.iter().position(|k| k == key) else {
+                                return Some(false);
+                            };
+                            let p = self.present(x.cel_item(i), items)?;
+                            let q = self.present(y.cel_item(j), items)?;
+                            equal &= self.equal(p, q, depth + 1)?;
+                        }
+                    }
+                }
+                Some(equal)
+            }
+            (V::Obj(..) | V::Map(..) | V::List(..) | V::Consts(_) | V::Unset, _)
+            | (_, V::Obj(..) | V::Map(..) | V::List(..) | V::Consts(_) | V::Unset) => None,
+            (a, b) => scalar_eq(a, b),
+        }
     }
 }
 
@@ -570,7 +746,8 @@ fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
         (F::Contains, V::Str(s), V::Str(t)) => V::Bool(s.contains(t)),
         (F::StartsWith, V::Str(s), V::Str(t)) => V::Bool(s.starts_with(t)),
         (F::EndsWith, V::Str(s), V::Str(t)) => V::Bool(s.ends_with(t)),
-        (F::In, v, V::List(l, items)) => {
+        (F::In, v, V::List(l, list)) => {
+            let items = items_of(list)?;
             let mut found = false;
             for i in 0..l.cel_len() {
                 found |= scalar_eq(v, present(l.cel_item(i), items)?)?;
@@ -584,7 +761,11 @@ fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
             }
             V::Bool(found)
         }
-        (F::In, V::Str(k), V::Map(m, _)) => V::Bool(!matches!(m.cel_get(k), ViewRef::Absent)),
+        (F::In, V::Str(k), V::Map(m, _)) => match m.cel_get(k) {
+            ViewRef::Absent => V::Bool(false),
+            ViewRef::Opaque => return None,
+            _ => V::Bool(true),
+        },
         _ => return None,
     })
 }

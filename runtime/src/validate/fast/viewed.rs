@@ -70,10 +70,10 @@ impl Walk<'_> {
         old: Option<ViewRef<'_>>,
     ) -> Result<(), Miss> {
         // Rules run on values that are there (a `null` is not).
-        if !node.rules_below || matches!(new, ViewRef::Absent) {
+        if !node.rules_below || matches!(new, ViewRef::Absent | ViewRef::Null) {
             return Ok(());
         }
-        let old = old.filter(|o| !matches!(o, ViewRef::Absent));
+        let old = old.filter(|o| !matches!(o, ViewRef::Absent | ViewRef::Null));
         for rule in self.nodes.rules(node) {
             let program = rule.program().map_err(|_| Miss::Unknown)?;
             let viewed = rule.viewed.as_ref().ok_or(Miss::Unknown)?;
@@ -131,7 +131,7 @@ impl Walk<'_> {
                     for i in 0..l.cel_len() {
                         // A `null` item is not skipped by the apiserver's walk: defer.
                         let item = l.cel_item(i);
-                        if matches!(item, ViewRef::Absent) {
+                        if matches!(item, ViewRef::Absent | ViewRef::Null) {
                             return Err(Miss::Unknown);
                         }
                         self.node(items, item, None)?;
