@@ -105,8 +105,8 @@ fn validator_of<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>(
     v
 }
 
-/// Whether `T`'s typed fast path runs every rule on views (`false` if it cannot be validated):
-/// for tests that must know which path they exercise.
+/// Whether `T`'s typed fast path runs every rule on views, and has not turned them off
+/// (`false` if it cannot be validated): for tests that must know which path they exercise.
 pub fn typed_views<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>() -> bool {
     validator_of::<T>(false, None).is_ok_and(|v| v.runs_rules_on_views())
 }

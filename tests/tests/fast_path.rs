@@ -324,6 +324,8 @@ fn typed_validation_on_views_agrees_with_the_json_path() {
             t
         },
     );
+    // Still on views: valid objects they could not answer for would have turned them off.
+    assert!(crd_cel::__private::typed_views::<ViewSpec>());
 }
 
 /// A unit enum: the string serde writes for the variant (renamed by the container's rule).
@@ -359,6 +361,15 @@ struct Moded {
 #[test]
 fn enums_are_read_in_place_and_values_without_a_view_are_built() {
     assert!(crd_cel::__private::typed_views::<Moded>());
+    Moded {
+        mode: Mode::B,
+        n: 1,
+        code: "x".into(),
+    }
+    .validate()
+    .unwrap();
+    // Reading `mode` in place (no `code`) kept views on.
+    assert!(crd_cel::__private::typed_views::<Moded>());
     let v = Validator::from_model(&<Moded as CelSchema>::MODEL, false);
     for n in [-1, 1, 7] {
         for mode in [Mode::A, Mode::B] {
@@ -372,6 +383,8 @@ fn enums_are_read_in_place_and_values_without_a_view_are_built() {
             }
         }
     }
+    // The object with n = 7 read `code`, which has no view.
+    assert!(!crd_cel::__private::typed_views::<Moded>());
     let m = |mode, n| Moded {
         mode,
         n,

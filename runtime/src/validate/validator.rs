@@ -16,7 +16,7 @@ use crate::eval::view::ViewRef;
 use crate::model::Schema;
 use crate::schema::{OwnedSchema, SchemaArena, SchemaError};
 use crate::tree::SchemaNode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// The runtime cost budget for validating one object (`RuntimeCELCostBudget`).
 pub const RUNTIME_COST_BUDGET: i64 = 10_000_000;
@@ -98,6 +98,10 @@ pub enum ManifestError {
     Schema(#[from] SchemaError),
 }
 
+/// How many valid objects the typed fast path's views may fail to answer for before they are
+/// no longer tried for the type.
+const MAX_VIEW_MISSES: u32 = 16;
+
 /// The compiled rules of one schema, ready to validate any number of objects.
 ///
 /// Build it once (per type, or per CRD version) and reuse it: every rule and messageExpression is
@@ -116,6 +120,8 @@ pub struct Validator {
     views: bool,
     /// Whether a rule read a value of this type that has no view (views are then not tried).
     unviewable: AtomicBool,
+    /// How many valid objects the views could not answer for.
+    view_misses: AtomicU32,
     /// The OpenAPI constraints, read once from the JSON schema.
     pub(super) checks: Option<super::openapi::Check>,
     /// The CRD version has the status subresource (`subresources.status`), which changes how
@@ -464,6 +470,7 @@ impl Validator {
         Validator {
             views: super::fast::viewed::ready(&nodes, &root, false),
             unviewable: AtomicBool::new(false),
+            view_misses: AtomicU32::new(0),
             root,
             nodes,
             resource_root,
@@ -586,9 +593,9 @@ impl Validator {
     /// The typed fast path ([`super::fast`]): whether `value` (an update from `old`) is valid
     /// through [`Validator::validate_request`] without a status subresource, answered without
     /// JSON. `false` means "not known": validate through the JSON path for the errors.
-    /// Whether the typed fast path runs every rule on views.
+    /// Whether the typed fast path runs every rule on views (and has not turned them off).
     pub(crate) fn runs_rules_on_views(&self) -> bool {
-        self.views
+        self.views && !self.unviewable.load(Ordering::Relaxed)
     }
 
     pub(crate) fn fast_valid<T: serde::Serialize + ?Sized>(
@@ -615,19 +622,41 @@ impl Validator {
                 values,
             )
         };
-        // Every rule on views when it can (the checks still serialize, building only what the
+        // Every rule on views when it can (the checks still serialize, hashing what the
         // list-type checks compare); values are built when a rule reads what a view cannot
-        // describe, and for objects that may be invalid.
-        // Once a value a rule reads has no view (a foreign type, an enum), the type's objects
-        // are no longer tried on views: that recurs, and each try would be paid twice.
+        // describe, and for objects that may be invalid. Once a value a rule reads has no view
+        // (another crate's type, a data-carrying enum), the type's objects are no longer tried
+        // on views: that recurs, and each try would be paid twice.
         let views = self.views && !self.unviewable.load(Ordering::Relaxed);
+        let mut missed = false;
         if views && serialize(value, true, false).is_ok() {
             match super::fast::viewed::valid(&self.nodes, &self.root, view, old_view) {
                 Ok(()) => return true,
                 Err(Miss::Unviewable) => self.unviewable.store(true, Ordering::Relaxed),
-                Err(Miss::Unknown) => {}
+                Err(Miss::Unknown) => missed = true,
             }
         }
+        let valid = self.valid_by_values(value, old);
+        // Views that keep failing on valid objects (a cost bound over the budget, a comparison
+        // they leave to values) cost a second pass each time: they are turned off too.
+        if missed && valid && self.view_misses.fetch_add(1, Ordering::Relaxed) >= MAX_VIEW_MISSES {
+            self.unviewable.store(true, Ordering::Relaxed);
+        }
+        valid
+    }
+
+    /// The fast path on built values: whether `value` (an update from `old`) is valid.
+    fn valid_by_values<T: serde::Serialize + ?Sized>(&self, value: &T, old: Option<&T>) -> bool {
+        let serialize = |v: &T, check, values| {
+            super::fast::serialize(
+                v,
+                &self.root,
+                &self.nodes,
+                self.resource_root,
+                check,
+                values,
+            )
+        };
         let Ok(new) = serialize(value, true, true) else {
             return false;
         };

@@ -351,15 +351,19 @@ impl<'a> Viewed<'a> {
                 Some(V::Bool(self.equal(a, b, 0)? != *ne))
             }
             VOp::And(a, b) | VOp::Or(a, b) => {
+                // cel-go's commutative `&&`/`||`: either side's absorbing value (false, true)
+                // is the result, whatever the other side is (an error included); else an
+                // error on either side is.
                 let is_and = matches!(ops[op], VOp::And(..));
+                let mut unknown = false;
                 for term in [*a, *b] {
-                    match self.eval(term)? {
-                        V::Bool(x) if x != is_and => return Some(V::Bool(x)),
-                        V::Bool(_) => {}
-                        _ => return None,
+                    match self.eval(term) {
+                        Some(V::Bool(x)) if x != is_and => return Some(V::Bool(x)),
+                        Some(V::Bool(_)) => {}
+                        _ => unknown = true,
                     }
                 }
-                Some(V::Bool(is_and))
+                (!unknown).then_some(V::Bool(is_and))
             }
             VOp::Cond(c, t, f) => match self.eval(*c)? {
                 V::Bool(true) => self.eval(*t),
