@@ -116,6 +116,7 @@ struct ViewInner {
 #[cel(rule = "self.labels.all(k, k < 'c' || self.labels[k] == 'v')")]
 #[cel(rule = "self.min != 2 || self.inner == oldSelf.inner")]
 #[cel(rule = "self.min != 3 || self.ports == oldSelf.ports")]
+#[cel(rule = "self.tier.indexOf('r') != 1 || self.min > 0")]
 #[cel(rule = "self.max != 2 || self.labels == oldSelf.labels")]
 #[cel(rule = "self.max != 1 || self.tags != oldSelf.tags || self.min == 0")]
 #[serde(rename_all = "camelCase")]

@@ -13,6 +13,7 @@
 
 use std::sync::Arc;
 
+use super::super::function::Impl;
 use super::super::value::Value;
 use super::super::view::{ListView, MapView, ObjView, ViewRef};
 use super::Program;
@@ -152,6 +153,10 @@ enum VOp {
     },
     Call1(F, usize),
     Call2(F, usize, usize),
+    /// A call of any other function on scalars, through its library implementation (the
+    /// overload the checker resolved, as the interpreter calls it), whose result is a scalar
+    /// other than a string.
+    Lib(Impl, Box<[usize]>),
     Eq(usize, usize, bool),
     And(usize, usize),
     Or(usize, usize),
@@ -241,15 +246,20 @@ fn plan_op(op: &Op) -> Option<VOp> {
                 .collect::<Option<_>>()?,
             test: *test,
         },
-        Op::Call { callee, args } => match args[..] {
-            [a] => VOp::Call1(f(callee)?, a),
-            [a, b] => VOp::Call2(f(callee)?, a, b),
-            _ => return None,
+        Op::Call { callee, args } => match (f(callee), &args[..]) {
+            (Some(f), [a]) => VOp::Call1(f, *a),
+            (Some(f), [a, b]) => VOp::Call2(f, *a, *b),
+            (Some(_), _) => return None,
+            (None, args) => lib(callee, args)?,
         },
-        Op::Call1 { callee, arg } => VOp::Call1(f(callee)?, *arg),
-        Op::Call2 { callee, args } | Op::Compare { callee, args, .. } => {
-            VOp::Call2(f(callee)?, args[0], args[1])
-        }
+        Op::Call1 { callee, arg } => match f(callee) {
+            Some(f) => VOp::Call1(f, *arg),
+            None => lib(callee, &[*arg])?,
+        },
+        Op::Call2 { callee, args } | Op::Compare { callee, args, .. } => match f(callee) {
+            Some(f) => VOp::Call2(f, args[0], args[1]),
+            None => lib(callee, args)?,
+        },
         Op::Eq(a, b) => VOp::Eq(*a, *b, false),
         Op::Ne(a, b) => VOp::Eq(*a, *b, true),
         Op::And(a, b) => VOp::And(*a, *b),
@@ -269,6 +279,12 @@ fn plan_op(op: &Op) -> Option<VOp> {
         }
         Op::OptOr(..) | Op::OptOrValue(..) | Op::List { .. } | Op::Map { .. } => return None,
     })
+}
+
+/// A call through the library (see [`VOp::Lib`]): not for the calls whose cost tracker reads
+/// a list argument, which scalars never are anyway.
+fn lib(callee: &super::ir::Callee, args: &[usize]) -> Option<VOp> {
+    (callee.asserts_list.is_none() && !args.is_empty()).then(|| VOp::Lib(callee.call, args.into()))
 }
 
 /// `view` as the value the JSON conversion gives for `node`: `Some(None)` when it is absent,
@@ -345,6 +361,26 @@ impl<'a> Viewed<'a> {
             VOp::Call2(f, a, b) => {
                 let (a, b) = (self.eval(*a)?, self.eval(*b)?);
                 call2(*f, a, b)
+            }
+            VOp::Lib(call, args) => {
+                let mut values = Vec::with_capacity(args.len());
+                for &a in args.iter() {
+                    values.push(match self.eval(a)? {
+                        V::Bool(b) => Value::Bool(b),
+                        V::Int(i) => Value::Int(i),
+                        V::Uint(u) => Value::Uint(u),
+                        V::Double(d) => Value::Double(d),
+                        V::Str(s) => Value::string(s),
+                        _ => return None,
+                    });
+                }
+                match call(&values).ok()? {
+                    Value::Bool(b) => Some(V::Bool(b)),
+                    Value::Int(i) => Some(V::Int(i)),
+                    Value::Uint(u) => Some(V::Uint(u)),
+                    Value::Double(d) => Some(V::Double(d)),
+                    _ => None,
+                }
             }
             VOp::Eq(a, b, ne) => {
                 let (a, b) = (self.eval(*a)?, self.eval(*b)?);
