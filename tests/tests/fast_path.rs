@@ -12,7 +12,7 @@ use proptest::test_runner::{Config, TestRunner};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// A port: a rule selecting two fields, and a rule on a field.
+/// A port: a rule selecting two fields, and a rule on a field (both run on views).
 #[derive(CelValidate, Serialize, Clone, Debug)]
 #[cel(
     rule = "self.port >= 1 && self.port <= 100",
@@ -69,22 +69,6 @@ struct Spec {
     inner: Inner,
 }
 
-/// `Port` with rules the viewed evaluation runs.
-#[derive(CelValidate, Serialize, Clone, Debug)]
-#[cel(
-    rule = "self.port >= 1 && self.port <= 100",
-    message_expression = "'port ' + self.name + ' is out of range'"
-)]
-struct ViewPort {
-    #[schemars(length(max = 4))]
-    #[cel(rule = "self.matches('^[a-z]+$')", message = "lowercase")]
-    name: String,
-    port: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = 3))]
-    protocol: Option<String>,
-}
-
 /// `Inner` with a transition rule on a field, and a field written as `null` when unset.
 #[derive(CelValidate, Serialize, Clone, Debug)]
 #[cel(rule = "self.s != 'no'")]
@@ -127,7 +111,7 @@ struct ViewSpec {
     #[schemars(length(max = 4))]
     label: Option<String>,
     #[cel(list_type = "map", list_map_keys = ["name"], max_items = 4)]
-    ports: Vec<ViewPort>,
+    ports: Vec<Port>,
     #[cel(list_type = "set", max_items = 8)]
     tags: Vec<i64>,
     #[cel(max_properties = 2)]
@@ -145,15 +129,7 @@ impl From<Spec> for ViewSpec {
             min: s.min,
             max: s.max,
             label: s.label,
-            ports: s
-                .ports
-                .into_iter()
-                .map(|p| ViewPort {
-                    name: p.name,
-                    port: p.port,
-                    protocol: p.protocol,
-                })
-                .collect(),
+            ports: s.ports,
             tags: s.tags,
             labels: s.labels,
             tier: s.tier,

@@ -198,42 +198,29 @@ fn entry_view<T: CelView>(v: &T) -> ViewRef<'_> {
     }
 }
 
-impl<T: CelView> CelView for BTreeMap<String, T> {
-    fn cel_view(&self) -> ViewRef<'_> {
-        ViewRef::Map(self)
-    }
+/// The view of a map type with string keys.
+macro_rules! map_views {
+    ($($map:ident $(<$h:ident: $bound:path>)?),*) => {$(
+        impl<T: CelView $(, $h: $bound)?> CelView for $map<String, T $(, $h)?> {
+            fn cel_view(&self) -> ViewRef<'_> {
+                ViewRef::Map(self)
+            }
+        }
+
+        impl<T: CelView $(, $h: $bound)?> MapView for $map<String, T $(, $h)?> {
+            fn cel_len(&self) -> usize {
+                self.len()
+            }
+
+            fn cel_get(&self, key: &str) -> ViewRef<'_> {
+                self.get(key).map_or(ViewRef::Absent, entry_view)
+            }
+
+            fn cel_keys<'a>(&'a self, out: &mut Vec<&'a str>) {
+                out.extend(self.keys().map(String::as_str));
+            }
+        }
+    )*};
 }
 
-impl<T: CelView> MapView for BTreeMap<String, T> {
-    fn cel_len(&self) -> usize {
-        self.len()
-    }
-
-    fn cel_get(&self, key: &str) -> ViewRef<'_> {
-        self.get(key).map_or(ViewRef::Absent, entry_view)
-    }
-
-    fn cel_keys<'a>(&'a self, out: &mut Vec<&'a str>) {
-        out.extend(self.keys().map(String::as_str));
-    }
-}
-
-impl<T: CelView, S: std::hash::BuildHasher> CelView for HashMap<String, T, S> {
-    fn cel_view(&self) -> ViewRef<'_> {
-        ViewRef::Map(self)
-    }
-}
-
-impl<T: CelView, S: std::hash::BuildHasher> MapView for HashMap<String, T, S> {
-    fn cel_len(&self) -> usize {
-        self.len()
-    }
-
-    fn cel_get(&self, key: &str) -> ViewRef<'_> {
-        self.get(key).map_or(ViewRef::Absent, entry_view)
-    }
-
-    fn cel_keys<'a>(&'a self, out: &mut Vec<&'a str>) {
-        out.extend(self.keys().map(String::as_str));
-    }
-}
+map_views!(BTreeMap, HashMap<S: std::hash::BuildHasher>);

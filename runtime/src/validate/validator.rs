@@ -612,16 +612,6 @@ impl Validator {
         if self.scale.as_ref().is_some_and(|s| !s.typed_ok(value)) {
             return false;
         }
-        let serialize = |v: &T, check, values| {
-            super::fast::serialize(
-                v,
-                &self.root,
-                &self.nodes,
-                self.resource_root,
-                check,
-                values,
-            )
-        };
         // Every rule on views when it can (the checks still serialize, hashing what the
         // list-type checks compare); values are built when a rule reads what a view cannot
         // describe, and for objects that may be invalid. Once a value a rule reads has no view
@@ -629,7 +619,7 @@ impl Validator {
         // on views: that recurs, and each try would be paid twice.
         let views = self.views && !self.unviewable.load(Ordering::Relaxed);
         let mut missed = false;
-        if views && serialize(value, true, false).is_ok() {
+        if views && self.serialize_fast(value, true, false).is_ok() {
             match super::fast::viewed::valid(&self.nodes, &self.root, view, old_view) {
                 Ok(()) => return true,
                 Err(Miss::Unviewable) => self.unviewable.store(true, Ordering::Relaxed),
@@ -645,22 +635,29 @@ impl Validator {
         valid
     }
 
+    /// [`super::fast::serialize`] of `v` from this validator's root.
+    fn serialize_fast<T: serde::Serialize + ?Sized>(
+        &self,
+        v: &T,
+        check: bool,
+        values: bool,
+    ) -> Result<Option<crate::eval::Value>, super::fast::Defer> {
+        super::fast::serialize(
+            v,
+            &self.root,
+            &self.nodes,
+            self.resource_root,
+            check,
+            values,
+        )
+    }
+
     /// The fast path on built values: whether `value` (an update from `old`) is valid.
     fn valid_by_values<T: serde::Serialize + ?Sized>(&self, value: &T, old: Option<&T>) -> bool {
-        let serialize = |v: &T, check, values| {
-            super::fast::serialize(
-                v,
-                &self.root,
-                &self.nodes,
-                self.resource_root,
-                check,
-                values,
-            )
-        };
-        let Ok(new) = serialize(value, true, true) else {
+        let Ok(new) = self.serialize_fast(value, true, true) else {
             return false;
         };
-        let old = match old.map(|o| serialize(o, false, true)) {
+        let old = match old.map(|o| self.serialize_fast(o, false, true)) {
             Some(Ok(v)) => v,
             Some(Err(_)) => return false,
             None => None,
