@@ -20,6 +20,7 @@ use super::Program;
 use super::ir::{Base, Fold, OLD_SELF, Op, QualKind, SELF};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode, StringFormat, is_type_or_object_meta};
+use crd_cel_core::size::MAX_REQUEST_SIZE_BYTES;
 
 /// The most variable slots (`self`, `oldSelf` and comprehension variables) a viewed program
 /// may use: its frame lives on the stack.
@@ -300,7 +301,13 @@ fn lift<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option<V<'a>>> {
         (ViewRef::Bool(b), Type::Boolean) => V::Bool(b),
         (ViewRef::Int(i), Type::Integer) => V::Int(i),
         (ViewRef::Double(d), Type::Number) => V::Double(d),
-        (ViewRef::Str(s), Type::String) if node.format == StringFormat::Plain => V::Str(s),
+        // The cost estimate a rule is charged assumes no string is longer than a request
+        // (`MAX_REQUEST_SIZE_BYTES`): a longer one is left to the interpreter's count.
+        (ViewRef::Str(s), Type::String)
+            if node.format == StringFormat::Plain && (s.len() as u64) < MAX_REQUEST_SIZE_BYTES =>
+        {
+            V::Str(s)
+        }
         (ViewRef::Obj(o), Type::Object) if node.additional_properties.is_none() => V::Obj(o, node),
         (ViewRef::Map(m), Type::Object) if node.properties.is_empty() => {
             V::Map(m, node.additional_properties.as_deref()?)
@@ -808,4 +815,38 @@ fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
         },
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn viewed(source: &str) -> ViewProgram {
+        ViewProgram::plan(&Program::compile(source).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_string_longer_than_a_request_is_left_to_the_interpreter() {
+        let node = SchemaNode::of(Type::String);
+        let p = viewed("self.contains('x')");
+        assert_eq!(p.eval(ViewRef::Str("axb"), None, &node), Ok(true));
+        let long = "x".repeat(MAX_REQUEST_SIZE_BYTES as usize);
+        assert_eq!(
+            p.eval(ViewRef::Str(&long), None, &node),
+            Err(Miss::Unviewable)
+        );
+    }
+
+    #[test]
+    fn errors_are_absorbed_by_the_other_side_of_and_and_or() {
+        let node = SchemaNode::of(Type::Integer);
+        let run = |source: &str| viewed(source).eval(ViewRef::Int(0), None, &node);
+        assert_eq!(run("1 / self == 1 || true"), Ok(true));
+        assert_eq!(run("false && 1 / self == 1"), Ok(false));
+        assert_eq!(run("1 / self == 1 || false"), Err(Miss::Unknown));
+        assert_eq!(
+            run("9223372036854775807 + 1 + self > 0"),
+            Err(Miss::Unknown)
+        );
+    }
 }
