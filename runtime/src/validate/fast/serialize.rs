@@ -304,6 +304,7 @@ impl<'a> Node<'a> {
             key: None,
             values,
             key_hashes: [ABSENT_KEY; MAX_HASHED_KEYS],
+            next: 0,
             node: self,
         })
     }
@@ -594,6 +595,8 @@ struct Obj<'a> {
     values: Option<Node<'a>>,
     /// A hashed map-list item's key fields' hashes, in `node.keys` order.
     key_hashes: [u64; MAX_HASHED_KEYS],
+    /// The declared property after the last one written.
+    next: usize,
 }
 
 impl Obj<'_> {
@@ -615,7 +618,15 @@ impl Obj<'_> {
             return Ok(());
         }
         let n = self.node.n;
-        if let Some(i) = n.properties.iter().position(|(p, _)| name_eq(p, k)) {
+        // serde writes a derived struct's fields in declaration order, the properties' order:
+        // the one after the last is tried first.
+        let next = n.properties.get(self.next).filter(|(p, _)| name_eq(p, k));
+        let found = match next {
+            Some(_) => Some(self.next),
+            None => n.properties.iter().position(|(p, _)| name_eq(p, k)),
+        };
+        if let Some(i) = found {
+            self.next = i + 1;
             if self.seen.insert(i) {
                 return Err(Defer);
             }
@@ -635,17 +646,20 @@ impl Obj<'_> {
                 }
                 return Ok(());
             }
-            // The fields rules here or above read (new object only), built as they read them.
-            let read =
-                self.node.check && matches!(&n.reads, Some(Reads::Fields(f)) if f.contains(&i));
             let skip_whole = node.build == Build::Nothing && !node.check;
             if skip_whole {
                 return Ok(());
             }
-            // In a skeleton only what rules read or the walk descends into is kept.
+            // In a skeleton only what rules read (the fields rules here or above read, new
+            // object only) or the walk descends into is kept.
             let keep = match self.node.build {
                 Build::Full => true,
-                Build::Skeleton => rules_below(child, !self.node.check) || is_key || read,
+                Build::Skeleton => {
+                    rules_below(child, !self.node.check)
+                        || is_key
+                        || (self.node.check
+                            && matches!(&n.reads, Some(Reads::Fields(f)) if f.contains(&i)))
+                }
                 Build::Nothing => false,
             };
             match v.serialize(node)? {
