@@ -3,9 +3,10 @@
 //! A view is the value's serialized JSON as serde's derive writes it, without writing it: a
 //! struct deriving `CelValidate` answers a property name with its field (`ObjView`), a
 //! `Vec` its items, a `BTreeMap` its entries, a `String` its text. The rules then run on the
-//! views ([`crate::eval::interp::Program::eval_view`]) with no CEL value built. Anything whose
-//! serialization the view does not know (a foreign type, a field with `serialize_with`, an
-//! enum) is [`ViewRef::Opaque`], and a rule that reads it defers to the value-building path.
+//! views (`ViewProgram`, in `eval/interp/viewed.rs`) with no CEL value built. Anything whose
+//! serialization the view does not know (a foreign type, a field with `serialize_with`, a
+//! data-carrying enum) is [`ViewRef::Opaque`], and a rule that reads it defers to the
+//! value-building path.
 
 use std::collections::{BTreeMap, HashMap};
 

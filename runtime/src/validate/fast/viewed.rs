@@ -1,6 +1,6 @@
 //! The typed fast path's rules run on views of the Rust value ([`crate::eval::view`]): the
-//! schema tree walked beside the value, each rule evaluated in place
-//! ([`Program::eval_view`](crate::eval::Program)), no CEL value built.
+//! schema tree walked beside the value, each rule evaluated in place (its `ViewProgram`, in
+//! `eval/interp/viewed.rs`), no CEL value built.
 //!
 //! Like the rest of the fast path it only ever answers "valid": a rule that is not `true`, a
 //! value the view cannot describe, or a cost that could pass the budget, and it gives up (the
