@@ -38,7 +38,8 @@ pub struct CompiledRule {
     /// The rule's estimated maximum cost per evaluation (`None`: it does not check), which
     /// the viewed fast path charges instead of counting.
     pub(crate) max_cost: Option<u64>,
-    /// The program planned for views, when the viewed evaluation implements all of it.
+    /// The program planned for views, when the viewed evaluation implements all of it (only
+    /// a typed validator's rules: [`Nodes::plan_views`]).
     pub(crate) viewed: Option<ViewProgram>,
     /// The compile error the rule has on the older release the validator emulates, whose
     /// stored-expressions environment lacks something it uses (see [`Nodes::set_release`]):
@@ -156,6 +157,13 @@ impl Nodes {
                         .is_some_and(|m| error(m, Target::MessageExpression).is_some());
             }
         });
+    }
+
+    /// Plans every rule for views (the typed fast path's, [`crate::validate::fast`]).
+    pub(crate) fn plan_views(&mut self) {
+        for rule in self.0.iter_mut().flat_map(|d| d.rules.iter_mut()) {
+            rule.viewed = rule.program.as_ref().ok().and_then(ViewProgram::plan);
+        }
     }
 
     /// What the rules of `node` read of its value (`None`: it has none).
@@ -320,7 +328,7 @@ fn compile_rule(
     );
     CompiledRule {
         max_cost,
-        viewed: program.as_ref().ok().and_then(ViewProgram::plan),
+        viewed: None,
         rule: r.rule.into(),
         message: r.message.map(Arc::from),
         message_expression: r.message_expression.map(Arc::from),

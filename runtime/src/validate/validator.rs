@@ -215,6 +215,9 @@ impl Validator {
     /// enums and required fields; the model has no `default` values, so nothing is defaulted.
     pub fn from_model(schema: &Schema<'_>, resource_root: bool) -> Validator {
         let mut v = Validator::build(schema, resource_root, false);
+        // A model's objects are Rust values: their rules may run on views.
+        v.nodes.plan_views();
+        v.views = super::fast::viewed::ready(&v.nodes, &v.root, false);
         let json = OwnedSchema::from_model(schema).to_json();
         let checks = super::openapi::Check::compile(&json);
         v.nodes.attach_bounds(&v.root, &checks);
@@ -468,7 +471,7 @@ impl Validator {
     fn build(schema: &Schema<'_>, resource_root: bool, check: bool) -> Validator {
         let (root, nodes) = Nodes::build(schema, resource_root, check);
         Validator {
-            views: super::fast::viewed::ready(&nodes, &root, false),
+            views: false,
             unviewable: AtomicBool::new(false),
             view_misses: AtomicU32::new(0),
             root,
