@@ -265,9 +265,9 @@ fn error_at(
         .map(|e| e.to_string())
 }
 
-/// The program of `source`, and its estimated maximum cost when it type-checks (checked even
-/// without `check`, whose errors are then not reported: a model's rules were checked when it
-/// was built, and the cost is for the typed fast path).
+/// The program of `source`, and its estimated maximum cost when it type-checks. A rule is
+/// checked even without `check`, whose errors are then not reported (a model's rules were
+/// checked when it was built; the cost is for the typed fast path); a messageExpression is not.
 fn compile_expression(
     source: &str,
     target: Target,
@@ -297,10 +297,13 @@ fn compile_expression(
         }
         Err(e) => return (Err(e.to_string()), None),
     };
-    let checked = check_parsed(&ast, target, &node);
-    let max_cost = checked.as_ref().ok().map(|c| c.max_cost);
-    if check && let Err(e) = checked {
-        return (Err(e.to_string()), None);
+    let mut max_cost = None;
+    if check || target == Target::Rule {
+        match check_parsed(&ast, target, &node) {
+            Ok(checked) => max_cost = Some(checked.max_cost),
+            Err(e) if check => return (Err(e.to_string()), None),
+            Err(_) => {}
+        }
     }
     // Planned with the overloads the checker resolves, as cel-go plans and costs calls.
     let program = Program::plan_on(&ast, &node).map_err(|e| e.to_string());

@@ -622,7 +622,11 @@ impl Validator {
         // on views: that recurs, and each try would be paid twice.
         let views = self.views && !self.unviewable.load(Ordering::Relaxed);
         let mut missed = false;
-        if views && self.serialize_fast(value, true, false).is_ok() {
+        if views {
+            // The value pass would check the same again: a failure here is the JSON path's.
+            if self.serialize_fast(value, true, false).is_err() {
+                return false;
+            }
             match super::fast::viewed::valid(&self.nodes, &self.root, view, old_view) {
                 Ok(()) => return true,
                 Err(Miss::Unviewable) => self.unviewable.store(true, Ordering::Relaxed),

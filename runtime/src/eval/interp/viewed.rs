@@ -3,13 +3,14 @@
 //!
 //! It answers only what it can answer exactly: the subset of programs [`ViewProgram::plan`] takes
 //! (field and index selection, `has()`, scalar comparisons and arithmetic, `size`,
-//! `contains`/`startsWith`/`endsWith`, `matches`, `in`, `?:`, `&&`/`||`/`!`, and the
-//! comprehensions of `all`, `exists` and `exists_one`), on scalars, strings, lists and maps of
-//! plain schema nodes. Everything else, and every evaluation error (a missing field, an
-//! overflow, a kind it does not compare), is `None`: the caller evaluates the rule on CEL
-//! values, which gives cel-go's result and error. So where it answers, it answers as the
-//! interpreter does, and where the interpreter would answer with an error it does not answer.
-//! It counts no cost: the caller charges the rule's estimated maximum, which bounds it.
+//! `contains`/`startsWith`/`endsWith`, `matches`, `in`, `?:`, `&&`/`||`/`!`, equality of
+//! scalars, objects, maps and lists, the comprehensions of `all`, `exists` and `exists_one`,
+//! and library functions of scalars with a bool or number result), on values of plain schema
+//! nodes. Everything else, and every evaluation error (a missing field, an overflow, a kind it
+//! does not compare), is a [`Miss`]: the caller evaluates the rule on CEL values, which gives
+//! cel-go's result and error. So where it answers, it answers as the interpreter does, and
+//! where the interpreter would answer with an error it does not answer. It counts no cost: the
+//! caller charges the rule's estimated maximum, which bounds it.
 
 use std::sync::Arc;
 
@@ -558,17 +559,16 @@ enum KeyPart<'a> {
 }
 
 impl<'a> Viewed<'a> {
-    /// The `len` items of a list as scalars (`at`), `None` if one is not or two are equal.
-    fn scalars(
-        &mut self,
-        l: &'a dyn ListView,
-        len: usize,
-        at: &dyn Fn(&mut Self, &'a dyn ListView, usize) -> Option<V<'a>>,
-    ) -> Option<Vec<V<'a>>> {
-        let mut out = Vec::with_capacity(len);
-        for i in 0..len {
-            let v = at(self, l, i)?;
-            if out.iter().any(|p| scalar_eq(*p, v) != Some(false)) {
+    /// A list's items (of node `items`) as scalars, `None` if one is not or two are equal.
+    fn scalars(&mut self, l: &'a dyn ListView, items: &'a SchemaNode) -> Option<Vec<V<'a>>> {
+        let mut out = Vec::with_capacity(l.cel_len());
+        for i in 0..l.cel_len() {
+            let v = self.present(l.cel_item(i), items)?;
+            if !matches!(
+                v,
+                V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) | V::Str(_)
+            ) || out.iter().any(|p| scalar_eq(*p, v) != Some(false))
+            {
                 return None;
             }
             out.push(v);
@@ -684,16 +684,7 @@ impl<'a> Viewed<'a> {
                     // The same scalars in any order; with a repeated item (an invalid set)
                     // the interpreter's set comparison is left to it.
                     ListKind::Set => {
-                        let at = |s: &mut Self, l: &'a dyn ListView, i| match s
-                            .present(l.cel_item(i), items)?
-                        {
-                            v
-                            @ (V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) | V::Str(_)) => {
-                                Some(v)
-                            }
-                            _ => None,
-                        };
-                        let (xs, ys) = (self.scalars(x, len, &at)?, self.scalars(y, len, &at)?);
+                        let (xs, ys) = (self.scalars(x, items)?, self.scalars(y, items)?);
                         equal = ys
                             .iter()
                             .all(|q| xs.iter().any(|p| scalar_eq(*p, *q) == Some(true)));

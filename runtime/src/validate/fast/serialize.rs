@@ -178,8 +178,9 @@ impl<'a> Node<'a> {
 
     fn built(&self, v: impl FnOnce() -> Value) -> Out {
         if self.hashed != Hashed::No {
-            // Only scalars come here, and every scalar has a hash.
-            return scalar_hash(&v()).map_or(Out::Skip, Out::Hash);
+            // Only scalars come here, and every scalar has a hash (one without would collide,
+            // and defer).
+            return Out::Hash(scalar_hash(&v()).unwrap_or(0));
         }
         if self.build == Build::Nothing {
             Out::Skip
@@ -477,8 +478,9 @@ impl<'a> Seq<'a> {
         match v.serialize(self.item)? {
             Out::Value(v) => self.items.push(v),
             Out::Hash(h) => self.hashes.push(h),
-            // A null set item or map-list item is the JSON path's to judge.
-            Out::Null if self.item.hashed != Hashed::No => return Err(Defer),
+            // A null set item or map-list item is the JSON path's to judge, and so is one
+            // the check could not hash.
+            Out::Null | Out::Skip if self.item.hashed != Hashed::No => return Err(Defer),
             Out::Null if self.item.build != Build::Nothing => self.items.push(Value::Null),
             Out::Null | Out::Skip => {}
         }

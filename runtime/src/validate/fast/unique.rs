@@ -9,7 +9,12 @@ use crate::eval::value::Value;
 /// The hash of a map-list item's key tuple from its key fields' hashes (in `keys` order; an
 /// absent key field hashes as [`ABSENT_KEY`]).
 pub(super) fn key_tuple_hash(hashes: impl Iterator<Item = u64>) -> u64 {
-    hashes.fold(0u64, |h, k| h.rotate_left(5) ^ k)
+    hashes.fold(0u64, key_tuple_step)
+}
+
+/// One key field's hash folded into a key tuple's ([`key_tuple_hash`]).
+fn key_tuple_step(tuple: u64, key: u64) -> u64 {
+    tuple.rotate_left(5) ^ key
 }
 
 /// The hash of a key field a map-list item does not have.
@@ -97,11 +102,10 @@ pub(super) fn map_keys_repeat(items: &[Value], keys: &[Arc<str>]) -> Result<bool
         }
     }
     let hash = |v: &Value| -> Result<u64, Defer> {
-        let hashes = keys
-            .iter()
-            .map(|k| key_of(v, k)?.map_or(Ok(ABSENT_KEY), scalar_hash))
-            .collect::<Result<Vec<u64>, Defer>>()?;
-        Ok(key_tuple_hash(hashes.into_iter()))
+        keys.iter().try_fold(0u64, |h, k| {
+            let key = key_of(v, k)?.map_or(Ok(ABSENT_KEY), scalar_hash)?;
+            Ok(key_tuple_step(h, key))
+        })
     };
     has_duplicates(items, hash, |a, b| {
         for k in keys {
