@@ -5,7 +5,7 @@ pub use crate::derived_schema::{
     Decorate, decorate, finish_schema, int_or_string, structural_variants,
 };
 pub use crate::eval::view::{
-    CelView, ListView, MapView, ObjView, ViewKnown, ViewProbe, ViewRef, ViewUnknown,
+    CelView, ListView, MapView, ObjView, ViewKnown, ViewProbe, ViewRef, ViewSer, ViewUnknown,
 };
 pub use crate::generated_test::{assert_rules, model_disagreement};
 pub use crate::model::k8s;
@@ -109,6 +109,12 @@ fn validator_of<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>(
 /// (`false` if it cannot be validated): for tests that must know which path they exercise.
 pub fn typed_views<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>() -> bool {
     validator_of::<T>(false, None).is_ok_and(|v| v.runs_rules_on_views())
+}
+
+/// Whether the typed fast path of `T` also reads the schema checks on views (a test's probe,
+/// as [`typed_views`]).
+pub fn typed_view_checks<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>() -> bool {
+    validator_of::<T>(false, None).is_ok_and(|v| v.runs_checks_on_views())
 }
 
 fn internal_error(detail: String) -> ValidationErrors {
@@ -239,6 +245,24 @@ pub fn validate_update<T: CelSchema + schemars::JsonSchema + Serialize + ?Sized 
         Root::Type,
         (view, Some(old_view)),
     )
+}
+
+/// The view of a kube root type's `apiVersion` (`kind` when `kind`), as kube's derive
+/// serializes it: `Resource::api_version` (`kind`), a constant string.
+#[cfg(feature = "kube")]
+pub fn resource_type_view<T: kube_core::Resource<DynamicType = ()>>(
+    kind: bool,
+) -> ViewRef<'static> {
+    static UNIT: () = ();
+    let text = if kind {
+        T::kind(&UNIT)
+    } else {
+        T::api_version(&UNIT)
+    };
+    match text {
+        std::borrow::Cow::Borrowed(s) => ViewRef::Str(s),
+        std::borrow::Cow::Owned(_) => ViewRef::Opaque,
+    }
 }
 
 /// kube's `#[kube(scale(..))]` of a root type: the apiserver checks the replicas at both paths

@@ -121,6 +121,8 @@ pub struct SchemaNode {
     pub has_rules: bool,
     /// Whether this node or a descendant has rules (the walker skips subtrees without).
     pub rules_below: bool,
+    /// Whether a descendant has rules (a walk need not look into the children otherwise).
+    pub(crate) rules_in_children: bool,
     /// Whether a rule of this node reads `oldSelf` (set with the rules by the builder's
     /// visitor; a messageExpression that reads it counts).
     pub(crate) transition: bool,
@@ -204,6 +206,7 @@ impl SchemaNode {
             type_meta,
             has_rules: false,
             rules_below: false,
+            rules_in_children: false,
             transition: false,
             transition_below: false,
             reads: None,
@@ -217,13 +220,13 @@ impl SchemaNode {
                 .additional_properties
                 .as_ref()
                 .is_some_and(|a| a.transition_below);
-        node.rules_below = node.has_rules
-            || node.properties.iter().any(|(_, p)| p.rules_below)
+        node.rules_in_children = node.properties.iter().any(|(_, p)| p.rules_below)
             || node.items.as_ref().is_some_and(|i| i.rules_below)
             || node
                 .additional_properties
                 .as_ref()
                 .is_some_and(|a| a.rules_below);
+        node.rules_below = node.has_rules || node.rules_in_children;
         node
     }
 

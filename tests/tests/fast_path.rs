@@ -7,6 +7,7 @@
 
 use crd_cel::validate::Validator;
 use crd_cel::{CelSchema, CelValidate};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde::Serialize;
@@ -121,6 +122,17 @@ struct ViewSpec {
     #[cel(rule = "self == oldSelf", message = "tier is immutable")]
     tier: String,
     inner: ViewInner,
+    /// The schema checks the view reads beside the rules': an enum, a range, a pattern,
+    /// another crate's type (serialized alone) and a required field serde may leave out.
+    mode: Mode,
+    #[schemars(range(min = -1, max = 3))]
+    level: i64,
+    #[schemars(regex(pattern = r"^[a-z]+$"))]
+    word: String,
+    amount: IntOrString,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    #[schemars(required)]
+    code: String,
 }
 
 impl From<Spec> for ViewSpec {
@@ -133,6 +145,23 @@ impl From<Spec> for ViewSpec {
             tags: s.tags,
             labels: s.labels,
             tier: s.tier,
+            mode: if s.min % 2 == 0 { Mode::A } else { Mode::B },
+            level: s.max,
+            word: if s.inner.n < 0 && s.min == 0 {
+                "No".into()
+            } else {
+                s.inner.s.clone()
+            },
+            amount: if s.min % 2 == 0 {
+                IntOrString::Int(s.min as i32)
+            } else {
+                IntOrString::String(format!("{}%", s.min))
+            },
+            code: if s.max == 1 && s.min == 0 {
+                String::new()
+            } else {
+                "c".into()
+            },
             inner: ViewInner {
                 note: (s.inner.n > 0).then(|| "x".to_owned()),
                 n: s.inner.n,
@@ -173,7 +202,7 @@ fn arb_spec() -> impl Strategy<Value = Spec> {
         prop::collection::btree_map(
             prop_oneof![6 => Just("a"), 6 => Just("b"), 2 => Just("c"), 1 => Just("x")],
             Just("v"),
-            0..3,
+            0..4,
         ),
         prop_oneof![Just("gold"), Just("iron")],
         (
@@ -281,6 +310,7 @@ fn typed_validation_agrees_with_the_json_path() {
 #[test]
 fn typed_validation_on_views_agrees_with_the_json_path() {
     assert!(crd_cel::__private::typed_views::<ViewSpec>());
+    assert!(crd_cel::__private::typed_view_checks::<ViewSpec>());
     agrees(
         || arb_spec().prop_map(ViewSpec::from).boxed(),
         |s| {
@@ -301,8 +331,10 @@ fn typed_validation_on_views_agrees_with_the_json_path() {
             t
         },
     );
-    // Still on views: valid objects they could not answer for would have turned them off.
+    // Still on views, checks included: valid objects they could not answer for would have
+    // turned them off.
     assert!(crd_cel::__private::typed_views::<ViewSpec>());
+    assert!(crd_cel::__private::typed_view_checks::<ViewSpec>());
 }
 
 /// A unit enum: the string serde writes for the variant (renamed by the container's rule).

@@ -321,6 +321,7 @@ pub fn emit(cont: &Container) -> TokenStream {
         _ => None,
     };
 
+    let (self_view, old_view) = (probe(&p, quote!(self)), probe(&p, quote!(old)));
     quote! {
         #tests
         #[doc(hidden)]
@@ -395,17 +396,12 @@ pub fn emit(cont: &Container) -> TokenStream {
                 // spec embedding a pod template, in a crate that never validates).
                 #[inline]
                 fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
-                    use #p::{ViewKnown as _, ViewUnknown as _};
-                    #p::validate(self, #name, (&#p::ViewProbe(self)).cel_probe())
+                    #p::validate(self, #name, #self_view)
                 }
 
                 #[inline]
                 fn validate_update(&self, old: &Self) -> #p::Result<(), #p::ValidationErrors> {
-                    use #p::{ViewKnown as _, ViewUnknown as _};
-                    let __cel_views = (
-                        (&#p::ViewProbe(self)).cel_probe(),
-                        (&#p::ViewProbe(old)).cel_probe(),
-                    );
+                    let __cel_views = (#self_view, #old_view);
                     #p::validate_update(self, old, #name, __cel_views)
                 }
             }

@@ -85,13 +85,21 @@ pub(super) fn emit_root(
             quote!(&[]),
         )
     };
-    // The object's view: `spec` and `status` (kube serializes `status` when it is `Some`);
-    // `apiVersion`, `kind` and `metadata` are the implicit ones, which rules read from values.
+    // The object's view: `apiVersion` and `kind` as kube's `Resource` gives them, `metadata`
+    // (which has no view: the checks serialize it, rules read it from values), `spec` and
+    // `status` (kube serializes `status` when it is `Some`).
     let root_view = (!k.no_spec).then(|| {
-        let status = k
-            .status
-            .as_ref()
-            .map(|_| quote!("status" => (&#p::ViewProbe(&self.status)).cel_probe(),));
+        let (spec, metadata) = (
+            probe(p, quote!(&self.spec)),
+            probe(p, quote!(&self.metadata)),
+        );
+        let status = k.status.as_ref().map(|_| {
+            let some = probe(p, quote!(__cel_status));
+            quote!("status" => match &self.status {
+                ::core::option::Option::Some(__cel_status) => #some,
+                ::core::option::Option::None => #p::ViewRef::Absent,
+            },)
+        });
         let count = match k.status {
             Some(_) => quote!(4 + usize::from(self.status.is_some())),
             None => quote!(4),
@@ -100,9 +108,11 @@ pub(super) fn emit_root(
             #[automatically_derived]
             impl #p::ObjView for #root {
                 fn cel_field(&self, __cel_name: &str) -> #p::ViewRef<'_> {
-                    use #p::{ViewKnown as _, ViewUnknown as _};
                     match __cel_name {
-                        "spec" => (&#p::ViewProbe(&self.spec)).cel_probe(),
+                        "apiVersion" => #p::resource_type_view::<Self>(false),
+                        "kind" => #p::resource_type_view::<Self>(true),
+                        "metadata" => #metadata,
+                        "spec" => #spec,
                         #status
                         _ => #p::ViewRef::Opaque,
                     }
@@ -135,6 +145,7 @@ pub(super) fn emit_root(
     );
     let (root_free, root_costs) = (root_checks.free, root_checks.costs);
     let root_checks = root_checks.items;
+    let (self_view, old_view) = (probe(p, quote!(self)), probe(p, quote!(old)));
     quote! {
         #root_checks
         #root_free
@@ -183,17 +194,12 @@ pub(super) fn emit_root(
             // Inline, as the derived type's `validate` (see `emit`).
             #[inline]
             fn validate(&self) -> #p::Result<(), #p::ValidationErrors> {
-                use #p::{ViewKnown as _, ViewUnknown as _};
-                #p::validate_resource(self, #root_name, #scale, (&#p::ViewProbe(self)).cel_probe())
+                #p::validate_resource(self, #root_name, #scale, #self_view)
             }
 
             #[inline]
             fn validate_update(&self, old: &Self) -> #p::Result<(), #p::ValidationErrors> {
-                use #p::{ViewKnown as _, ViewUnknown as _};
-                let __cel_views = (
-                    (&#p::ViewProbe(self)).cel_probe(),
-                    (&#p::ViewProbe(old)).cel_probe(),
-                );
+                let __cel_views = (#self_view, #old_view);
                 #p::validate_resource_update(self, old, #root_name, #scale, __cel_views)
             }
         }

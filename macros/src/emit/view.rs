@@ -10,6 +10,15 @@
 
 use super::*;
 
+/// `expr`'s view: through the runtime's autoref probe, its `CelView` if it has one, else
+/// `ViewRef::Ser` if serde can write it, else `ViewRef::Opaque`.
+pub(super) fn probe(p: &TokenStream, expr: TokenStream) -> TokenStream {
+    quote!({
+        use #p::{ViewKnown as _, ViewSer as _, ViewUnknown as _};
+        (&&#p::ViewProbe(#expr)).cel_probe()
+    })
+}
+
 /// The view impls of the container (none for enums and opaque data).
 pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
     let ident = cont.ident;
@@ -23,7 +32,6 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
                 #[automatically_derived]
                 impl #impl_generics #p::ObjView for #ident #ty_generics #where_clause {
                     fn cel_field(&self, __cel_name: &str) -> #p::ViewRef<'_> {
-                        use #p::{ViewKnown as _, ViewUnknown as _};
                         match __cel_name {
                             #(#arms)*
                             _ => #p::ViewRef::Absent,
@@ -43,13 +51,15 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
             }
         }
         Data::Newtype(f) if !reroutes && plain_newtype(f) => {
-            let access = access(f);
+            let view = probe(p, {
+                let access = access(f);
+                quote!(&self.#access)
+            });
             quote! {
                 #[automatically_derived]
                 impl #impl_generics #p::CelView for #ident #ty_generics #where_clause {
                     fn cel_view(&self) -> #p::ViewRef<'_> {
-                        use #p::{ViewKnown as _, ViewUnknown as _};
-                        (&#p::ViewProbe(&self.#access)).cel_probe()
+                        #view
                     }
                 }
             }
@@ -201,7 +211,7 @@ fn field_arm(f: &Field, p: &TokenStream) -> Option<TokenStream> {
     let access = access(f);
     let ser = field_serialization(f);
     let value = if ser.plain {
-        quote!((&#p::ViewProbe(&self.#access)).cel_probe())
+        probe(p, quote!(&self.#access))
     } else {
         quote!(#p::ViewRef::Opaque)
     };

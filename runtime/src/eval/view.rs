@@ -6,7 +6,8 @@
 //! views (`ViewProgram`, in `eval/interp/viewed.rs`) with no CEL value built. Anything whose
 //! serialization the view does not know (a foreign type, a field with `serialize_with`, a
 //! data-carrying enum) is [`ViewRef::Opaque`], and a rule that reads it defers to the
-//! value-building path.
+//! value-building path; where the value still has a `Serialize` it is [`ViewRef::Ser`], which
+//! the schema checks read through serde (`validate/fast/viewed.rs`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -34,6 +35,9 @@ pub enum ViewRef<'a> {
     List(&'a dyn ListView),
     /// Something the view cannot describe: a rule that reads it defers.
     Opaque,
+    /// Something the view cannot describe but serde can write (another crate's type): rules
+    /// that read it defer, the schema checks serialize it.
+    Ser(&'a dyn erased_serde::Serialize),
 }
 
 /// A type whose serialized JSON has a view.
@@ -66,11 +70,15 @@ pub trait MapView {
     fn cel_get(&self, key: &str) -> ViewRef<'_>;
     /// Appends the keys, in serialization order, to `out`.
     fn cel_keys<'a>(&'a self, out: &mut Vec<&'a str>);
+    /// Calls `f` on each entry in serialization order, until it returns `false`; whether it
+    /// never did.
+    fn cel_entries<'a>(&'a self, f: &mut dyn FnMut(&'a str, ViewRef<'a>) -> bool) -> bool;
 }
 
-/// `(&ViewProbe(&x)).cel_probe()`: `x`'s view when its type implements [`CelView`], else
-/// [`ViewRef::Opaque`] (by the autoref rule of method resolution, so generated code compiles
-/// whatever the field's type is; in a generic context the bound is unknown, hence opaque).
+/// `(&&ViewProbe(&x)).cel_probe()`: `x`'s view when its type implements [`CelView`], else
+/// [`ViewRef::Ser`] when it implements `Serialize`, else [`ViewRef::Opaque`] (by the autoref
+/// rule of method resolution, so generated code compiles whatever the field's type is; in a
+/// generic context the bounds are unknown, hence opaque).
 pub struct ViewProbe<'a, T: ?Sized>(pub &'a T);
 
 impl<T: ?Sized> Clone for ViewProbe<'_, T> {
@@ -87,9 +95,21 @@ pub trait ViewKnown<'a> {
     fn cel_probe(self) -> ViewRef<'a>;
 }
 
-impl<'a, T: CelView + ?Sized> ViewKnown<'a> for &ViewProbe<'a, T> {
+impl<'a, T: CelView + ?Sized> ViewKnown<'a> for &&ViewProbe<'a, T> {
     fn cel_probe(self) -> ViewRef<'a> {
         self.0.cel_view()
+    }
+}
+
+/// The [`ViewProbe`] of a type without a view that serde can write.
+pub trait ViewSer<'a> {
+    /// [`ViewRef::Ser`].
+    fn cel_probe(self) -> ViewRef<'a>;
+}
+
+impl<'a, T: serde::Serialize> ViewSer<'a> for &ViewProbe<'a, T> {
+    fn cel_probe(self) -> ViewRef<'a> {
+        ViewRef::Ser(self.0)
     }
 }
 
@@ -219,6 +239,13 @@ macro_rules! map_views {
 
             fn cel_keys<'a>(&'a self, out: &mut Vec<&'a str>) {
                 out.extend(self.keys().map(String::as_str));
+            }
+
+            fn cel_entries<'a>(
+                &'a self,
+                f: &mut dyn FnMut(&'a str, ViewRef<'a>) -> bool,
+            ) -> bool {
+                self.iter().all(|(k, v)| f(k, entry_view(v)))
             }
         }
     )*};

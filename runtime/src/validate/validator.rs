@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::compile::Nodes;
+use super::fast::viewed::{self, Stop};
 use super::metadata::{Refusal, Resource};
 use super::path::Path;
 use super::walk::{Data, Mode, Walk};
@@ -122,6 +123,10 @@ pub struct Validator {
     unviewable: AtomicBool,
     /// How many valid objects the views could not answer for.
     view_misses: AtomicU32,
+    /// Whether the schema checks stopped being read on views (the serde pass checks).
+    unchecked: AtomicBool,
+    /// How many objects passing the serde pass the checks on views could not answer for.
+    check_misses: AtomicU32,
     /// The OpenAPI constraints, read once from the JSON schema.
     pub(super) checks: Option<super::openapi::Check>,
     /// The CRD version has the status subresource (`subresources.status`), which changes how
@@ -474,6 +479,8 @@ impl Validator {
             views: false,
             unviewable: AtomicBool::new(false),
             view_misses: AtomicU32::new(0),
+            unchecked: AtomicBool::new(false),
+            check_misses: AtomicU32::new(0),
             root,
             nodes,
             resource_root,
@@ -601,6 +608,11 @@ impl Validator {
         self.views && !self.unviewable.load(Ordering::Relaxed)
     }
 
+    /// Whether the typed fast path reads the schema checks on views too.
+    pub(crate) fn runs_checks_on_views(&self) -> bool {
+        self.runs_rules_on_views() && !self.unchecked.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn fast_valid<T: serde::Serialize + ?Sized>(
         &self,
         value: &T,
@@ -615,22 +627,39 @@ impl Validator {
         if self.scale.as_ref().is_some_and(|s| !s.typed_ok(value)) {
             return false;
         }
-        // Every rule on views when it can (the checks still serialize, hashing what the
-        // list-type checks compare); values are built when a rule reads what a view cannot
-        // describe, and for objects that may be invalid. Once a value a rule reads has no view
-        // (another crate's type, a data-carrying enum), the type's objects are no longer tried
-        // on views: that recurs, and each try would be paid twice.
+        // Every rule on views when it can, and the schema checks too, reading the value in
+        // place and serializing only what has no view; values are built when a rule reads what
+        // a view cannot describe, and for objects that may be invalid. Once a value a rule
+        // reads has no view (another crate's type, a data-carrying enum), the type's objects
+        // are no longer tried on views: that recurs, and each try would be paid twice.
         let views = self.views && !self.unviewable.load(Ordering::Relaxed);
         let mut missed = false;
         if views {
-            // The value pass would check the same again: a failure here is the JSON path's.
-            if self.serialize_fast(value, true, false).is_err() {
-                return false;
+            let checks = !self.unchecked.load(Ordering::Relaxed);
+            let mut stop = if checks {
+                viewed::valid(&self.nodes, &self.root, view, old_view, true).err()
+            } else {
+                Some(Stop::Check)
+            };
+            if stop == Some(Stop::Check) {
+                // The serde pass checks (hashing what the list-type checks compare); a failure
+                // there is the JSON path's, as the value pass would check the same again.
+                if self.serialize_fast(value, true, false).is_err() {
+                    return false;
+                }
+                // Checks that views keep failing to read (a field without a view that serde
+                // cannot write alone, an undeclared field) are left to the serde pass.
+                if checks && self.check_misses.fetch_add(1, Ordering::Relaxed) >= MAX_VIEW_MISSES {
+                    self.unchecked.store(true, Ordering::Relaxed);
+                }
+                stop = viewed::valid(&self.nodes, &self.root, view, old_view, false).err();
             }
-            match super::fast::viewed::valid(&self.nodes, &self.root, view, old_view) {
-                Ok(()) => return true,
-                Err(Miss::Unviewable) => self.unviewable.store(true, Ordering::Relaxed),
-                Err(Miss::Unknown) => missed = true,
+            match stop {
+                None => return true,
+                Some(Stop::Rule(Miss::Unviewable)) => {
+                    self.unviewable.store(true, Ordering::Relaxed)
+                }
+                Some(Stop::Rule(Miss::Unknown) | Stop::Check) => missed = true,
             }
         }
         let valid = self.valid_by_values(value, old);

@@ -92,7 +92,7 @@ enum Hashed {
 }
 
 /// The most key fields a hashed map-list item has.
-const MAX_HASHED_KEYS: usize = 4;
+pub(super) const MAX_HASHED_KEYS: usize = 4;
 
 /// Serializes `value` as the node `root` (a resource root when `resource`) into the CEL value
 /// the walk needs, checking the schema's constraints when `check`. `Ok(None)`: the root needs no
@@ -131,6 +131,31 @@ pub(crate) fn serialize<T: Serialize + ?Sized>(
         Out::Skip | Out::Hash(_) => Ok(None),
         Out::Null => Err(Defer),
     }
+}
+
+/// Whether `value`, as the node `node` below the root, passes its checks (`null` where the
+/// node allows it included).
+pub(crate) fn check_only<T: Serialize + ?Sized>(
+    value: &T,
+    node: &SchemaNode,
+    nodes: &Nodes,
+) -> bool {
+    let Ok(b) = bounds(nodes, node) else {
+        return false;
+    };
+    value
+        .serialize(Node {
+            n: node,
+            b,
+            t: nodes,
+            build: Build::Nothing,
+            check: true,
+            values: false,
+            hashed: Hashed::No,
+            resource: node.embedded_resource,
+            keys: &[],
+        })
+        .is_ok()
 }
 
 fn bounds<'a>(nodes: &'a Nodes, n: &SchemaNode) -> Result<&'a Bounds, Defer> {

@@ -13,7 +13,7 @@ pub(super) fn key_tuple_hash(hashes: impl Iterator<Item = u64>) -> u64 {
 }
 
 /// One key field's hash folded into a key tuple's ([`key_tuple_hash`]).
-fn key_tuple_step(tuple: u64, key: u64) -> u64 {
+pub(super) fn key_tuple_step(tuple: u64, key: u64) -> u64 {
     tuple.rotate_left(5) ^ key
 }
 

@@ -8,10 +8,14 @@
 //! maxima, which bound what the interpreter would count, so passing here means the apiserver's
 //! budget holds too.
 
+use super::serialize::{MAX_HASHED_KEYS, check_only};
+use super::unique::{ABSENT_KEY, key_tuple_step, scalar_hash, str_hash};
 use crate::eval::interp::Miss;
-use crate::eval::view::ViewRef;
+use crate::eval::value::Value;
+use crate::eval::view::{ListView, ObjView, ViewRef};
 use crate::model::Type;
-use crate::tree::SchemaNode;
+use crate::tree::{ListKind, SchemaNode};
+use crate::validate::bounds::Bounds;
 use crate::validate::compile::{CompiledRule, Nodes};
 use crate::validate::{PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 
@@ -43,15 +47,38 @@ pub(crate) fn ready(nodes: &Nodes, node: &SchemaNode, in_collection: bool) -> bo
             .all(|child| ready(nodes, child, true))
 }
 
-/// Whether every rule below `root` is `true` on `new` (an update from `old`), judged on views:
-/// `Ok(())`, or why it cannot tell (never "invalid").
+/// Why the walk on views stops without an answer (never "invalid").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// A rule gave no answer ([`Miss`]).
+    Rule(Miss),
+    /// A schema check read on views did not pass, or could not be read on views: the serde
+    /// pass decides.
+    Check,
+}
+
+impl From<Miss> for Stop {
+    fn from(m: Miss) -> Stop {
+        Stop::Rule(m)
+    }
+}
+
+/// Whether every rule below `root` is `true` on `new` (an update from `old`), judged on views,
+/// and, with `checks`, whether `new` passes the schema's checks as the serde pass would check
+/// it (its types, bounds, formats, patterns, required and counted properties, list types): the
+/// value is read in place, and only what has no view ([`ViewRef::Ser`]) is serialized.
 pub(crate) fn valid(
     nodes: &Nodes,
     root: &SchemaNode,
     new: ViewRef<'_>,
     old: Option<ViewRef<'_>>,
-) -> Result<(), Miss> {
-    let mut walk = Walk { nodes, cost: 0 };
+    checks: bool,
+) -> Result<(), Stop> {
+    let mut walk = Walk {
+        nodes,
+        cost: 0,
+        checks,
+    };
     walk.node(root, new, old)
 }
 
@@ -59,21 +86,68 @@ struct Walk<'n> {
     nodes: &'n Nodes,
     /// The estimated maxima of the rules run so far.
     cost: u64,
+    /// Whether the schema checks are read on views too.
+    checks: bool,
 }
 
+/// The most items whose hashes a list-type check keeps on the stack.
+const STACK_HASHES: usize = 32;
+
 impl Walk<'_> {
-    /// `Ok(())` when every rule at and below `node` holds.
+    /// `Ok(())` when every rule at and below `node` holds (and, with checks, the value passes
+    /// every check at and below `node`).
     fn node(
         &mut self,
         node: &SchemaNode,
         new: ViewRef<'_>,
         old: Option<ViewRef<'_>>,
-    ) -> Result<(), Miss> {
+    ) -> Result<(), Stop> {
+        if self.checks && !self.check(node, new)? {
+            return Err(Stop::Check);
+        }
         // Rules run on values that are there (a `null` is not).
-        if !node.rules_below || matches!(new, ViewRef::Absent | ViewRef::Null) {
+        if matches!(new, ViewRef::Absent | ViewRef::Null) {
             return Ok(());
         }
         let old = old.filter(|o| !matches!(o, ViewRef::Absent | ViewRef::Null));
+        if node.rules_below {
+            self.rules(node, new, old)?;
+        }
+        let rules = node.rules_in_children;
+        // Only a container's entries are left to check (serde checked a `Ser` whole).
+        let checks =
+            self.checks && matches!(new, ViewRef::Obj(_) | ViewRef::Map(_) | ViewRef::List(_));
+        if !rules && !checks {
+            return Ok(());
+        }
+        match (node.ty, new) {
+            (Type::Object, ViewRef::Obj(o)) => self.object(node, o, old, rules),
+            (Type::Object, ViewRef::Map(m)) if node.properties.is_empty() => {
+                let values = node.additional_properties.as_deref().ok_or(Miss::Unknown)?;
+                if rules || checks {
+                    let mut out = Ok(());
+                    m.cel_entries(&mut |_, v| {
+                        out = self.node(values, v, None);
+                        out.is_ok()
+                    });
+                    out?;
+                }
+                Ok(())
+            }
+            (Type::Array, ViewRef::List(l)) => self.list(node, l, rules, checks),
+            // Rules below something the view does not describe.
+            _ if rules => Err(Miss::Unviewable.into()),
+            _ => Err(Stop::Check),
+        }
+    }
+
+    /// Runs the rules of `node`.
+    fn rules(
+        &mut self,
+        node: &SchemaNode,
+        new: ViewRef<'_>,
+        old: Option<ViewRef<'_>>,
+    ) -> Result<(), Miss> {
         for rule in self.nodes.rules(node) {
             let program = rule.program().map_err(|_| Miss::Unknown)?;
             let viewed = rule.viewed.as_ref().ok_or(Miss::Unknown)?;
@@ -92,55 +166,184 @@ impl Walk<'_> {
                 return Err(Miss::Unknown);
             }
         }
-        let children = node.properties.iter().map(|(_, c)| c);
-        let below = children
-            .chain(node.items.as_deref())
-            .chain(node.additional_properties.as_deref())
-            .any(|c| c.rules_below);
-        if !below {
-            return Ok(());
+        Ok(())
+    }
+
+    /// The properties of a struct: each one's rules and checks, with `required` and the
+    /// property count.
+    fn object(
+        &mut self,
+        node: &SchemaNode,
+        o: &dyn ObjView,
+        old: Option<ViewRef<'_>>,
+        rules: bool,
+    ) -> Result<(), Stop> {
+        let mut present = 0;
+        for (i, (name, child)) in node.properties.iter().enumerate() {
+            let rules = rules && child.rules_below;
+            if !self.checks && !rules {
+                continue;
+            }
+            let v = o.cel_field(name);
+            if self.checks {
+                if matches!(v, ViewRef::Absent) {
+                    if self.bounds(node)?.required.contains(&i) {
+                        return Err(Stop::Check);
+                    }
+                    continue;
+                }
+                present += 1;
+            }
+            let old = match old {
+                Some(ViewRef::Obj(o)) if rules => Some(o.cel_field(name)),
+                Some(_) if rules => return Err(Miss::Unviewable.into()),
+                _ => None,
+            };
+            self.node(child, v, old)?;
         }
-        match (node.ty, new) {
-            (Type::Object, ViewRef::Obj(o)) => {
-                for (name, child) in &node.properties {
-                    if child.rules_below {
-                        let old = match old {
-                            Some(ViewRef::Obj(o)) => Some(o.cel_field(name)),
-                            Some(_) => return Err(Miss::Unviewable),
-                            None => None,
-                        };
-                        self.node(child, o.cel_field(name), old)?;
-                    }
-                }
-                Ok(())
+        if self.checks {
+            // Serialized fields the schema does not declare (a resource's `apiVersion`, `kind`
+            // and `metadata` where the tree has none) count, and are checked no further, as
+            // in the serde pass; beside `additionalProperties` they are its to judge.
+            let count = o.cel_count();
+            let undeclared = count.checked_sub(present).ok_or(Stop::Check)?;
+            if (undeclared > 0 && node.additional_properties.is_some())
+                || !self.bounds(node)?.properties_ok(count)
+            {
+                return Err(Stop::Check);
             }
-            (Type::Object, ViewRef::Map(m)) if node.properties.is_empty() => {
-                let values = node.additional_properties.as_deref().ok_or(Miss::Unknown)?;
-                if values.rules_below {
-                    let mut keys = Vec::with_capacity(m.cel_len());
-                    m.cel_keys(&mut keys);
-                    for key in keys {
-                        self.node(values, m.cel_get(key), None)?;
-                    }
-                }
-                Ok(())
-            }
-            (Type::Array, ViewRef::List(l)) => {
-                let items = node.items.as_deref().ok_or(Miss::Unknown)?;
-                if items.rules_below {
-                    for i in 0..l.cel_len() {
-                        // A `null` item is not skipped by the apiserver's walk: defer.
-                        let item = l.cel_item(i);
-                        if matches!(item, ViewRef::Absent | ViewRef::Null) {
-                            return Err(Miss::Unknown);
-                        }
-                        self.node(items, item, None)?;
-                    }
-                }
-                Ok(())
-            }
-            // Rules below something the view does not describe.
-            _ => Err(Miss::Unviewable),
         }
+        Ok(())
+    }
+
+    /// The items of a list: each one's rules and checks, with the list type's uniqueness.
+    fn list(
+        &mut self,
+        node: &SchemaNode,
+        l: &dyn ListView,
+        rules: bool,
+        checks: bool,
+    ) -> Result<(), Stop> {
+        let items = node.items.as_deref().ok_or(Miss::Unknown)?;
+        let rules = rules && items.rules_below;
+        let len = l.cel_len();
+        let unique = checks && !matches!(node.list_kind, ListKind::Plain);
+        let mut stack = [0u64; STACK_HASHES];
+        let mut heap = Vec::new();
+        if unique && len > STACK_HASHES {
+            heap.reserve_exact(len);
+        }
+        for i in 0..len {
+            let item = l.cel_item(i);
+            // A `null` item is not skipped by the apiserver's walk: defer.
+            if rules && matches!(item, ViewRef::Absent | ViewRef::Null) {
+                return Err(Miss::Unknown.into());
+            }
+            if unique {
+                let h = item_hash(&node.list_kind, item).ok_or(Stop::Check)?;
+                match stack.get_mut(i) {
+                    Some(slot) if len <= STACK_HASHES => *slot = h,
+                    _ => heap.push(h),
+                }
+            }
+            self.node(items, item, None)?;
+        }
+        if unique {
+            let hashes = if len <= STACK_HASHES {
+                &mut stack[..len]
+            } else {
+                &mut heap[..]
+            };
+            hashes.sort_unstable();
+            // A repeated hash is a repeated item as far as views tell (a collision only sends
+            // the object to the serde pass).
+            if hashes.windows(2).any(|w| w[0] == w[1]) {
+                return Err(Stop::Check);
+            }
+        }
+        Ok(())
+    }
+
+    fn bounds(&self, node: &SchemaNode) -> Result<&Bounds, Stop> {
+        self.nodes.bounds(node).ok_or(Stop::Check)
+    }
+
+    /// Whether `v` passes the checks of `node` itself (a container's kind and counts; its
+    /// entries are checked by the walk), as the serde pass's serializer of the node would
+    /// accept it.
+    fn check(&self, node: &SchemaNode, v: ViewRef<'_>) -> Result<bool, Stop> {
+        let b = self.bounds(node)?;
+        let ios = node.int_or_string;
+        Ok(match v {
+            // A property's absence is its object's to judge.
+            ViewRef::Absent => false,
+            ViewRef::Null => b.nullable && node.nullable,
+            ViewRef::Bool(x) => node.ty == Type::Boolean && !ios && b.bool_ok(x),
+            ViewRef::Int(i) => (ios || node.ty == Type::Integer) && b.number_ok(Some(i), i as f64),
+            ViewRef::Double(d) => {
+                node.ty == Type::Number && !ios && d.is_finite() && b.number_ok(None, d)
+            }
+            ViewRef::Str(s) => (ios || node.ty == Type::String) && b.string_ok(s),
+            ViewRef::Obj(_) => {
+                node.ty == Type::Object
+                    && !ios
+                    && b.no_enum()
+                    && (!node.properties.is_empty() || node.additional_properties.is_none())
+            }
+            ViewRef::Map(m) => {
+                node.ty == Type::Object
+                    && !ios
+                    && b.no_enum()
+                    && node.properties.is_empty()
+                    && node.additional_properties.is_some()
+                    && b.properties_ok(m.cel_len())
+            }
+            ViewRef::List(l) => {
+                node.ty == Type::Array
+                    && !ios
+                    && b.no_enum()
+                    && b.items_ok(l.cel_len())
+                    && match &node.list_kind {
+                        ListKind::Map(keys) => keys.len() <= MAX_HASHED_KEYS,
+                        _ => true,
+                    }
+            }
+            ViewRef::Opaque => false,
+            ViewRef::Ser(s) => check_only(s, node, self.nodes),
+        })
+    }
+}
+
+/// The hash a list-type check compares for an item of a set (a scalar) or of a map list (its
+/// key fields' tuple); `None` for an item it cannot hash (the serde pass's then).
+fn item_hash(kind: &ListKind, item: ViewRef<'_>) -> Option<u64> {
+    match kind {
+        ListKind::Plain => None,
+        ListKind::Set => scalar_view_hash(item),
+        ListKind::Map(keys) => {
+            let ViewRef::Obj(o) = item else {
+                return None;
+            };
+            let mut tuple = 0;
+            for key in keys.iter() {
+                let h = match o.cel_field(key) {
+                    ViewRef::Absent => ABSENT_KEY,
+                    v => scalar_view_hash(v)?,
+                };
+                tuple = key_tuple_step(tuple, h);
+            }
+            Some(tuple)
+        }
+    }
+}
+
+/// [`scalar_hash`] of a scalar view.
+fn scalar_view_hash(v: ViewRef<'_>) -> Option<u64> {
+    match v {
+        ViewRef::Str(s) => Some(str_hash(s)),
+        ViewRef::Int(i) => scalar_hash(&Value::Int(i)).ok(),
+        ViewRef::Double(d) => scalar_hash(&Value::Double(d)).ok(),
+        ViewRef::Bool(b) => scalar_hash(&Value::Bool(b)).ok(),
+        _ => None,
     }
 }
