@@ -117,6 +117,11 @@ pub fn typed_view_checks<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>
     validator_of::<T>(false, None).is_ok_and(|v| v.runs_checks_on_views())
 }
 
+/// [`typed_view_checks`] of a kube root type without a scale subresource.
+pub fn typed_root_view_checks<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>() -> bool {
+    validator_of::<T>(true, None).is_ok_and(|v| v.runs_checks_on_views())
+}
+
 fn internal_error(detail: String) -> ValidationErrors {
     ValidationErrors {
         errors: vec![FieldError {

@@ -8,13 +8,14 @@
 use crd_cel::validate::Validator;
 use crd_cel::{CelSchema, CelValidate};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use kube::CustomResource;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A port: a rule selecting two fields, and a rule on a field (both run on views).
-#[derive(CelValidate, Serialize, Clone, Debug)]
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
 #[cel(
     rule = "self.port >= 1 && self.port <= 100",
     message_expression = "'port ' + self.name + ' is out of range'"
@@ -71,7 +72,7 @@ struct Spec {
 }
 
 /// `Inner` with a transition rule on a field, and a field written as `null` when unset.
-#[derive(CelValidate, Serialize, Clone, Debug)]
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
 #[cel(rule = "self.s != 'no'")]
 struct ViewInner {
     #[cel(rule = "self >= oldSelf", message = "n may not decrease")]
@@ -85,7 +86,7 @@ struct ViewInner {
 /// Rules of every kind the viewed evaluation implements (equality of objects, maps, map lists
 /// and sets included), and rules that fail with errors (`self.label` when it is absent,
 /// `self.ports[0]` of no ports), which it leaves to the interpreter.
-#[derive(CelValidate, Serialize, Clone, Debug)]
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
 #[cel(rule = "self.min <= self.max", message = "min must not exceed max")]
 #[cel(rule = "!has(self.label) || self.label != 'bad'")]
 #[cel(rule = "self.ports.all(p, p.port != self.min)")]
@@ -105,6 +106,14 @@ struct ViewInner {
 #[cel(rule = "self.max != 2 || self.labels == oldSelf.labels")]
 #[cel(rule = "self.max != 1 || self.tags != oldSelf.tags || self.min == 0")]
 #[serde(rename_all = "camelCase")]
+#[derive(CustomResource)]
+#[kube(
+    group = "example.com",
+    version = "v1",
+    kind = "ViewRoot",
+    status = "ViewStatus",
+    namespaced
+)]
 struct ViewSpec {
     min: i64,
     max: i64,
@@ -133,6 +142,13 @@ struct ViewSpec {
     #[serde(skip_serializing_if = "String::is_empty")]
     #[schemars(required)]
     code: String,
+}
+
+/// The root's status: absent (kube leaves out `None`), or a phase with a bound.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+struct ViewStatus {
+    #[schemars(length(max = 4))]
+    phase: String,
 }
 
 impl From<Spec> for ViewSpec {
@@ -246,10 +262,11 @@ fn text(r: Result<(), crd_cel::ValidationErrors>) -> String {
 /// `validate` and `validate_update` of random values of `T` agree with the JSON path, and the
 /// generator reaches both verdicts on create and on update.
 fn agrees<T: CelValidate + CelSchema + Serialize + std::fmt::Debug + 'static>(
+    resource: bool,
     values: impl Fn() -> BoxedStrategy<T>,
     tweak: fn(&T) -> T,
 ) {
-    let v = Validator::from_model(&T::MODEL, false);
+    let v = Validator::from_model(&T::MODEL, resource);
     let mut runner = TestRunner::new(Config {
         cases: 1500,
         ..Config::default()
@@ -297,6 +314,7 @@ fn typed_validation_agrees_with_the_json_path() {
     // `Spec`'s `map()` rule is not one the viewed evaluation runs: values are built.
     assert!(!crd_cel::__private::typed_views::<Spec>());
     agrees(
+        false,
         || arb_spec().boxed(),
         |s| {
             let mut t = s.clone();
@@ -307,30 +325,53 @@ fn typed_validation_agrees_with_the_json_path() {
     );
 }
 
+/// `s` with a few changes: same keys, another item; another value under a key; a set in
+/// another order; a field `null` on one side only.
+fn near(s: &ViewSpec) -> ViewSpec {
+    let mut t = s.clone();
+    if let Some(p) = t.ports.first_mut() {
+        p.port += 1;
+    }
+    if let Some(v) = t.labels.values_mut().next() {
+        *v = "w".into();
+    }
+    t.tags.reverse();
+    t.inner.note = match t.inner.note {
+        Some(_) => None,
+        None => Some("y".into()),
+    };
+    t
+}
+
+/// The same on the kube root of `ViewSpec`: `apiVersion`, `kind` and `metadata` beside the
+/// spec, and a status that kube leaves out when it is `None`.
+#[test]
+fn typed_validation_of_a_root_on_views_agrees_with_the_json_path() {
+    let root = |spec: ViewSpec| {
+        let status = (spec.min > 0).then(|| ViewStatus {
+            phase: if spec.min == 3 { "Ready" } else { "Up" }.into(),
+        });
+        let mut r = ViewRoot::new("x", spec);
+        r.status = status;
+        r
+    };
+    agrees(
+        true,
+        move || arb_spec().prop_map(move |s| root(s.into())).boxed(),
+        |r| {
+            let mut t = r.clone();
+            t.spec = near(&r.spec);
+            t
+        },
+    );
+    assert!(crd_cel::__private::typed_root_view_checks::<ViewRoot>());
+}
+
 #[test]
 fn typed_validation_on_views_agrees_with_the_json_path() {
     assert!(crd_cel::__private::typed_views::<ViewSpec>());
     assert!(crd_cel::__private::typed_view_checks::<ViewSpec>());
-    agrees(
-        || arb_spec().prop_map(ViewSpec::from).boxed(),
-        |s| {
-            let mut t = s.clone();
-            // Same keys, another item; another value under a key; a set in another order; a
-            // field `null` on one side only.
-            if let Some(p) = t.ports.first_mut() {
-                p.port += 1;
-            }
-            if let Some(v) = t.labels.values_mut().next() {
-                *v = "w".into();
-            }
-            t.tags.reverse();
-            t.inner.note = match t.inner.note {
-                Some(_) => None,
-                None => Some("y".into()),
-            };
-            t
-        },
-    );
+    agrees(false, || arb_spec().prop_map(ViewSpec::from).boxed(), near);
     // Still on views, checks included: valid objects they could not answer for would have
     // turned them off.
     assert!(crd_cel::__private::typed_views::<ViewSpec>());
@@ -338,7 +379,7 @@ fn typed_validation_on_views_agrees_with_the_json_path() {
 }
 
 /// A unit enum: the string serde writes for the variant (renamed by the container's rule).
-#[derive(CelValidate, Serialize, Clone, Copy, Debug)]
+#[derive(CelValidate, Serialize, Deserialize, Clone, Copy, Debug)]
 #[serde(rename_all = "lowercase")]
 enum Mode {
     A,

@@ -13,6 +13,7 @@
 //! caller charges the rule's estimated maximum, which bounds it.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::super::function::Impl;
 use super::super::value::Value;
@@ -20,7 +21,7 @@ use super::super::view::{ListView, MapView, ObjView, ViewRef};
 use super::Program;
 use super::ir::{Base, Fold, OLD_SELF, Op, QualKind, SELF};
 use crate::model::Type;
-use crate::tree::{ListKind, SchemaNode, StringFormat, is_type_or_object_meta};
+use crate::tree::{ListKind, SchemaNode, StringFormat, is_type_or_object_meta, name_eq};
 use crd_cel_core::size::MAX_REQUEST_SIZE_BYTES;
 
 /// The most variable slots (`self`, `oldSelf` and comprehension variables) a viewed program
@@ -140,6 +141,8 @@ enum Q {
     Field {
         property: Option<Arc<str>>,
         raw: Arc<str>,
+        /// Where the property was last found ([`property_of`]).
+        at: AtomicU64,
     },
     Const(C),
     Op(usize),
@@ -240,6 +243,7 @@ fn plan_op(op: &Op) -> Option<VOp> {
                         QualKind::Field { raw, property } => Q::Field {
                             property: property.clone(),
                             raw: raw.clone(),
+                            at: AtomicU64::new(0),
                         },
                         QualKind::Const(c) => Q::Const(C::of(c)?),
                         QualKind::Attr(o) | QualKind::Op(o) => Q::Op(*o),
@@ -318,6 +322,25 @@ fn lift<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option<V<'a>>> {
     }))
 }
 
+/// `node`'s property `name`, found by its index where `at` remembers one for this node (a
+/// program runs on the nodes of one tree, whose ids are distinct), so that a field read does
+/// not compare names along the properties each time.
+fn property_of<'n>(node: &'n SchemaNode, name: &str, at: &AtomicU64) -> Option<&'n SchemaNode> {
+    let key = (node.id as u64 + 1) << 32;
+    let seen = at.load(Ordering::Relaxed);
+    if seen >> 32 == key >> 32 {
+        return node
+            .properties
+            .get((seen & 0xffff_ffff) as usize)
+            .map(|(_, c)| c);
+    }
+    let i = node.properties.iter().position(|(n, _)| name_eq(n, name))?;
+    if let Ok(index) = u32::try_from(i) {
+        at.store(key | u64::from(index), Ordering::Relaxed);
+    }
+    Some(&node.properties[i].1)
+}
+
 /// `view` lifted when present.
 fn present<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<V<'a>> {
     lift(view, node).flatten()
@@ -370,26 +393,7 @@ impl<'a> Viewed<'a> {
                 let (a, b) = (self.eval(*a)?, self.eval(*b)?);
                 call2(*f, a, b)
             }
-            VOp::Lib(call, args) => {
-                let mut values = Vec::with_capacity(args.len());
-                for &a in args.iter() {
-                    values.push(match self.eval(a)? {
-                        V::Bool(b) => Value::Bool(b),
-                        V::Int(i) => Value::Int(i),
-                        V::Uint(u) => Value::Uint(u),
-                        V::Double(d) => Value::Double(d),
-                        V::Str(s) => Value::string(s),
-                        _ => return None,
-                    });
-                }
-                match call(&values).ok()? {
-                    Value::Bool(b) => Some(V::Bool(b)),
-                    Value::Int(i) => Some(V::Int(i)),
-                    Value::Uint(u) => Some(V::Uint(u)),
-                    Value::Double(d) => Some(V::Double(d)),
-                    _ => None,
-                }
-            }
+            VOp::Lib(call, args) => self.lib(*call, args),
             VOp::Eq(a, b, ne) => {
                 let (a, b) = (self.eval(*a)?, self.eval(*b)?);
                 Some(V::Bool(self.equal(a, b, 0)? != *ne))
@@ -422,21 +426,49 @@ impl<'a> Viewed<'a> {
                 V::Str(s) => Some(V::Bool(regex.is_match(s))),
                 _ => None,
             },
-            VOp::InSet(arg, set) => {
-                let v = self.eval(*arg)?;
-                if !matches!(
-                    v,
-                    V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) | V::Str(_)
-                ) {
-                    return None;
-                }
-                // Exact-type membership, as the interpreter's set lookup.
-                Some(V::Bool(
-                    set.iter().any(|m| scalar_eq(m.v(), v).unwrap_or(false)),
-                ))
-            }
+            VOp::InSet(arg, set) => self.in_set(*arg, set),
             VOp::Fold(f) => self.fold(*f),
         }
+    }
+
+    // The rarer operations are functions of their own: `eval` recurses for every operation,
+    // and a large body makes each of its calls pay a large frame.
+
+    #[inline(never)]
+    fn lib(&mut self, call: Impl, args: &[usize]) -> Option<V<'a>> {
+        let mut values = Vec::with_capacity(args.len());
+        for &a in args {
+            values.push(match self.eval(a)? {
+                V::Bool(b) => Value::Bool(b),
+                V::Int(i) => Value::Int(i),
+                V::Uint(u) => Value::Uint(u),
+                V::Double(d) => Value::Double(d),
+                V::Str(s) => Value::string(s),
+                _ => return None,
+            });
+        }
+        match call(&values).ok()? {
+            Value::Bool(b) => Some(V::Bool(b)),
+            Value::Int(i) => Some(V::Int(i)),
+            Value::Uint(u) => Some(V::Uint(u)),
+            Value::Double(d) => Some(V::Double(d)),
+            _ => None,
+        }
+    }
+
+    #[inline(never)]
+    fn in_set(&mut self, arg: usize, set: &[C]) -> Option<V<'a>> {
+        let v = self.eval(arg)?;
+        if !matches!(
+            v,
+            V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) | V::Str(_)
+        ) {
+            return None;
+        }
+        // Exact-type membership, as the interpreter's set lookup.
+        Some(V::Bool(
+            set.iter().any(|m| scalar_eq(m.v(), v).unwrap_or(false)),
+        ))
     }
 
     fn attr(&mut self, base: &Base, quals: &[Q], test: bool) -> Option<V<'a>> {
@@ -451,12 +483,12 @@ impl<'a> Viewed<'a> {
         for (k, q) in quals.iter().enumerate() {
             let presence = test && Some(k) == last;
             let found = match (q, value) {
-                (Q::Field { property, .. }, V::Obj(o, node)) => {
+                (Q::Field { property, at, .. }, V::Obj(o, node)) => {
                     let name = property.as_deref()?;
                     if node.type_meta && is_type_or_object_meta(name) {
                         return None;
                     }
-                    match node.property(name) {
+                    match property_of(node, name, at) {
                         Some(child) => self.lift(o.cel_field(name), child)?,
                         None => None,
                     }
@@ -490,6 +522,7 @@ impl<'a> Viewed<'a> {
         }
     }
 
+    #[inline(never)]
     fn fold(&mut self, f: Fold) -> Option<V<'a>> {
         let Fold {
             range,
