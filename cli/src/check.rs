@@ -200,7 +200,10 @@ pub(crate) fn check(args: CheckArgs, io: &mut Io<'_>) -> u8 {
                     .collect();
                 entry.warnings = warnings;
                 // crd-cel's own, not the apiserver's: kept out of `jsonl`, the oracle's shape.
-                if let Some(w) = client_side_apply_warning(&doc.value) {
+                if let Some(w) = (!args.server_side)
+                    .then(|| client_side_apply_warning(&doc.value))
+                    .flatten()
+                {
                     entry.warnings.push(w);
                 }
                 entries.push(entry);

@@ -259,6 +259,10 @@ struct CheckArgs {
     /// Exit 0 even when CRDs are rejected (input errors still exit 2).
     #[arg(long)]
     exit_zero: bool,
+    /// The CRDs are applied server-side (`kubectl apply --server-side`, Flux, Argo CD's
+    /// server-side apply): no warning for a CRD too large for client-side `kubectl apply`.
+    #[arg(long)]
+    server_side: bool,
     /// The stored CRDs (files or directories; repeatable): a CRD of the same name is checked
     /// as an update of the stored one, as the apiserver checks `kubectl apply` of a new
     /// version (expressions the stored CRD has keep the stored-expressions environment;

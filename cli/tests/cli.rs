@@ -511,6 +511,10 @@ fn a_crd_too_big_for_client_side_apply_is_accepted_with_a_warning() {
     let out = crd_cel(&["check", "-o", "jsonl", "-"], Some(&over));
     let line: serde_json::Value = serde_json::from_slice(&out.stdout).expect("jsonl");
     assert_eq!(line["warnings"], serde_json::json!([]));
+    // A project that applies its CRDs server-side says so, and is not warned on every run.
+    let out = crd_cel(&["check", "--server-side", "-"], Some(&over));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
 }
 
 #[test]
