@@ -30,6 +30,8 @@ use serde_json::{Value, json};
 
 #[path = "workload/handwritten.rs"]
 mod handwritten;
+#[path = "workload/pod.rs"]
+mod pod;
 
 /// The system allocator, counting allocations only while [`measure`] runs (the timings are of
 /// the plain system allocator).
@@ -597,6 +599,26 @@ fn create_evaluations(
 /// Stages of a create, for the profile in the report: serializing the typed object to JSON (the
 /// JSON path's first step; the typed fast path does not take it), converting the whole JSON
 /// object to CEL values (the walk converts only what rules read), and the 48 evaluations alone.
+/// The pod-template shape ([`pod`]): its checks on views (the template serialized alone)
+/// beside the same spec whose checks all go through the serde pass.
+fn bench_pod(c: &mut Criterion) {
+    use crd_cel::CelValidate;
+    let (v, s) = (pod::viewed(), pod::serialized());
+    assert!(v.validate().is_ok() && s.validate().is_ok());
+    // Past the misses after which a type's checks stay with the serde pass.
+    for _ in 0..20 {
+        assert!(s.validate().is_ok());
+    }
+    let mut g = c.benchmark_group("pod-template");
+    g.bench_function("checks-on-views", |b| {
+        b.iter(|| black_box(&v).validate().is_ok())
+    });
+    g.bench_function("checks-by-serde", |b| {
+        b.iter(|| black_box(&s).validate().is_ok())
+    });
+    g.finish();
+}
+
 fn bench_stages(c: &mut Criterion) {
     use crd_cel::CelSchema;
     use crd_cel::eval::SchemaNode;
@@ -826,6 +848,25 @@ fn main() {
         }
         return;
     }
+    // `WORKLOAD_PROFILE_POD=views|serde:N`: only N typed calls on the pod-template shape.
+    if let Some((which, n)) = std::env::var("WORKLOAD_PROFILE_POD").ok().and_then(|v| {
+        Some((
+            v.split_once(':')?.0.to_owned(),
+            v.split_once(':')?.1.parse::<u64>().ok()?,
+        ))
+    }) {
+        use crd_cel::CelValidate;
+        let (v, s) = (pod::viewed(), pod::serialized());
+        assert!(v.validate().is_ok() && s.validate().is_ok());
+        for _ in 0..n {
+            if which == "views" {
+                black_box(black_box(&v).validate().is_ok());
+            } else {
+                black_box(black_box(&s).validate().is_ok());
+            }
+        }
+        return;
+    }
     STARTED.get_or_init(std::time::SystemTime::now);
     check_verdicts();
     let allocations = allocations_per_call();
@@ -837,6 +878,7 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c);
     bench_stages(&mut c);
+    bench_pod(&mut c);
     c.final_summary();
     print_ratios(&allocations);
 }

@@ -37,7 +37,16 @@ pub enum ViewRef<'a> {
     Opaque,
     /// Something the view cannot describe but serde can write (another crate's type): rules
     /// that read it defer, the schema checks serialize it.
-    Ser(&'a dyn erased_serde::Serialize),
+    Ser(&'a dyn SerCheck),
+}
+
+/// A value without a view whose serialization the schema checks read ([`ViewRef::Ser`]): any
+/// `Serialize` (the impl is the typed fast path's, beside its serde pass).
+pub trait SerCheck {
+    /// Whether the value passes the checks of `node` and below, as the serde pass of the whole
+    /// object would check it there; `nodes` is the validator's side table of `node`'s tree
+    /// (its bounds), which this module does not name.
+    fn cel_check(&self, node: &crate::tree::SchemaNode, nodes: &dyn std::any::Any) -> bool;
 }
 
 /// A type whose serialized JSON has a view.
@@ -107,7 +116,7 @@ pub trait ViewSer<'a> {
     fn cel_probe(self) -> ViewRef<'a>;
 }
 
-impl<'a, T: serde::Serialize> ViewSer<'a> for &ViewProbe<'a, T> {
+impl<'a, T: SerCheck> ViewSer<'a> for &ViewProbe<'a, T> {
     fn cel_probe(self) -> ViewRef<'a> {
         ViewRef::Ser(self.0)
     }

@@ -12,6 +12,7 @@ use super::serialize::{MAX_HASHED_KEYS, check_only};
 use super::unique::{ABSENT_KEY, key_tuple_step, scalar_hash, str_hash};
 use crate::eval::interp::Miss;
 use crate::eval::value::Value;
+use crate::eval::view::SerCheck;
 use crate::eval::view::{ListView, ObjView, ViewRef};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode};
@@ -309,8 +310,17 @@ impl Walk<'_> {
                     }
             }
             ViewRef::Opaque => false,
-            ViewRef::Ser(s) => check_only(s, node, self.nodes),
+            ViewRef::Ser(s) => s.cel_check(node, self.nodes),
         })
+    }
+}
+
+impl<T: serde::Serialize> SerCheck for T {
+    fn cel_check(&self, node: &SchemaNode, nodes: &dyn std::any::Any) -> bool {
+        // Monomorphized for the value's type, as the serde pass of the whole object is.
+        nodes
+            .downcast_ref::<Nodes>()
+            .is_some_and(|nodes| check_only(self, node, nodes))
     }
 }
 
