@@ -660,6 +660,8 @@ impl Validator {
                     self.unviewable.store(true, Ordering::Relaxed)
                 }
                 Some(Stop::Rule(Miss::Unknown) | Stop::Check) => missed = true,
+                // This object's old value, not the type: views stay on.
+                Some(Stop::Old) => {}
             }
         }
         let valid = self.valid_by_values(value, old);

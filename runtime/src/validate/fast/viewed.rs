@@ -56,6 +56,9 @@ pub(crate) enum Stop {
     /// A schema check read on views did not pass, or could not be read on views: the serde
     /// pass decides.
     Check,
+    /// The old value a transition rule reads does not pass its checks (it may predate a
+    /// bound), so the rule's estimated cost does not bound it: values decide, counting it.
+    Old,
 }
 
 impl From<Miss> for Stop {
@@ -75,10 +78,27 @@ pub(crate) fn valid(
     old: Option<ViewRef<'_>>,
     checks: bool,
 ) -> Result<(), Stop> {
+    // The estimated cost a transition rule is charged assumes its old value within the
+    // schema's bounds too, which nothing else checks (an old object may predate a bound): the
+    // old values transition rules read are checked first.
+    if let Some(old) = old.filter(|_| root.transition_below) {
+        let mut walk = Walk {
+            nodes,
+            cost: 0,
+            checks: true,
+            rules: false,
+            prune: true,
+        };
+        if walk.node(root, old, None).is_err() {
+            return Err(Stop::Old);
+        }
+    }
     let mut walk = Walk {
         nodes,
         cost: 0,
         checks,
+        rules: true,
+        prune: false,
     };
     walk.node(root, new, old)
 }
@@ -89,6 +109,10 @@ struct Walk<'n> {
     cost: u64,
     /// Whether the schema checks are read on views too.
     checks: bool,
+    /// Whether the rules run (else only the checks are read).
+    rules: bool,
+    /// Whether only the paths to transition rules' nodes are checked (and their subtrees).
+    prune: bool,
 }
 
 /// The most items whose hashes a list-type check keeps on the stack.
@@ -111,10 +135,28 @@ impl Walk<'_> {
             return Ok(());
         }
         let old = old.filter(|o| !matches!(o, ViewRef::Absent | ViewRef::Null));
-        if node.rules_below {
+        // The entries first, so that a rule runs on a value whose every check has passed: the
+        // estimated cost it is charged assumes the schema's bounds, and a comprehension over a
+        // list far longer than its maxItems would take as long as the list makes it.
+        let prune = self.prune;
+        self.prune &= !node.transition;
+        let entries = self.entries(node, new, old);
+        self.prune = prune;
+        entries?;
+        if node.rules_below && self.rules {
             self.rules(node, new, old)?;
         }
-        let rules = node.rules_in_children;
+        Ok(())
+    }
+
+    /// The rules and checks of `new`'s entries, when it is a container.
+    fn entries(
+        &mut self,
+        node: &SchemaNode,
+        new: ViewRef<'_>,
+        old: Option<ViewRef<'_>>,
+    ) -> Result<(), Stop> {
+        let rules = node.rules_in_children && self.rules;
         // Only a container's entries are left to check (serde checked a `Ser` whole).
         let checks =
             self.checks && matches!(new, ViewRef::Obj(_) | ViewRef::Map(_) | ViewRef::List(_));
@@ -182,7 +224,7 @@ impl Walk<'_> {
         let mut present = 0;
         for (i, (name, child)) in node.properties.iter().enumerate() {
             let rules = rules && child.rules_below;
-            if !self.checks && !rules {
+            if (!self.checks && !rules) || (self.prune && !child.transition_below) {
                 continue;
             }
             let v = o.cel_field(name);
@@ -202,7 +244,7 @@ impl Walk<'_> {
             };
             self.node(child, v, old)?;
         }
-        if self.checks {
+        if self.checks && !self.prune {
             // Serialized fields the schema does not declare (a resource's `apiVersion`, `kind`
             // and `metadata` where the tree has none) count, and are checked no further, as
             // in the serde pass; beside `additionalProperties` they are its to judge.
