@@ -9,6 +9,18 @@ use super::openapi::{Bound, Check, Limits, fits_type, format_ok};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode, is_type_or_object_meta};
 
+/// The kind of JSON value the typed fast path meets at a node (a float, a string, ...).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Null,
+    Bool,
+    Int,
+    Float,
+    Str,
+    List,
+    Object,
+}
+
 /// The constraints of one schema node as the typed fast path reads them (a copy of the node's
 /// [`Check`] without its children, attached to the [`SchemaNode`] of the same place, in the side table). The fast
 /// path only answers "nothing to report": every predicate here is true only where [`validate`]
@@ -109,6 +121,23 @@ impl Bounds {
             required,
             rank,
         })
+    }
+
+    /// Whether a value of `kind` is one the fast path takes at `node` without reading more
+    /// than its kind: `null` where the node is nullable, the node's type (an integer under
+    /// `number` is read from its JSON text by the JSON path, so not taken), no compound value
+    /// under an `enum`. The serde pass and the checks on views ask the same.
+    pub(crate) fn fits(&self, node: &SchemaNode, kind: Kind) -> bool {
+        let ios = node.int_or_string;
+        match kind {
+            Kind::Null => self.nullable && node.nullable,
+            Kind::Bool => node.ty == Type::Boolean && !ios,
+            Kind::Int => ios || node.ty == Type::Integer,
+            Kind::Float => node.ty == Type::Number && !ios,
+            Kind::Str => ios || node.ty == Type::String,
+            Kind::List => node.ty == Type::Array && !ios && self.no_enum(),
+            Kind::Object => node.ty == Type::Object && !ios && self.no_enum(),
+        }
     }
 
     /// Whether a string passes `enum`, `format`, lengths and `pattern`.

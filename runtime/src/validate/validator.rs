@@ -634,7 +634,11 @@ impl Validator {
         // are no longer tried on views: that recurs, and each try would be paid twice.
         let views = self.views && !self.unviewable.load(Ordering::Relaxed);
         let mut missed = false;
-        if views {
+        // An update whose old value a transition rule reads past its bounds goes the value
+        // way, which counts the cost; that is this object's, not the type's: views stay on.
+        let old_ok =
+            || old_view.is_none_or(|o| viewed::old_within_bounds(&self.nodes, &self.root, o));
+        if views && old_ok() {
             let checks = !self.unchecked.load(Ordering::Relaxed);
             let mut stop = if checks {
                 viewed::valid(&self.nodes, &self.root, view, old_view, true).err()
@@ -647,8 +651,8 @@ impl Validator {
                 if self.serialize_fast(value, true, false).is_err() {
                     return false;
                 }
-                // Checks that views keep failing to read (a field without a view that serde
-                // cannot write alone, an undeclared field) are left to the serde pass.
+                // Checks that views keep failing to read (a field serde writes its own way, a
+                // `null` map value) are left to the serde pass.
                 if checks && self.check_misses.fetch_add(1, Ordering::Relaxed) >= MAX_VIEW_MISSES {
                     self.unchecked.store(true, Ordering::Relaxed);
                 }
@@ -660,8 +664,6 @@ impl Validator {
                     self.unviewable.store(true, Ordering::Relaxed)
                 }
                 Some(Stop::Rule(Miss::Unknown) | Stop::Check) => missed = true,
-                // This object's old value, not the type: views stay on.
-                Some(Stop::Old) => {}
             }
         }
         let valid = self.valid_by_values(value, old);

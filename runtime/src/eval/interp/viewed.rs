@@ -57,6 +57,15 @@ enum C {
     List(Box<[C]>),
 }
 
+impl V<'_> {
+    fn is_scalar(&self) -> bool {
+        matches!(
+            self,
+            V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) | V::Str(_)
+        )
+    }
+}
+
 impl C {
     fn of(v: &Value) -> Option<C> {
         Some(match v {
@@ -459,10 +468,7 @@ impl<'a> Viewed<'a> {
     #[inline(never)]
     fn in_set(&mut self, arg: usize, set: &[C]) -> Option<V<'a>> {
         let v = self.eval(arg)?;
-        if !matches!(
-            v,
-            V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) | V::Str(_)
-        ) {
+        if !v.is_scalar() {
             return None;
         }
         // Exact-type membership, as the interpreter's set lookup.
@@ -597,11 +603,7 @@ impl<'a> Viewed<'a> {
         let mut out = Vec::with_capacity(l.cel_len());
         for i in 0..l.cel_len() {
             let v = self.present(l.cel_item(i), items)?;
-            if !matches!(
-                v,
-                V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) | V::Str(_)
-            ) || out.iter().any(|p| scalar_eq(*p, v) != Some(false))
-            {
+            if !v.is_scalar() || out.iter().any(|p| scalar_eq(*p, v) != Some(false)) {
                 return None;
             }
             out.push(v);

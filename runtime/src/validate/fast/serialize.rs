@@ -8,13 +8,13 @@ use serde::ser::{self, Serialize};
 
 use super::Defer;
 use super::unique::{
-    ABSENT_KEY, has_duplicates, key_tuple_hash, map_keys_repeat, scalar_eq, scalar_hash, str_hash,
+    ABSENT_KEY, has_duplicates, hashes_repeat, key_tuple_hash, map_keys_repeat, scalar_eq,
+    scalar_hash, str_hash,
 };
 use crate::eval::time::{parse_data_duration, parse_date, parse_date_time};
 use crate::eval::value::{Key, List, ListKind, Map, Value, name_eq};
-use crate::model::Type;
 use crate::tree::{Reads, SchemaNode, StringFormat};
-use crate::validate::bounds::Bounds;
+use crate::validate::bounds::{Bounds, Kind};
 use crate::validate::compile::Nodes;
 
 /// How much of a node's value is built.
@@ -116,17 +116,7 @@ pub(crate) fn serialize<T: Serialize + ?Sized>(
     if build == Build::Nothing && !check {
         return Ok(None);
     }
-    match value.serialize(Node {
-        n: root,
-        b: bounds(nodes, root)?,
-        t: nodes,
-        build,
-        check,
-        values,
-        hashed: Hashed::No,
-        resource: resource || root.embedded_resource,
-        keys: &[],
-    })? {
+    match value.serialize(Node::top(root, nodes, build, check, values, resource)?)? {
         Out::Value(v) => Ok(Some(v)),
         Out::Skip | Out::Hash(_) => Ok(None),
         Out::Null => Err(Defer),
@@ -140,21 +130,8 @@ pub(crate) fn check_only<T: Serialize + ?Sized>(
     node: &SchemaNode,
     nodes: &Nodes,
 ) -> bool {
-    let Ok(b) = bounds(nodes, node) else {
-        return false;
-    };
-    value
-        .serialize(Node {
-            n: node,
-            b,
-            t: nodes,
-            build: Build::Nothing,
-            check: true,
-            values: false,
-            hashed: Hashed::No,
-            resource: node.embedded_resource,
-            keys: &[],
-        })
+    Node::top(node, nodes, Build::Nothing, true, false, false)
+        .and_then(|n| value.serialize(n))
         .is_ok()
 }
 
@@ -182,6 +159,28 @@ struct Node<'a> {
 }
 
 impl<'a> Node<'a> {
+    /// The serializer of `n` where a pass starts (a resource root when `resource`).
+    fn top(
+        n: &'a SchemaNode,
+        t: &'a Nodes,
+        build: Build,
+        check: bool,
+        values: bool,
+        resource: bool,
+    ) -> Result<Node<'a>, Defer> {
+        Ok(Node {
+            n,
+            b: bounds(t, n)?,
+            t,
+            build,
+            check,
+            values,
+            hashed: Hashed::No,
+            resource: resource || n.embedded_resource,
+            keys: &[],
+        })
+    }
+
     fn child(&self, n: &'a SchemaNode) -> Result<Node<'a>, Defer> {
         Ok(Node {
             n,
@@ -215,23 +214,14 @@ impl<'a> Node<'a> {
     }
 
     fn int(self, i: i64) -> Result<Out, Defer> {
-        let fits = match self.n.ty {
-            _ if self.n.int_or_string => true,
-            Type::Integer => true,
-            // The JSON path reads an integer under `number` from its JSON text: not taken here.
-            _ => false,
-        };
-        if !fits || (self.check && !self.b.number_ok(Some(i), i as f64)) {
+        if !self.b.fits(self.n, Kind::Int) || (self.check && !self.b.number_ok(Some(i), i as f64)) {
             return Err(Defer);
         }
         Ok(self.built(|| Value::Int(i)))
     }
 
     fn str_value(self, s: &str) -> Result<Out, Defer> {
-        if !(self.n.ty == Type::String || self.n.int_or_string) {
-            return Err(Defer);
-        }
-        if self.check && !self.b.string_ok(s) {
+        if !self.b.fits(self.n, Kind::Str) || (self.check && !self.b.string_ok(s)) {
             return Err(Defer);
         }
         if self.hashed != Hashed::No {
@@ -256,7 +246,7 @@ impl<'a> Node<'a> {
 
     /// `null` is only taken where the schema allows it (elsewhere the JSON path reports it).
     fn null(self) -> Result<Out, Defer> {
-        if self.b.nullable && self.n.nullable {
+        if self.b.fits(self.n, Kind::Null) {
             Ok(Out::Null)
         } else {
             Err(Defer)
@@ -264,11 +254,7 @@ impl<'a> Node<'a> {
     }
 
     fn list(self, len: Option<usize>) -> Result<Seq<'a>, Defer> {
-        if self.n.ty != Type::Array
-            || self.n.int_or_string
-            || !self.b.no_enum()
-            || self.hashed != Hashed::No
-        {
+        if !self.b.fits(self.n, Kind::List) || self.hashed != Hashed::No {
             return Err(Defer);
         }
         let item_node = self.n.items.as_deref().ok_or(Defer)?;
@@ -303,9 +289,7 @@ impl<'a> Node<'a> {
     }
 
     fn object(self, len: Option<usize>) -> Result<Obj<'a>, Defer> {
-        if self.n.ty != Type::Object
-            || self.n.int_or_string
-            || !self.b.no_enum()
+        if !self.b.fits(self.n, Kind::Object)
             || !matches!(self.hashed, Hashed::No | Hashed::MapItem)
         {
             return Err(Defer);
@@ -366,8 +350,7 @@ impl<'a> ser::Serializer for Node<'a> {
     type SerializeStructVariant = ser::Impossible<Out, Defer>;
 
     fn serialize_bool(self, v: bool) -> Result<Out, Defer> {
-        if self.n.ty != Type::Boolean || self.n.int_or_string || (self.check && !self.b.bool_ok(v))
-        {
+        if !self.b.fits(self.n, Kind::Bool) || (self.check && !self.b.bool_ok(v)) {
             return Err(Defer);
         }
         Ok(self.built(|| Value::Bool(v)))
@@ -382,7 +365,7 @@ impl<'a> ser::Serializer for Node<'a> {
 
     fn serialize_f64(self, v: f64) -> Result<Out, Defer> {
         // serde_json writes non-finite floats as null; integers-as-floats are the JSON path's.
-        if self.n.ty != Type::Number || self.n.int_or_string || !v.is_finite() {
+        if !self.b.fits(self.n, Kind::Float) || !v.is_finite() {
             return Err(Defer);
         }
         if self.check && !self.b.number_ok(None, v) {
@@ -512,17 +495,13 @@ impl<'a> Seq<'a> {
         Ok(())
     }
 
-    fn finish(self) -> Result<Out, Defer> {
+    fn finish(mut self) -> Result<Out, Defer> {
         if self.list.check {
             if !self.list.b.items_ok(self.count) {
                 return Err(Defer);
             }
-            if self.item.hashed != Hashed::No {
-                let mut hashes = self.hashes;
-                hashes.sort_unstable();
-                if hashes.windows(2).any(|w| w[0] == w[1]) {
-                    return Err(Defer);
-                }
+            if self.item.hashed != Hashed::No && hashes_repeat(&mut self.hashes) {
+                return Err(Defer);
             }
             match &self.list.n.list_kind {
                 _ if self.item.hashed != Hashed::No => {}

@@ -17,6 +17,13 @@ pub(super) fn key_tuple_step(tuple: u64, key: u64) -> u64 {
     tuple.rotate_left(5) ^ key
 }
 
+/// Whether two of `hashes` (of set items or map-list key tuples) are equal, which the fast
+/// path takes as a repeated item (a collision only sends the object the JSON way).
+pub(super) fn hashes_repeat(hashes: &mut [u64]) -> bool {
+    hashes.sort_unstable();
+    hashes.windows(2).any(|w| w[0] == w[1])
+}
+
 /// The hash of a key field a map-list item does not have.
 pub(super) const ABSENT_KEY: u64 = 7;
 

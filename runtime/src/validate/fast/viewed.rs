@@ -9,14 +9,14 @@
 //! budget holds too.
 
 use super::serialize::{MAX_HASHED_KEYS, check_only};
-use super::unique::{ABSENT_KEY, key_tuple_step, scalar_hash, str_hash};
+use super::unique::{ABSENT_KEY, hashes_repeat, key_tuple_step, scalar_hash, str_hash};
 use crate::eval::interp::Miss;
 use crate::eval::value::Value;
 use crate::eval::view::SerCheck;
 use crate::eval::view::{ListView, ObjView, ViewRef};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode};
-use crate::validate::bounds::Bounds;
+use crate::validate::bounds::{Bounds, Kind};
 use crate::validate::compile::{CompiledRule, Nodes};
 use crate::validate::{PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 
@@ -56,9 +56,6 @@ pub(crate) enum Stop {
     /// A schema check read on views did not pass, or could not be read on views: the serde
     /// pass decides.
     Check,
-    /// The old value a transition rule reads does not pass its checks (it may predate a
-    /// bound), so the rule's estimated cost does not bound it: values decide, counting it.
-    Old,
 }
 
 impl From<Miss> for Stop {
@@ -70,7 +67,8 @@ impl From<Miss> for Stop {
 /// Whether every rule below `root` is `true` on `new` (an update from `old`), judged on views,
 /// and, with `checks`, whether `new` passes the schema's checks as the serde pass would check
 /// it (its types, bounds, formats, patterns, required and counted properties, list types): the
-/// value is read in place, and only what has no view ([`ViewRef::Ser`]) is serialized.
+/// value is read in place, and only what has no view ([`ViewRef::Ser`]) is serialized. The old
+/// value must have passed [`old_within_bounds`].
 pub(crate) fn valid(
     nodes: &Nodes,
     root: &SchemaNode,
@@ -78,29 +76,17 @@ pub(crate) fn valid(
     old: Option<ViewRef<'_>>,
     checks: bool,
 ) -> Result<(), Stop> {
-    // The estimated cost a transition rule is charged assumes its old value within the
-    // schema's bounds too, which nothing else checks (an old object may predate a bound): the
-    // old values transition rules read are checked first.
-    if let Some(old) = old.filter(|_| root.transition_below) {
-        let mut walk = Walk {
-            nodes,
-            cost: 0,
-            checks: true,
-            rules: false,
-            prune: true,
-        };
-        if walk.node(root, old, None).is_err() {
-            return Err(Stop::Old);
-        }
-    }
-    let mut walk = Walk {
-        nodes,
-        cost: 0,
-        checks,
-        rules: true,
-        prune: false,
-    };
-    walk.node(root, new, old)
+    Walk::new(nodes, checks, true, false).node(root, new, old)
+}
+
+/// Whether the old values that transition rules read pass their checks: the estimated cost
+/// such a rule is charged assumes its old value within the schema's bounds too, which nothing
+/// else checks (an old object may predate a bound). Only the paths to those rules are walked.
+pub(crate) fn old_within_bounds(nodes: &Nodes, root: &SchemaNode, old: ViewRef<'_>) -> bool {
+    !root.transition_below
+        || Walk::new(nodes, true, false, true)
+            .node(root, old, None)
+            .is_ok()
 }
 
 struct Walk<'n> {
@@ -113,6 +99,18 @@ struct Walk<'n> {
     rules: bool,
     /// Whether only the paths to transition rules' nodes are checked (and their subtrees).
     prune: bool,
+}
+
+impl<'n> Walk<'n> {
+    fn new(nodes: &'n Nodes, checks: bool, rules: bool, prune: bool) -> Walk<'n> {
+        Walk {
+            nodes,
+            cost: 0,
+            checks,
+            rules,
+            prune,
+        }
+    }
 }
 
 /// The most items whose hashes a list-type check keeps on the stack.
@@ -167,15 +165,12 @@ impl Walk<'_> {
             (Type::Object, ViewRef::Obj(o)) => self.object(node, o, old, rules),
             (Type::Object, ViewRef::Map(m)) if node.properties.is_empty() => {
                 let values = node.additional_properties.as_deref().ok_or(Miss::Unknown)?;
-                if rules || checks {
-                    let mut out = Ok(());
-                    m.cel_entries(&mut |_, v| {
-                        out = self.node(values, v, None);
-                        out.is_ok()
-                    });
-                    out?;
-                }
-                Ok(())
+                let mut out = Ok(());
+                m.cel_entries(&mut |_, v| {
+                    out = self.node(values, v, None);
+                    out.is_ok()
+                });
+                out
             }
             (Type::Array, ViewRef::List(l)) => self.list(node, l, rules, checks),
             // Rules below something the view does not describe.
@@ -297,10 +292,7 @@ impl Walk<'_> {
             } else {
                 &mut heap[..]
             };
-            hashes.sort_unstable();
-            // A repeated hash is a repeated item as far as views tell (a collision only sends
-            // the object to the serde pass).
-            if hashes.windows(2).any(|w| w[0] == w[1]) {
+            if hashes_repeat(hashes) {
                 return Err(Stop::Check);
             }
         }
@@ -316,35 +308,28 @@ impl Walk<'_> {
     /// accept it.
     fn check(&self, node: &SchemaNode, v: ViewRef<'_>) -> Result<bool, Stop> {
         let b = self.bounds(node)?;
-        let ios = node.int_or_string;
         Ok(match v {
             // A property's absence is its object's to judge.
             ViewRef::Absent => false,
-            ViewRef::Null => b.nullable && node.nullable,
-            ViewRef::Bool(x) => node.ty == Type::Boolean && !ios && b.bool_ok(x),
-            ViewRef::Int(i) => (ios || node.ty == Type::Integer) && b.number_ok(Some(i), i as f64),
+            ViewRef::Null => b.fits(node, Kind::Null),
+            ViewRef::Bool(x) => b.fits(node, Kind::Bool) && b.bool_ok(x),
+            ViewRef::Int(i) => b.fits(node, Kind::Int) && b.number_ok(Some(i), i as f64),
             ViewRef::Double(d) => {
-                node.ty == Type::Number && !ios && d.is_finite() && b.number_ok(None, d)
+                b.fits(node, Kind::Float) && d.is_finite() && b.number_ok(None, d)
             }
-            ViewRef::Str(s) => (ios || node.ty == Type::String) && b.string_ok(s),
+            ViewRef::Str(s) => b.fits(node, Kind::Str) && b.string_ok(s),
             ViewRef::Obj(_) => {
-                node.ty == Type::Object
-                    && !ios
-                    && b.no_enum()
+                b.fits(node, Kind::Object)
                     && (!node.properties.is_empty() || node.additional_properties.is_none())
             }
             ViewRef::Map(m) => {
-                node.ty == Type::Object
-                    && !ios
-                    && b.no_enum()
+                b.fits(node, Kind::Object)
                     && node.properties.is_empty()
                     && node.additional_properties.is_some()
                     && b.properties_ok(m.cel_len())
             }
             ViewRef::List(l) => {
-                node.ty == Type::Array
-                    && !ios
-                    && b.no_enum()
+                b.fits(node, Kind::List)
                     && b.items_ok(l.cel_len())
                     && match &node.list_kind {
                         ListKind::Map(keys) => keys.len() <= MAX_HASHED_KEYS,
