@@ -5,7 +5,8 @@ pub use crate::derived_schema::{
     Decorate, decorate, finish_schema, int_or_string, structural_variants,
 };
 pub use crate::eval::view::{
-    CelView, ListView, MapView, ObjView, ViewKnown, ViewProbe, ViewRef, ViewSer, ViewUnknown,
+    CelView, ListView, MapView, ObjView, SerValue, ViewKnown, ViewProbe, ViewRef, ViewSer,
+    ViewUnknown,
 };
 pub use crate::generated_test::{assert_rules, model_disagreement};
 pub use crate::model::k8s;

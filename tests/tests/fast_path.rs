@@ -144,6 +144,61 @@ struct ViewSpec {
     code: String,
 }
 
+/// Rules the viewed evaluation runs beside rules it does not (`filter`, string concatenation,
+/// `type`, an optional `oldSelf`), which run on the node's value built by serde; nested
+/// comprehensions (eight variable slots).
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[cel(rule = "self.min <= self.max", message = "min must not exceed max")]
+#[cel(
+    rule = "self.ports.filter(p, p.port > 50).size() <= 1",
+    message = "one high port at most"
+)]
+#[cel(
+    rule = "self.tier + '-x' != 'iron-x' || self.min > 0",
+    message = "iron needs min > 0"
+)]
+#[cel(
+    rule = "self.ports.all(a, self.ports.all(b, a.name == b.name || a.port != b.port || a.port == 5))"
+)]
+#[cel(rule = "self.labels.all(k, k != 'x')")]
+#[serde(rename_all = "camelCase")]
+struct Mixed {
+    min: i64,
+    max: i64,
+    #[cel(list_type = "map", list_map_keys = ["name"], max_items = 4)]
+    ports: Vec<Port>,
+    #[cel(max_properties = 2)]
+    labels: BTreeMap<String, String>,
+    #[schemars(length(max = 8))]
+    tier: String,
+    #[cel(
+        rule = "!oldSelf.hasValue() || self >= oldSelf.value() - 1",
+        optional_old_self = true,
+        message = "level may drop by one at most"
+    )]
+    level: i64,
+    #[cel(rule = "type(self) != int || self >= 0")]
+    amount: IntOrString,
+}
+
+impl From<Spec> for Mixed {
+    fn from(s: Spec) -> Mixed {
+        Mixed {
+            min: s.min,
+            max: s.max,
+            ports: s.ports,
+            labels: s.labels,
+            level: s.inner.n * 2,
+            amount: if s.tier == "iron" {
+                IntOrString::Int(s.inner.n as i32)
+            } else {
+                IntOrString::String(format!("{}%", s.min))
+            },
+            tier: s.tier,
+        }
+    }
+}
+
 /// The root's status: absent (kube leaves out `None`), or a phase with a bound.
 #[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
 struct ViewStatus {
@@ -320,8 +375,9 @@ fn agrees<T: CelValidate + CelSchema + Serialize + std::fmt::Debug + 'static>(
 
 #[test]
 fn typed_validation_agrees_with_the_json_path() {
-    // `Spec`'s `map()` rule is not one the viewed evaluation runs: values are built.
-    assert!(!crd_cel::__private::typed_views::<Spec>());
+    // `Spec`'s `map()` rule is not one the viewed evaluation runs: it runs on the value of
+    // its node, built by serde, and the other rules on views.
+    assert!(crd_cel::__private::typed_views::<Spec>());
     agrees(
         false,
         || arb_spec().boxed(),
@@ -332,6 +388,77 @@ fn typed_validation_agrees_with_the_json_path() {
             t
         },
     );
+    assert!(crd_cel::__private::typed_views::<Spec>());
+}
+
+/// Rules the views cannot run are evaluated on their node's value, one rule at a time, with
+/// the cost counted; the others stay on views, and every verdict and message is the JSON
+/// path's (updates of `Mixed` are walked on values: a transition rule sits below its list).
+#[test]
+fn rules_views_cannot_run_are_evaluated_on_values_and_agree_with_the_json_path() {
+    assert!(crd_cel::__private::typed_views::<Mixed>());
+    agrees(
+        false,
+        || arb_spec().prop_map(Mixed::from).boxed(),
+        |m| {
+            let mut t = m.clone();
+            for p in &mut t.ports {
+                p.port -= 1;
+            }
+            t.level -= 2;
+            t
+        },
+    );
+    // Valid objects the views could not answer for would have turned them off.
+    assert!(crd_cel::__private::typed_views::<Mixed>());
+}
+
+/// A port whose rule reads its old value: below a list, correlated by key (`name`).
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[cel(
+    rule = "self.port >= oldSelf.port || self.port == 1",
+    message = "port may not decrease"
+)]
+struct KeyedPort {
+    #[schemars(length(max = 4))]
+    name: String,
+    port: i64,
+}
+
+/// A transition rule below a map list, and a rule the views cannot run above it.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[cel(
+    rule = "self.ports.filter(p, p.port > 3).size() <= 1",
+    message = "one high port at most"
+)]
+struct Keyed {
+    #[cel(list_type = "map", list_map_keys = ["name"], max_items = 4)]
+    ports: Vec<KeyedPort>,
+}
+
+/// Creates of a type with a transition rule below a list are walked on views (the rule does
+/// not run), updates on values (the old item is the one with the same key); every verdict
+/// is the JSON path's.
+#[test]
+fn transition_rules_below_a_list_agree_with_the_json_path() {
+    agrees(
+        false,
+        || {
+            let port = ("[a-c]", 0i64..6).prop_map(|(name, port)| KeyedPort { name, port });
+            prop::collection::vec(port, 0..4)
+                .prop_map(|ports| Keyed { ports })
+                .boxed()
+        },
+        |k| {
+            let mut t = k.clone();
+            for p in &mut t.ports {
+                p.port -= 1;
+            }
+            t.ports.reverse();
+            t
+        },
+    );
+    assert!(crd_cel::__private::typed_views::<Keyed>());
 }
 
 /// `s` with a few changes: same keys, another item; another value under a key; a set in
@@ -402,8 +529,8 @@ fn as_upper<S: serde::Serializer>(s: &str, out: S) -> Result<S::Ok, S::Error> {
 }
 
 /// Rules reading an enum (read in place) and a field written by `serialize_with` (no view:
-/// the first object whose rule reads it turns views off for the type; read in place, `y`
-/// would pass where the apiserver sees `Y`); every verdict agrees.
+/// a rule that reads it runs on the struct's value built by serde; read in place, `y` would
+/// pass where the apiserver sees `Y`); every verdict agrees.
 #[derive(CelValidate, Serialize, Clone, Debug)]
 #[cel(rule = "self.mode == 'a' || self.n > 0", message = "bee needs n > 0")]
 #[cel(
@@ -442,8 +569,9 @@ fn enums_are_read_in_place_and_values_without_a_view_are_built() {
             }
         }
     }
-    // The object with n = 7 read `code`, which has no view.
-    assert!(!crd_cel::__private::typed_views::<Moded>());
+    // The object with n = 7 read `code`, which has no view: that rule runs on `Moded`'s
+    // value, which serde writes (`Y`), and the type stays on views.
+    assert!(crd_cel::__private::typed_views::<Moded>());
     let m = |mode, n| Moded {
         mode,
         n,

@@ -100,6 +100,7 @@ pub(super) fn emit_root(
                 ::core::option::Option::None => #p::ViewRef::Absent,
             },)
         });
+        let serde = super::view::serde_probe(p);
         let count = match k.status {
             Some(_) => quote!(4 + usize::from(self.status.is_some())),
             None => quote!(4),
@@ -122,6 +123,10 @@ pub(super) fn emit_root(
                     // `apiVersion`, `kind`, `metadata` and `spec`, and `status` when kube
                     // writes it.
                     #count
+                }
+
+                fn cel_serde(&self) -> #p::Option<&dyn #p::SerValue> {
+                    #serde
                 }
             }
             #[automatically_derived]

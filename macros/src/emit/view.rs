@@ -19,6 +19,18 @@ pub(super) fn probe(p: &TokenStream, expr: TokenStream) -> TokenStream {
     })
 }
 
+/// `self` as a `SerValue` when its type is known to be `Serialize` (in a generic impl whose
+/// bounds do not say so, `None`): the autoref probe without its `CelView` level.
+pub(super) fn serde_probe(p: &TokenStream) -> TokenStream {
+    quote!({
+        use #p::{ViewSer as _, ViewUnknown as _};
+        match (&#p::ViewProbe(self)).cel_probe() {
+            #p::ViewRef::Ser(__cel_serde) => #p::Some(__cel_serde),
+            _ => #p::None,
+        }
+    })
+}
+
 /// The view impls of the container (none for enums and opaque data).
 pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
     let ident = cont.ident;
@@ -28,6 +40,7 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
         Data::Struct(fields) if !reroutes && plain_fields(fields) => {
             let arms = fields.iter().filter_map(|f| field_arm(f, p));
             let count = entry_count(fields);
+            let serde = serde_probe(p);
             quote! {
                 #[automatically_derived]
                 impl #impl_generics #p::ObjView for #ident #ty_generics #where_clause {
@@ -40,6 +53,10 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
 
                     fn cel_count(&self) -> usize {
                         #count
+                    }
+
+                    fn cel_serde(&self) -> #p::Option<&dyn #p::SerValue> {
+                        #serde
                     }
                 }
                 #[automatically_derived]

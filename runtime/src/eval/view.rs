@@ -37,16 +37,27 @@ pub enum ViewRef<'a> {
     Opaque,
     /// Something the view cannot describe but serde can write (another crate's type): rules
     /// that read it defer, the schema checks serialize it.
-    Ser(&'a dyn SerCheck),
+    Ser(&'a dyn SerValue),
 }
 
-/// A value without a view whose serialization the schema checks read ([`ViewRef::Ser`]): any
-/// `Serialize` (the impl is the typed fast path's, beside its serde pass).
-pub trait SerCheck {
+/// A value that serde can write, read through the typed fast path's serde pass: one without a
+/// view ([`ViewRef::Ser`]) for its checks, and any value with rules the views cannot run, for
+/// its CEL value. Any `Serialize` (the impl is the fast path's, beside its serde pass).
+pub trait SerValue {
     /// Whether the value passes the checks of `node` and below, as the serde pass of the whole
     /// object would check it there; `nodes` is the validator's side table of `node`'s tree
     /// (its bounds), which this module does not name.
     fn cel_check(&self, node: &crate::tree::SchemaNode, nodes: &dyn std::any::Any) -> bool;
+    /// The CEL value of the node `node` (of the old object when `old`; a resource root when
+    /// `resource`) that its rules read, as the serde pass of the whole object would build it
+    /// there; `None` where that pass would defer.
+    fn cel_values(
+        &self,
+        node: &crate::tree::SchemaNode,
+        nodes: &dyn std::any::Any,
+        old: bool,
+        resource: bool,
+    ) -> Option<super::value::Value>;
 }
 
 /// A type whose serialized JSON has a view.
@@ -61,6 +72,8 @@ pub trait ObjView {
     fn cel_field(&self, name: &str) -> ViewRef<'_>;
     /// How many entries the serialized object has (`null`s included).
     fn cel_count(&self) -> usize;
+    /// The struct as serde writes it, when its type is known to implement `Serialize`.
+    fn cel_serde(&self) -> Option<&dyn SerValue>;
 }
 
 /// A sequence's items.
@@ -69,6 +82,8 @@ pub trait ListView {
     fn cel_len(&self) -> usize;
     /// Item `i` (`i < cel_len()`).
     fn cel_item(&self, i: usize) -> ViewRef<'_>;
+    /// The sequence as serde writes it.
+    fn cel_serde(&self) -> Option<&dyn SerValue>;
 }
 
 /// A string-keyed map's entries.
@@ -82,6 +97,8 @@ pub trait MapView {
     /// Calls `f` on each entry in serialization order, until it returns `false`; whether it
     /// never did.
     fn cel_entries<'a>(&'a self, f: &mut dyn FnMut(&'a str, ViewRef<'a>) -> bool) -> bool;
+    /// The map as serde writes it.
+    fn cel_serde(&self) -> Option<&dyn SerValue>;
 }
 
 /// `(&&ViewProbe(&x)).cel_probe()`: `x`'s view when its type implements [`CelView`], else
@@ -116,7 +133,7 @@ pub trait ViewSer<'a> {
     fn cel_probe(self) -> ViewRef<'a>;
 }
 
-impl<'a, T: SerCheck> ViewSer<'a> for &ViewProbe<'a, T> {
+impl<'a, T: SerValue> ViewSer<'a> for &ViewProbe<'a, T> {
     fn cel_probe(self) -> ViewRef<'a> {
         ViewRef::Ser(self.0)
     }
@@ -203,19 +220,25 @@ impl<T: CelView> CelView for Option<T> {
     }
 }
 
-impl<T: CelView> CelView for Vec<T> {
+// Collections have views where their items are `Serialize` too, so that the rules the views
+// cannot run get the collection's value through serde.
+impl<T: CelView + serde::Serialize> CelView for Vec<T> {
     fn cel_view(&self) -> ViewRef<'_> {
         ViewRef::List(self)
     }
 }
 
-impl<T: CelView> ListView for Vec<T> {
+impl<T: CelView + serde::Serialize> ListView for Vec<T> {
     fn cel_len(&self) -> usize {
         self.len()
     }
 
     fn cel_item(&self, i: usize) -> ViewRef<'_> {
         self[i].cel_view()
+    }
+
+    fn cel_serde(&self) -> Option<&dyn SerValue> {
+        Some(self)
     }
 }
 
@@ -231,13 +254,13 @@ fn entry_view<T: CelView>(v: &T) -> ViewRef<'_> {
 /// The view of a map type with string keys.
 macro_rules! map_views {
     ($($map:ident $(<$h:ident: $bound:path>)?),*) => {$(
-        impl<T: CelView $(, $h: $bound)?> CelView for $map<String, T $(, $h)?> {
+        impl<T: CelView + serde::Serialize $(, $h: $bound)?> CelView for $map<String, T $(, $h)?> {
             fn cel_view(&self) -> ViewRef<'_> {
                 ViewRef::Map(self)
             }
         }
 
-        impl<T: CelView $(, $h: $bound)?> MapView for $map<String, T $(, $h)?> {
+        impl<T: CelView + serde::Serialize $(, $h: $bound)?> MapView for $map<String, T $(, $h)?> {
             fn cel_len(&self) -> usize {
                 self.len()
             }
@@ -255,6 +278,10 @@ macro_rules! map_views {
                 f: &mut dyn FnMut(&'a str, ViewRef<'a>) -> bool,
             ) -> bool {
                 self.iter().all(|(k, v)| f(k, entry_view(v)))
+            }
+
+            fn cel_serde(&self) -> Option<&dyn SerValue> {
+                Some(self)
             }
         }
     )*};

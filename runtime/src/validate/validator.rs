@@ -117,8 +117,12 @@ pub struct Validator {
     json_schema: Option<Arc<Json>>,
     /// Whether objects are pruned and defaulted (a manifest's schema; not a Rust model's).
     pub(super) decodes: bool,
-    /// Whether the typed fast path can run every rule on views ([`super::fast::viewed`]).
+    /// Whether the typed fast path walks views of the value ([`super::fast::viewed`]): a
+    /// model's validator.
     views: bool,
+    /// Whether updates are walked on views too: not when a rule reading `oldSelf` sits below
+    /// a list or a map ([`super::fast::viewed::transition_in_collection`]).
+    update_views: bool,
     /// Whether a rule read a value of this type that has no view (views are then not tried).
     unviewable: AtomicBool,
     /// How many valid objects the views could not answer for.
@@ -222,7 +226,8 @@ impl Validator {
         let mut v = Validator::build(schema, resource_root, false);
         // A model's objects are Rust values: their rules may run on views.
         v.nodes.plan_views();
-        v.views = super::fast::viewed::ready(&v.nodes, &v.root, false);
+        v.views = true;
+        v.update_views = !super::fast::viewed::transition_in_collection(&v.nodes, &v.root, false);
         let json = OwnedSchema::from_model(schema).to_json();
         let checks = super::openapi::Check::compile(&json);
         v.nodes.attach_bounds(&v.root, &checks);
@@ -477,6 +482,7 @@ impl Validator {
         let (root, nodes) = Nodes::build(schema, resource_root, check);
         Validator {
             views: false,
+            update_views: false,
             unviewable: AtomicBool::new(false),
             view_misses: AtomicU32::new(0),
             unchecked: AtomicBool::new(false),
@@ -632,16 +638,23 @@ impl Validator {
         // a view cannot describe, and for objects that may be invalid. Once a value a rule
         // reads has no view (another crate's type, a data-carrying enum), the type's objects
         // are no longer tried on views: that recurs, and each try would be paid twice.
-        let views = self.views && !self.unviewable.load(Ordering::Relaxed);
+        let views = self.views
+            && !self.unviewable.load(Ordering::Relaxed)
+            && (old.is_none() || self.update_views);
         let mut missed = false;
+        let tree = viewed::Tree {
+            nodes: &self.nodes,
+            root: &self.root,
+            resource_root: self.resource_root,
+            minor: self.kubernetes_minor,
+        };
         // An update whose old value a transition rule reads past its bounds goes the value
         // way, which counts the cost; that is this object's, not the type's: views stay on.
-        let old_ok =
-            || old_view.is_none_or(|o| viewed::old_within_bounds(&self.nodes, &self.root, o));
+        let old_ok = || old_view.is_none_or(|o| viewed::old_within_bounds(tree, o));
         if views && old_ok() {
             let checks = !self.unchecked.load(Ordering::Relaxed);
             let mut stop = if checks {
-                viewed::valid(&self.nodes, &self.root, view, old_view, true).err()
+                viewed::valid(tree, view, old_view, true).err()
             } else {
                 Some(Stop::Check)
             };
@@ -656,7 +669,7 @@ impl Validator {
                 if checks && self.check_misses.fetch_add(1, Ordering::Relaxed) >= MAX_VIEW_MISSES {
                     self.unchecked.store(true, Ordering::Relaxed);
                 }
-                stop = viewed::valid(&self.nodes, &self.root, view, old_view, false).err();
+                stop = viewed::valid(tree, view, old_view, false).err();
             }
             match stop {
                 None => return true,

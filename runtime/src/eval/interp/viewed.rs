@@ -13,7 +13,7 @@
 //! caller charges the rule's estimated maximum, which bounds it.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::super::function::Impl;
 use super::super::value::Value;
@@ -25,8 +25,9 @@ use crate::tree::{ListKind, SchemaNode, StringFormat, is_type_or_object_meta, na
 use crd_cel_core::size::MAX_REQUEST_SIZE_BYTES;
 
 /// The most variable slots (`self`, `oldSelf` and comprehension variables) a viewed program
-/// may use: its frame lives on the stack.
-const MAX_SLOTS: usize = 6;
+/// may use: its frame lives on the stack. Three nested or successive comprehensions (each
+/// takes three).
+const MAX_SLOTS: usize = 11;
 
 /// A value during viewed evaluation.
 #[derive(Clone, Copy)]
@@ -196,6 +197,9 @@ pub(crate) enum Miss {
 pub(crate) struct ViewProgram {
     ops: Vec<VOp>,
     root: usize,
+    /// A value the rule read had no view ([`Miss::Unviewable`]): it recurs on every object
+    /// of the type, so the rule runs on values from then on.
+    pub(crate) unviewable: AtomicBool,
 }
 
 impl ViewProgram {
@@ -205,7 +209,11 @@ impl ViewProgram {
             return None;
         }
         let ops = p.ops.iter().map(plan_op).collect::<Option<Vec<_>>>()?;
-        Some(ViewProgram { ops, root: p.root })
+        Some(ViewProgram {
+            ops,
+            root: p.root,
+            unviewable: AtomicBool::new(false),
+        })
     }
 
     /// The rule's result on `this` (the value of `node`) and `old` (its old value), read in

@@ -116,10 +116,29 @@ pub(crate) fn serialize<T: Serialize + ?Sized>(
     if build == Build::Nothing && !check {
         return Ok(None);
     }
-    match value.serialize(Node::top(root, nodes, build, check, values, resource)?)? {
+    let top = Node::top(root, nodes, build, check, values, old, resource)?;
+    match value.serialize(top)? {
         Out::Value(v) => Ok(Some(v)),
         Out::Skip | Out::Hash(_) => Ok(None),
         Out::Null => Err(Defer),
+    }
+}
+
+/// The CEL value of `value` as the node `node` (a resource root when `resource`), built as
+/// [`serialize`] builds it there (what the node's rules read, the old value's whole for a
+/// transition rule when `old`), unchecked: the viewed walk has checked it, and runs a rule
+/// the views cannot on it.
+pub(crate) fn values_at<T: Serialize + ?Sized>(
+    value: &T,
+    node: &SchemaNode,
+    nodes: &Nodes,
+    old: bool,
+    resource: bool,
+) -> Result<Value, Defer> {
+    let build = Build::Skeleton.child(node, old);
+    match value.serialize(Node::top(node, nodes, build, false, true, old, resource)?)? {
+        Out::Value(v) => Ok(v),
+        Out::Skip | Out::Hash(_) | Out::Null => Err(Defer),
     }
 }
 
@@ -130,7 +149,7 @@ pub(crate) fn check_only<T: Serialize + ?Sized>(
     node: &SchemaNode,
     nodes: &Nodes,
 ) -> bool {
-    Node::top(node, nodes, Build::Nothing, true, false, false)
+    Node::top(node, nodes, Build::Nothing, true, false, false, false)
         .and_then(|n| value.serialize(n))
         .is_ok()
 }
@@ -150,6 +169,8 @@ struct Node<'a> {
     check: bool,
     /// Whether the rules' values are built (else the list-type checks compare hashes).
     values: bool,
+    /// The old object of an update, whose values only transition rules read.
+    old: bool,
     /// How the node's list-type check reads it.
     hashed: Hashed,
     /// A resource root (implicit `apiVersion`, `kind`, `metadata`).
@@ -160,12 +181,14 @@ struct Node<'a> {
 
 impl<'a> Node<'a> {
     /// The serializer of `n` where a pass starts (a resource root when `resource`).
+    #[allow(clippy::too_many_arguments)]
     fn top(
         n: &'a SchemaNode,
         t: &'a Nodes,
         build: Build,
         check: bool,
         values: bool,
+        old: bool,
         resource: bool,
     ) -> Result<Node<'a>, Defer> {
         Ok(Node {
@@ -175,6 +198,7 @@ impl<'a> Node<'a> {
             build,
             check,
             values,
+            old,
             hashed: Hashed::No,
             resource: resource || n.embedded_resource,
             keys: &[],
@@ -188,12 +212,13 @@ impl<'a> Node<'a> {
             t: self.t,
             // Without values, only what a list-type check forced is built whole.
             build: if self.values || self.build == Build::Full {
-                self.build.child(n, !self.check)
+                self.build.child(n, self.old)
             } else {
                 Build::Nothing
             },
             check: self.check,
             values: self.values,
+            old: self.old,
             hashed: Hashed::No,
             resource: n.embedded_resource,
             keys: &[],
@@ -661,9 +686,9 @@ impl Obj<'_> {
             let keep = match self.node.build {
                 Build::Full => true,
                 Build::Skeleton => {
-                    rules_below(child, !self.node.check)
+                    rules_below(child, self.node.old)
                         || is_key
-                        || (self.node.check
+                        || (!self.node.old
                             && matches!(&n.reads, Some(Reads::Fields(f)) if f.contains(&i)))
                 }
                 Build::Nothing => false,

@@ -1,18 +1,21 @@
 //! The typed fast path's rules run on views of the Rust value ([`crate::eval::view`]): the
 //! schema tree walked beside the value, each rule evaluated in place (its `ViewProgram`, in
-//! `eval/interp/viewed.rs`), no CEL value built.
+//! `eval/interp/viewed.rs`), no CEL value built. A rule the views cannot run is evaluated on
+//! its node's value alone, built by serde, and the walk goes on.
 //!
 //! Like the rest of the fast path it only ever answers "valid": a rule that is not `true`, a
 //! value the view cannot describe, or a cost that could pass the budget, and it gives up (the
-//! caller goes the value-building way, then the JSON way). Its cost is the rules' estimated
-//! maxima, which bound what the interpreter would count, so passing here means the apiserver's
-//! budget holds too.
+//! caller goes the value-building way, then the JSON way). Its cost is the estimated maxima of
+//! the rules run on views, which bound what the interpreter would count, and the counted cost
+//! of those run on values, so passing here means the apiserver's budget holds too.
 
-use super::serialize::{MAX_HASHED_KEYS, check_only};
+use std::sync::atomic::Ordering;
+
+use super::serialize::{MAX_HASHED_KEYS, check_only, values_at};
 use super::unique::{ABSENT_KEY, hashes_repeat, key_tuple_step, scalar_hash, str_hash};
 use crate::eval::interp::Miss;
 use crate::eval::value::Value;
-use crate::eval::view::SerCheck;
+use crate::eval::view::SerValue;
 use crate::eval::view::{ListView, ObjView, ViewRef};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode};
@@ -20,32 +23,39 @@ use crate::validate::bounds::{Bounds, Kind};
 use crate::validate::compile::{CompiledRule, Nodes};
 use crate::validate::{PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 
-/// Whether every rule of the tree below `node` can run on views: planned, within the subset
-/// the viewed evaluation implements, with an estimated cost within the per-call limit, and
-/// (for transition rules) reached through objects only, where the old value is the same field
-/// of the old object (below a list or a map it is correlated by key or not at all, which the
-/// walk does not emulate).
-pub(crate) fn ready(nodes: &Nodes, node: &SchemaNode, in_collection: bool) -> bool {
+/// Whether a rule that reads the old value (`oldSelf`, optional or not) sits below a list or a
+/// map: there the old value is correlated by key or not at all, which the walk on views does
+/// not emulate, so such a type's updates are validated on built values.
+pub(crate) fn transition_in_collection(
+    nodes: &Nodes,
+    node: &SchemaNode,
+    in_collection: bool,
+) -> bool {
     if !node.rules_below {
-        return true;
+        return false;
     }
-    let rule_ok = |r: &CompiledRule| {
-        r.program().is_ok_and(|p| {
-            r.viewed.is_some()
-                && !r.optional_old_self
-                && !(in_collection && p.uses_old_self())
-                && r.max_cost.is_some_and(|c| c <= PER_CALL_LIMIT)
-        })
-    };
-    nodes.rules(node).iter().all(rule_ok)
-        && node
+    let reads_old =
+        |r: &CompiledRule| r.optional_old_self || r.program().is_ok_and(|p| p.uses_old_self());
+    (in_collection && nodes.rules(node).iter().any(reads_old))
+        || node
             .properties
             .iter()
-            .all(|(_, child)| ready(nodes, child, in_collection))
-        && [node.items.as_deref(), node.additional_properties.as_deref()]
+            .any(|(_, child)| transition_in_collection(nodes, child, in_collection))
+        || [node.items.as_deref(), node.additional_properties.as_deref()]
             .into_iter()
             .flatten()
-            .all(|child| ready(nodes, child, true))
+            .any(|child| transition_in_collection(nodes, child, true))
+}
+
+/// The tree the walk on views follows: the validator's schema root, its rules and bounds.
+#[derive(Clone, Copy)]
+pub(crate) struct Tree<'n> {
+    pub(crate) nodes: &'n Nodes,
+    pub(crate) root: &'n SchemaNode,
+    /// The root is a resource root (`apiVersion`, `kind`, `metadata` implicit).
+    pub(crate) resource_root: bool,
+    /// The Kubernetes minor version the rules evaluated on values are run for.
+    pub(crate) minor: u8,
 }
 
 /// Why the walk on views stops without an answer (never "invalid").
@@ -70,28 +80,29 @@ impl From<Miss> for Stop {
 /// value is read in place, and only what has no view ([`ViewRef::Ser`]) is serialized. The old
 /// value must have passed [`old_within_bounds`].
 pub(crate) fn valid(
-    nodes: &Nodes,
-    root: &SchemaNode,
+    tree: Tree<'_>,
     new: ViewRef<'_>,
     old: Option<ViewRef<'_>>,
     checks: bool,
 ) -> Result<(), Stop> {
-    Walk::new(nodes, checks, true, false).node(root, new, old)
+    Walk::new(tree, checks, true, false).node(tree.root, new, old)
 }
 
 /// Whether the old values that transition rules read pass their checks: the estimated cost
 /// such a rule is charged assumes its old value within the schema's bounds too, which nothing
 /// else checks (an old object may predate a bound). Only the paths to those rules are walked.
-pub(crate) fn old_within_bounds(nodes: &Nodes, root: &SchemaNode, old: ViewRef<'_>) -> bool {
-    !root.transition_below
-        || Walk::new(nodes, true, false, true)
-            .node(root, old, None)
+pub(crate) fn old_within_bounds(tree: Tree<'_>, old: ViewRef<'_>) -> bool {
+    !tree.root.transition_below
+        || Walk::new(tree, true, false, true)
+            .node(tree.root, old, None)
             .is_ok()
 }
 
 struct Walk<'n> {
+    tree: Tree<'n>,
     nodes: &'n Nodes,
-    /// The estimated maxima of the rules run so far.
+    /// The cost of the rules run so far: the estimated maxima of those run on views, the
+    /// counted cost of those run on values; a bound of what the apiserver would count.
     cost: u64,
     /// Whether the schema checks are read on views too.
     checks: bool,
@@ -102,9 +113,10 @@ struct Walk<'n> {
 }
 
 impl<'n> Walk<'n> {
-    fn new(nodes: &'n Nodes, checks: bool, rules: bool, prune: bool) -> Walk<'n> {
+    fn new(tree: Tree<'n>, checks: bool, rules: bool, prune: bool) -> Walk<'n> {
         Walk {
-            nodes,
+            tree,
+            nodes: tree.nodes,
             cost: 0,
             checks,
             rules,
@@ -179,32 +191,93 @@ impl Walk<'_> {
         }
     }
 
-    /// Runs the rules of `node`.
+    /// Runs the rules of `node`: on views where they can, else on the node's value built by
+    /// serde, their cost counted (as the apiserver counts it, which the estimate bounds).
     fn rules(
         &mut self,
         node: &SchemaNode,
         new: ViewRef<'_>,
         old: Option<ViewRef<'_>>,
     ) -> Result<(), Miss> {
+        // The node's values, built once for all its rules that need them.
+        let mut built: Option<Value> = None;
+        let mut built_old: Option<Value> = None;
         for rule in self.nodes.rules(node) {
             let program = rule.program().map_err(|_| Miss::Unknown)?;
-            let viewed = rule.viewed.as_ref().ok_or(Miss::Unknown)?;
             let transition = program.uses_old_self();
-            // A transition rule runs on an update whose old object has the value.
-            if transition && old.is_none() {
+            // A transition rule runs on an update whose old object has the value; one with
+            // an optional `oldSelf` runs always.
+            if transition && old.is_none() && !rule.optional_old_self {
                 continue;
             }
-            let cost = rule.max_cost.ok_or(Miss::Unknown)?;
-            self.cost = self.cost.saturating_add(cost);
-            if self.cost > RUNTIME_COST_BUDGET as u64 {
-                return Err(Miss::Unknown);
+            if let Some(viewed) = &rule.viewed
+                && !rule.optional_old_self
+                && !viewed.unviewable.load(Ordering::Relaxed)
+                && let Some(cost) = rule.max_cost.filter(|&c| c <= PER_CALL_LIMIT)
+                && self.cost.saturating_add(cost) <= RUNTIME_COST_BUDGET as u64
+            {
+                match viewed.eval(new, if transition { old } else { None }, node) {
+                    Ok(true) => {
+                        self.cost += cost;
+                        continue;
+                    }
+                    Ok(false) => return Err(Miss::Unknown),
+                    Err(Miss::Unviewable) => viewed.unviewable.store(true, Ordering::Relaxed),
+                    Err(Miss::Unknown) => {}
+                }
             }
-            let old = if transition { old } else { None };
-            if !viewed.eval(new, old, node)? {
+            if built.is_none() {
+                built = Some(self.value_of(node, new, false)?);
+            }
+            let this = built.as_ref().ok_or(Miss::Unknown)?;
+            if transition && built_old.is_none() {
+                built_old = match old {
+                    Some(o) => Some(self.value_of(node, o, true)?),
+                    None => None,
+                };
+            }
+            let old_self = match (rule.optional_old_self, &built_old) {
+                (true, o) => Some(match o {
+                    Some(o) if transition => Value::some(o.clone()),
+                    _ => Value::Optional(None),
+                }),
+                (false, _) => None,
+            };
+            let old_self = old_self
+                .as_ref()
+                .or(built_old.as_ref().filter(|_| transition));
+            let ev = program.eval_for(this, old_self, PER_CALL_LIMIT, self.tree.minor);
+            self.cost = self.cost.saturating_add(ev.cost);
+            if self.cost > RUNTIME_COST_BUDGET as u64 || !matches!(ev.result, Ok(Value::Bool(true)))
+            {
                 return Err(Miss::Unknown);
             }
         }
         Ok(())
+    }
+
+    /// The CEL value of `v` as the node `node` (of the old object when `old`), built by
+    /// serde as the serde pass builds it there. [`Miss::Unviewable`] when the view has no
+    /// `Serialize` to build it with (that recurs for the type).
+    fn value_of(&self, node: &SchemaNode, v: ViewRef<'_>, old: bool) -> Result<Value, Miss> {
+        let resource = self.tree.resource_root && std::ptr::eq(node, self.tree.root);
+        let nodes = self.nodes;
+        let scalar = |r: Result<Value, _>| r.map_err(|_| Miss::Unknown);
+        let serde = match v {
+            ViewRef::Bool(b) => return scalar(values_at(&b, node, nodes, old, resource)),
+            ViewRef::Int(i) => return scalar(values_at(&i, node, nodes, old, resource)),
+            ViewRef::Double(d) => return scalar(values_at(&d, node, nodes, old, resource)),
+            ViewRef::Str(s) => return scalar(values_at(s, node, nodes, old, resource)),
+            ViewRef::Obj(o) => o.cel_serde(),
+            ViewRef::Map(m) => m.cel_serde(),
+            ViewRef::List(l) => l.cel_serde(),
+            ViewRef::Ser(s) => Some(s),
+            ViewRef::Absent | ViewRef::Null | ViewRef::Opaque => None,
+        };
+        serde
+            .ok_or(Miss::Unviewable)?
+            .cel_values(node, nodes, old, resource)
+            .ok_or(Miss::Unknown)
     }
 
     /// The properties of a struct: each one's rules and checks, with `required` and the
@@ -342,12 +415,23 @@ impl Walk<'_> {
     }
 }
 
-impl<T: serde::Serialize> SerCheck for T {
+// Monomorphized for the value's type, as the serde pass of the whole object is.
+impl<T: serde::Serialize> SerValue for T {
     fn cel_check(&self, node: &SchemaNode, nodes: &dyn std::any::Any) -> bool {
-        // Monomorphized for the value's type, as the serde pass of the whole object is.
         nodes
             .downcast_ref::<Nodes>()
             .is_some_and(|nodes| check_only(self, node, nodes))
+    }
+
+    fn cel_values(
+        &self,
+        node: &SchemaNode,
+        nodes: &dyn std::any::Any,
+        old: bool,
+        resource: bool,
+    ) -> Option<Value> {
+        let nodes = nodes.downcast_ref::<Nodes>()?;
+        values_at(self, node, nodes, old, resource).ok()
     }
 }
 
