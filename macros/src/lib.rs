@@ -45,9 +45,11 @@ pub fn derive_cel_validate(input: TokenStream) -> TokenStream {
     if let Some(container) = &container {
         check::check(&cx, container);
     }
-    match (cx.check(), container) {
-        (Ok(()), Some(container)) => emit::emit(&container).into(),
-        (Err(errors), container) => emit::fallback(&input, container.as_ref(), errors).into(),
+    let mut out = cx.warnings();
+    out.extend(match (cx.check(), container) {
+        (Ok(()), Some(container)) => emit::emit(&container),
+        (Err(errors), container) => emit::fallback(&input, container.as_ref(), errors),
         (Ok(()), None) => unreachable!("BUG: no container and no error"),
-    }
+    });
+    out.into()
 }

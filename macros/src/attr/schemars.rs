@@ -175,6 +175,9 @@ fn parse_validator_attrs(cx: &Ctxt, attrs: &[Attribute], v: &mut SchemarsValidat
     ] {
         // garde allows a bare expression list (`#[garde(skip)]`, `#[garde(custom(f))]`).
         each_key(cx, attrs, &[name], |_, meta| {
+            if kind == ValidationAttr::Validate {
+                warn_unread_rule(cx, meta);
+            }
             parse_validation_meta(meta, v, kind)
         });
     }
@@ -218,7 +221,29 @@ fn is_function(meta: &ParseNestedMeta) -> bool {
 
 /// Container-level `#[schemars(..)]`: whether a function makes or changes the schema
 /// (`transform`, `schema_with`), and its `extend`s; the rest is schemars' business.
+/// `#[validate(rule = ..)]`: neither schemars, kube's `KubeSchema` nor the validator crate
+/// reads it, so code that builds with it ships the CRD without the rule; crd-cel does the same
+/// (the CRD stays as it was) and says so.
+fn warn_unread_rule(cx: &Ctxt, meta: &ParseNestedMeta) {
+    if meta.path.is_ident("rule") {
+        cx.warn(
+            meta.path.span(),
+            "`#[validate(rule = ..)]` is read by no derive (not schemars, not kube's \
+             `KubeSchema`): this rule is not in the CRD; write `#[cel(rule = ..)]` (or kube's \
+             `#[x_kube(validation = ..)]`) to have it checked and shipped",
+        );
+    }
+}
+
 pub fn parse_schemars_container(cx: &Ctxt, attrs: &[Attribute]) -> (bool, Vec<Extension>) {
+    // The container's `#[validate(..)]` is the validator crate's: only an unread rule is
+    // looked for, and what does not parse is left to that crate.
+    for attr in attrs.iter().filter(|a| a.path().is_ident("validate")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            warn_unread_rule(cx, &meta);
+            skip_value(&meta)
+        });
+    }
     let mut function = false;
     let mut extensions = Vec::new();
     each_key(cx, attrs, &["schemars"], |attr, meta| {
