@@ -112,6 +112,12 @@ pub fn typed_views<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>() -> 
     validator_of::<T>(false, None).is_ok_and(|v| v.runs_rules_on_views())
 }
 
+/// Whether the typed fast path of `T` walks updates on views too (a test's probe, as
+/// [`typed_views`]).
+pub fn typed_update_views<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>() -> bool {
+    validator_of::<T>(false, None).is_ok_and(|v| v.runs_updates_on_views())
+}
+
 /// Whether the typed fast path of `T` also reads the schema checks on views (a test's probe,
 /// as [`typed_views`]).
 pub fn typed_view_checks<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>() -> bool {

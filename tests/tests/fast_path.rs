@@ -436,9 +436,9 @@ struct Keyed {
     ports: Vec<KeyedPort>,
 }
 
-/// Creates of a type with a transition rule below a list are walked on views (the rule does
-/// not run), updates on values (the old item is the one with the same key); every verdict
-/// is the JSON path's.
+/// A type with a transition rule below a map list is walked on views, on create (the rule
+/// does not run) and on update (the old item is the one with the same key); every verdict is
+/// the JSON path's.
 #[test]
 fn transition_rules_below_a_list_agree_with_the_json_path() {
     agrees(
@@ -459,6 +459,71 @@ fn transition_rules_below_a_list_agree_with_the_json_path() {
         },
     );
     assert!(crd_cel::__private::typed_views::<Keyed>());
+    assert!(crd_cel::__private::typed_update_views::<Keyed>());
+}
+
+/// An item keyed by a string and an integer, whose rule reads its old value.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[cel(rule = "self.size >= oldSelf.size", message = "may not shrink")]
+struct Slot {
+    #[schemars(length(max = 2))]
+    name: String,
+    zone: i64,
+    size: i64,
+}
+
+/// Old values found by key in a map list long enough to be indexed (over 32 items), by two
+/// key fields (the first of old items with the same key), and in a map.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+struct Slots {
+    #[cel(list_type = "map", list_map_keys = ["name", "zone"], max_items = 64)]
+    slots: Vec<Slot>,
+    #[cel(max_properties = 8)]
+    by_name: std::collections::BTreeMap<String, Slot>,
+}
+
+#[test]
+fn old_items_found_by_key_on_views_agree_with_the_json_path() {
+    agrees(
+        false,
+        || {
+            let slot = ("[a-z]{1,2}", 0i64..2, 0i64..4).prop_map(|(name, zone, size)| Slot {
+                name,
+                zone,
+                size,
+            });
+            (
+                prop::collection::vec(slot.clone(), 0..48),
+                prop::collection::btree_map("[a-d]", slot, 0..5),
+            )
+                .prop_map(|(slots, by_name)| Slots { slots, by_name })
+                .boxed()
+        },
+        |s| {
+            let mut t = s.clone();
+            // Same keys, smaller sizes (every rule holds if the old items are found by key),
+            // another order, one key's zone changed (a new item), and a repeated key whose
+            // second item would fail the rule: the first item is the old value.
+            for slot in &mut t.slots {
+                slot.size -= 1;
+            }
+            if let Some(slot) = t.slots.get_mut(1) {
+                slot.zone += 2;
+            }
+            t.slots.reverse();
+            if let Some(first) = t.slots.first().cloned() {
+                t.slots.push(Slot {
+                    size: first.size + 5,
+                    ..first
+                });
+            }
+            for slot in t.by_name.values_mut() {
+                slot.size -= 1;
+            }
+            t
+        },
+    );
+    assert!(crd_cel::__private::typed_update_views::<Slots>());
 }
 
 /// `s` with a few changes: same keys, another item; another value under a key; a set in

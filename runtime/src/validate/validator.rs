@@ -120,9 +120,9 @@ pub struct Validator {
     /// Whether the typed fast path walks views of the value ([`super::fast::viewed`]): a
     /// model's validator.
     views: bool,
-    /// Whether updates are walked on views too: not when a rule reading `oldSelf` sits below
-    /// a list or a map ([`super::fast::viewed::transition_in_collection`]).
-    update_views: bool,
+    /// Whether updates are walked on views too: not once the old items of a map list could not
+    /// be found on views ([`super::fast::viewed::Stop::Uncorrelated`]).
+    update_views: AtomicBool,
     /// Whether a rule read a value of this type that has no view (views are then not tried).
     unviewable: AtomicBool,
     /// How many valid objects the views could not answer for.
@@ -227,7 +227,7 @@ impl Validator {
         // A model's objects are Rust values: their rules may run on views.
         v.nodes.plan_views();
         v.views = true;
-        v.update_views = !super::fast::viewed::transition_in_collection(&v.nodes, &v.root, false);
+        v.update_views = AtomicBool::new(true);
         let json = OwnedSchema::from_model(schema).to_json();
         let checks = super::openapi::Check::compile(&json);
         v.nodes.attach_bounds(&v.root, &checks);
@@ -482,7 +482,7 @@ impl Validator {
         let (root, nodes) = Nodes::build(schema, resource_root, check);
         Validator {
             views: false,
-            update_views: false,
+            update_views: AtomicBool::new(false),
             unviewable: AtomicBool::new(false),
             view_misses: AtomicU32::new(0),
             unchecked: AtomicBool::new(false),
@@ -614,6 +614,11 @@ impl Validator {
         self.views && !self.unviewable.load(Ordering::Relaxed)
     }
 
+    /// Whether the typed fast path walks updates on views too.
+    pub(crate) fn runs_updates_on_views(&self) -> bool {
+        self.runs_rules_on_views() && self.update_views.load(Ordering::Relaxed)
+    }
+
     /// Whether the typed fast path reads the schema checks on views too.
     pub(crate) fn runs_checks_on_views(&self) -> bool {
         self.runs_rules_on_views() && !self.unchecked.load(Ordering::Relaxed)
@@ -640,7 +645,7 @@ impl Validator {
         // are no longer tried on views: that recurs, and each try would be paid twice.
         let views = self.views
             && !self.unviewable.load(Ordering::Relaxed)
-            && (old.is_none() || self.update_views);
+            && (old.is_none() || self.update_views.load(Ordering::Relaxed));
         let mut missed = false;
         let tree = viewed::Tree {
             nodes: &self.nodes,
@@ -676,6 +681,7 @@ impl Validator {
                 Some(Stop::Rule(Miss::Unviewable)) => {
                     self.unviewable.store(true, Ordering::Relaxed)
                 }
+                Some(Stop::Uncorrelated) => self.update_views.store(false, Ordering::Relaxed),
                 Some(Stop::Rule(Miss::Unknown) | Stop::Check) => missed = true,
             }
         }

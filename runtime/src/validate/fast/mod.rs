@@ -25,7 +25,7 @@ pub(crate) mod viewed;
 
 pub(crate) use pick::pick;
 pub(crate) use serialize::serialize;
-pub(crate) use unique::scalar_eq;
+pub(crate) use unique::{SCAN_UP_TO, scalar_eq};
 
 /// The fast path cannot answer: validate through the JSON path.
 #[derive(Debug)]

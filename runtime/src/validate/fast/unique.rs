@@ -24,6 +24,10 @@ pub(super) fn hashes_repeat(hashes: &mut [u64]) -> bool {
     hashes.windows(2).any(|w| w[0] == w[1])
 }
 
+/// Up to this many old map-list items a scan for a key beats building an index (both walks
+/// find old items this way).
+pub(crate) const SCAN_UP_TO: usize = 32;
+
 /// The hash of a key field a map-list item does not have.
 pub(super) const ABSENT_KEY: u64 = 7;
 

@@ -12,7 +12,7 @@
 use std::sync::atomic::Ordering;
 
 use super::serialize::{MAX_HASHED_KEYS, check_only, values_at};
-use super::unique::{ABSENT_KEY, hashes_repeat, key_tuple_step, scalar_hash, str_hash};
+use super::unique::{ABSENT_KEY, SCAN_UP_TO, hashes_repeat, key_tuple_step, scalar_hash, str_hash};
 use crate::eval::interp::Miss;
 use crate::eval::value::Value;
 use crate::eval::view::SerValue;
@@ -20,32 +20,8 @@ use crate::eval::view::{ListView, ObjView, ViewRef};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode};
 use crate::validate::bounds::{Bounds, Kind};
-use crate::validate::compile::{CompiledRule, Nodes};
+use crate::validate::compile::Nodes;
 use crate::validate::{PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
-
-/// Whether a rule that reads the old value (`oldSelf`, optional or not) sits below a list or a
-/// map: there the old value is correlated by key or not at all, which the walk on views does
-/// not emulate, so such a type's updates are validated on built values.
-pub(crate) fn transition_in_collection(
-    nodes: &Nodes,
-    node: &SchemaNode,
-    in_collection: bool,
-) -> bool {
-    if !node.rules_below {
-        return false;
-    }
-    let reads_old =
-        |r: &CompiledRule| r.optional_old_self || r.program().is_ok_and(|p| p.uses_old_self());
-    (in_collection && nodes.rules(node).iter().any(reads_old))
-        || node
-            .properties
-            .iter()
-            .any(|(_, child)| transition_in_collection(nodes, child, in_collection))
-        || [node.items.as_deref(), node.additional_properties.as_deref()]
-            .into_iter()
-            .flatten()
-            .any(|child| transition_in_collection(nodes, child, true))
-}
 
 /// The tree the walk on views follows: the validator's schema root, its rules and bounds.
 #[derive(Clone, Copy)]
@@ -66,6 +42,9 @@ pub(crate) enum Stop {
     /// A schema check read on views did not pass, or could not be read on views: the serde
     /// pass decides.
     Check,
+    /// The old value of a map-list item could not be found on views (an item or a key field
+    /// without a view): the type's updates go the value-building way.
+    Uncorrelated,
 }
 
 impl From<Miss> for Stop {
@@ -177,14 +156,22 @@ impl Walk<'_> {
             (Type::Object, ViewRef::Obj(o)) => self.object(node, o, old, rules),
             (Type::Object, ViewRef::Map(m)) if node.properties.is_empty() => {
                 let values = node.additional_properties.as_deref().ok_or(Miss::Unknown)?;
+                // A map's old values correlate by key, for the transition rules below.
+                let old = match old {
+                    Some(ViewRef::Map(o)) if rules && values.transition_below => Some(o),
+                    Some(_) if rules && values.transition_below => {
+                        return Err(Stop::Uncorrelated);
+                    }
+                    _ => None,
+                };
                 let mut out = Ok(());
-                m.cel_entries(&mut |_, v| {
-                    out = self.node(values, v, None);
+                m.cel_entries(&mut |k, v| {
+                    out = self.node(values, v, old.map(|o| o.cel_get(k)));
                     out.is_ok()
                 });
                 out
             }
-            (Type::Array, ViewRef::List(l)) => self.list(node, l, rules, checks),
+            (Type::Array, ViewRef::List(l)) => self.list(node, l, old, rules, checks),
             // Rules below something the view does not describe.
             _ if rules => Err(Miss::Unviewable.into()),
             _ => Err(Stop::Check),
@@ -332,13 +319,27 @@ impl Walk<'_> {
         &mut self,
         node: &SchemaNode,
         l: &dyn ListView,
+        old: Option<ViewRef<'_>>,
         rules: bool,
         checks: bool,
     ) -> Result<(), Stop> {
         let items = node.items.as_deref().ok_or(Miss::Unknown)?;
         let rules = rules && items.rules_below;
+        // Only a map list's items correlate with old ones, by key; the items of other lists
+        // have no old value (the apiserver rejects transition rules there).
+        let mut olds = match (&node.list_kind, old) {
+            (ListKind::Map(keys), Some(ViewRef::List(o))) if rules && items.transition_below => {
+                Some(OldItems::new(o, keys))
+            }
+            (ListKind::Map(_), Some(_)) if rules && items.transition_below => {
+                return Err(Stop::Uncorrelated);
+            }
+            _ => None,
+        };
         let len = l.cel_len();
-        let unique = checks && !matches!(node.list_kind, ListKind::Plain);
+        // An old value is checked for the bounds transition rules' costs assume, which its
+        // items' uniqueness is not (and the apiserver does not check again).
+        let unique = checks && !self.prune && !matches!(node.list_kind, ListKind::Plain);
         let mut stack = [0u64; STACK_HASHES];
         let mut heap = Vec::new();
         if unique && len > STACK_HASHES {
@@ -357,7 +358,11 @@ impl Walk<'_> {
                     _ => heap.push(h),
                 }
             }
-            self.node(items, item, None)?;
+            let old = match &mut olds {
+                Some(olds) => olds.find(item)?,
+                None => None,
+            };
+            self.node(items, item, old)?;
         }
         if unique {
             let hashes = if len <= STACK_HASHES {
@@ -432,6 +437,109 @@ impl<T: serde::Serialize> SerValue for T {
     ) -> Option<Value> {
         let nodes = nodes.downcast_ref::<Nodes>()?;
         values_at(self, node, nodes, old, resource).ok()
+    }
+}
+
+/// The old items of a map list, found by the key of a new item as the apiserver finds them
+/// (`k8s.io/apiserver/pkg/cel/common/maplist.go`): every key field present and a scalar, the
+/// first old item with equal key fields. Short lists are scanned; long ones indexed by the key
+/// tuple's hash on first use.
+struct OldItems<'o> {
+    items: &'o dyn ListView,
+    keys: &'o [std::sync::Arc<str>],
+    /// `(key tuple hash, index)` of the old items that have a key, sorted.
+    index: Option<Vec<(u64, usize)>>,
+}
+
+impl<'o> OldItems<'o> {
+    fn new(items: &'o dyn ListView, keys: &'o [std::sync::Arc<str>]) -> OldItems<'o> {
+        OldItems {
+            items,
+            keys,
+            index: None,
+        }
+    }
+
+    /// The old item correlated with `item`, if any.
+    fn find(&mut self, item: ViewRef<'_>) -> Result<Option<ViewRef<'o>>, Stop> {
+        let Some(key) = KeyTuple::of(item, self.keys)? else {
+            return Ok(None);
+        };
+        let len = self.items.cel_len();
+        if len <= SCAN_UP_TO {
+            for j in 0..len {
+                let old = self.items.cel_item(j);
+                if KeyTuple::of(old, self.keys)?.is_some_and(|k| k.eq(&key, self.keys)) {
+                    return Ok(Some(old));
+                }
+            }
+            return Ok(None);
+        }
+        if self.index.is_none() {
+            let mut index = Vec::with_capacity(len);
+            for j in 0..len {
+                if let Some(k) = KeyTuple::of(self.items.cel_item(j), self.keys)? {
+                    index.push((k.hash(self.keys)?, j));
+                }
+            }
+            index.sort_unstable();
+            self.index = Some(index);
+        }
+        let index = self.index.as_deref().unwrap_or_default();
+        let h = key.hash(self.keys)?;
+        let first = index.partition_point(|&(x, _)| x < h);
+        for &(_, j) in index[first..].iter().take_while(|&&(x, _)| x == h) {
+            let old = self.items.cel_item(j);
+            if KeyTuple::of(old, self.keys)?.is_some_and(|k| k.eq(&key, self.keys)) {
+                return Ok(Some(old));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A map-list item whose key fields are all present scalars.
+struct KeyTuple<'a>(&'a dyn ObjView);
+
+impl<'a> KeyTuple<'a> {
+    /// `None` when the item has no key to correlate by (not an object, a key field missing or
+    /// not a scalar); [`Stop::Uncorrelated`] when the view cannot tell.
+    fn of(item: ViewRef<'a>, keys: &[std::sync::Arc<str>]) -> Result<Option<KeyTuple<'a>>, Stop> {
+        let o = match item {
+            ViewRef::Obj(o) => o,
+            ViewRef::Ser(_) | ViewRef::Opaque => return Err(Stop::Uncorrelated),
+            _ => return Ok(None),
+        };
+        for k in keys {
+            match o.cel_field(k) {
+                ViewRef::Str(_) | ViewRef::Int(_) | ViewRef::Double(_) | ViewRef::Bool(_) => {}
+                ViewRef::Ser(_) | ViewRef::Opaque => return Err(Stop::Uncorrelated),
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(KeyTuple(o)))
+    }
+
+    /// JSON equality of the key fields (`1` and `1.0` differ, as two numbers of different
+    /// kinds in JSON do).
+    fn eq(&self, other: &KeyTuple<'_>, keys: &[std::sync::Arc<str>]) -> bool {
+        keys.iter()
+            .all(|k| match (self.0.cel_field(k), other.0.cel_field(k)) {
+                (ViewRef::Str(a), ViewRef::Str(b)) => a == b,
+                (ViewRef::Int(a), ViewRef::Int(b)) => a == b,
+                (ViewRef::Double(a), ViewRef::Double(b)) => a == b,
+                (ViewRef::Bool(a), ViewRef::Bool(b)) => a == b,
+                _ => false,
+            })
+    }
+
+    fn hash(&self, keys: &[std::sync::Arc<str>]) -> Result<u64, Stop> {
+        let mut tuple = 0;
+        for k in keys {
+            let h = scalar_view_hash(self.0.cel_field(k)).ok_or(Stop::Uncorrelated)?;
+            tuple = key_tuple_step(tuple, h);
+        }
+        Ok(tuple)
     }
 }
 

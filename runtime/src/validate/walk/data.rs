@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::{Map as JsonMap, Value as Json};
 
 use crate::eval::value::{Key, Map, Value};
-use crate::validate::fast::{Defer, scalar_eq};
+use crate::validate::fast::{Defer, SCAN_UP_TO, scalar_eq};
 
 /// A node's data.
 #[derive(Clone, Copy)]
@@ -244,9 +244,6 @@ fn key_text(fields: &[KeyField<'_>]) -> Option<String> {
     }
     Some(out)
 }
-
-/// Up to this many old items a scan beats building an index.
-const SCAN_UP_TO: usize = 32;
 
 /// Finds the old item with the same key as a new one (`k8s.io/apiserver/pkg/cel/common/maplist.go`): every key field present and a
 /// scalar, the first old item with equal key fields wins. Short lists are scanned; long JSON
