@@ -12,6 +12,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+mod variants;
+
 const ROOT: &str = "/spec/versions/0/schema/openAPIV3Schema";
 
 fn crd_of<T: CustomResourceExt>() -> Value {
@@ -935,4 +937,80 @@ fn merge_strategies_are_upstreams_list_and_map_types() {
         ours["properties"]["labels"]["x-kubernetes-map-type"],
         "atomic"
     );
+}
+
+/// Random variations of `spec` through `T` and the manifests (`Shape::verdict` compares them):
+/// creates, and updates from the previous variation; how many were valid and invalid.
+fn random_variants<T: Typed>(s: &Shape, spec: &Value, seed: u64) -> (usize, usize) {
+    let mut rng = variants::Rng(seed);
+    let (mut valid, mut invalid) = (0, 0);
+    let mut previous: Option<Value> = None;
+    for _ in 0..300 {
+        let mut spec = spec.clone();
+        for _ in 0..1 + rng.below(3) {
+            variants::mutate(&mut spec, &mut rng);
+        }
+        // Compared on what the type writes: what it cannot hold is the manifests' alone.
+        let Ok(typed) = serde_json::from_value::<T>(s.object("x", &spec)) else {
+            continue;
+        };
+        let object = serde_json::to_value(&typed).unwrap();
+        for old in [None, previous.as_ref()] {
+            match s.verdict::<T>(&object, old, Endpoint::Resource).is_empty() {
+                true => valid += 1,
+                false => invalid += 1,
+            }
+            if previous.is_none() {
+                break;
+            }
+        }
+        previous = Some(object);
+    }
+    (valid, invalid)
+}
+
+/// Every drop-in shape's typed path agrees with its manifests on random variations of its
+/// valid object, on create and on update: both verdicts are reached in each. (`certificate`
+/// and `mesh` are validated on views; the others have fields whose schema only their
+/// `JsonSchema` knows, and are validated on the JSON their generated schema decodes.)
+#[test]
+fn random_variants_agree_between_the_types_and_the_manifests() {
+    type Db = database::celvalidate::Database;
+    type Gw = gateway::celvalidate::Gateway;
+    type Cert = certificate::celvalidate::Certificate;
+    type As = autoscaler::celvalidate::Autoscaler;
+    type Bj = backup::celvalidate::BackupJob;
+    type Tp = mesh::celvalidate::TrafficPolicy;
+    let counts = [
+        (
+            "database",
+            random_variants::<Db>(&Shape::new(&crd_of::<Db>(), None), &database_spec(), 1),
+        ),
+        (
+            "gateway",
+            random_variants::<Gw>(&Shape::new(&crd_of::<Gw>(), None), &gateway_spec(), 2),
+        ),
+        (
+            "certificate",
+            random_variants::<Cert>(&Shape::new(&crd_of::<Cert>(), None), &certificate_spec(), 3),
+        ),
+        (
+            "autoscaler",
+            random_variants::<As>(&Shape::new(&crd_of::<As>(), None), &autoscaler_spec(), 4),
+        ),
+        (
+            "backup",
+            random_variants::<Bj>(&Shape::new(&crd_of::<Bj>(), None), &backup_spec(), 5),
+        ),
+        (
+            "mesh",
+            random_variants::<Tp>(&Shape::new(&crd_of::<Tp>(), None), &mesh_spec(), 6),
+        ),
+    ];
+    for (name, (valid, invalid)) in counts {
+        assert!(
+            valid >= 20 && invalid >= 20,
+            "{name}: {valid} valid, {invalid} invalid"
+        );
+    }
 }
