@@ -600,11 +600,12 @@ fn create_evaluations(
 /// JSON path's first step; the typed fast path does not take it), converting the whole JSON
 /// object to CEL values (the walk converts only what rules read), and the 48 evaluations alone.
 /// The pod-template shape ([`pod`]): its checks on views (the template serialized alone)
-/// beside the same spec whose checks all go through the serde pass.
+/// beside the same spec whose checks all go through the serde pass, and beside the same spec
+/// with two rules the views cannot run (evaluated on the spec's value).
 fn bench_pod(c: &mut Criterion) {
     use crd_cel::CelValidate;
-    let (v, s) = (pod::viewed(), pod::serialized());
-    assert!(v.validate().is_ok() && s.validate().is_ok());
+    let (v, s, m) = (pod::viewed(), pod::serialized(), pod::mixed());
+    assert!(v.validate().is_ok() && s.validate().is_ok() && m.validate().is_ok());
     // Past the misses after which a type's checks stay with the serde pass.
     for _ in 0..20 {
         assert!(s.validate().is_ok());
@@ -615,6 +616,9 @@ fn bench_pod(c: &mut Criterion) {
     });
     g.bench_function("checks-by-serde", |b| {
         b.iter(|| black_box(&s).validate().is_ok())
+    });
+    g.bench_function("two-rules-on-values", |b| {
+        b.iter(|| black_box(&m).validate().is_ok())
     });
     g.finish();
 }
@@ -848,7 +852,7 @@ fn main() {
         }
         return;
     }
-    // `WORKLOAD_PROFILE_POD=views|serde:N`: only N typed calls on the pod-template shape.
+    // `WORKLOAD_PROFILE_POD=views|serde|mixed:N`: only N typed calls on the pod-template shape.
     if let Some((which, n)) = std::env::var("WORKLOAD_PROFILE_POD").ok().and_then(|v| {
         Some((
             v.split_once(':')?.0.to_owned(),
@@ -856,14 +860,14 @@ fn main() {
         ))
     }) {
         use crd_cel::CelValidate;
-        let (v, s) = (pod::viewed(), pod::serialized());
-        assert!(v.validate().is_ok() && s.validate().is_ok());
+        let (v, s, m) = (pod::viewed(), pod::serialized(), pod::mixed());
+        assert!(v.validate().is_ok() && s.validate().is_ok() && m.validate().is_ok());
         for _ in 0..n {
-            if which == "views" {
-                black_box(black_box(&v).validate().is_ok());
-            } else {
-                black_box(black_box(&s).validate().is_ok());
-            }
+            match which.as_str() {
+                "views" => black_box(black_box(&v).validate().is_ok()),
+                "mixed" => black_box(black_box(&m).validate().is_ok()),
+                _ => black_box(black_box(&s).validate().is_ok()),
+            };
         }
         return;
     }

@@ -43,6 +43,24 @@ pub struct Serialized {
     pub note: String,
 }
 
+/// [`Viewed`] with two rules the views cannot run: one reads into the pod template (which has
+/// no view), one builds a list literal. They run on the spec's value, built by serde; the
+/// others stay on views (before rule-by-rule fallback, the whole type went to built values).
+#[derive(CelValidate, Serialize, Clone, Debug)]
+#[serde(rename_all = "camelCase")]
+#[cel(rule = "self.minReplicas <= self.maxReplicas")]
+#[cel(rule = "self.template.spec.containers.size() <= 5")]
+#[cel(rule = "[self.minReplicas, self.maxReplicas].filter(x, x > 100).size() == 0")]
+pub struct Mixed {
+    #[cel(rule = "self >= 1")]
+    pub min_replicas: i32,
+    pub max_replicas: i32,
+    #[schemars(length(max = 63))]
+    #[cel(rule = "self.matches('^[a-z0-9-]+$')")]
+    pub name: String,
+    pub template: PodTemplateSpec,
+}
+
 /// A pod template of three containers with ports, as operators' specs hold them.
 pub fn template() -> PodTemplateSpec {
     let container = |name: &str| Container {
@@ -81,5 +99,14 @@ pub fn serialized() -> Serialized {
         name: "shop".into(),
         template: template(),
         note: "n".into(),
+    }
+}
+
+pub fn mixed() -> Mixed {
+    Mixed {
+        min_replicas: 1,
+        max_replicas: 3,
+        name: "shop".into(),
+        template: template(),
     }
 }

@@ -48,15 +48,14 @@ pub trait SerValue {
     /// object would check it there; `nodes` is the validator's side table of `node`'s tree
     /// (its bounds), which this module does not name.
     fn cel_check(&self, node: &crate::tree::SchemaNode, nodes: &dyn std::any::Any) -> bool;
-    /// The CEL value of the node `node` (of the old object when `old`; a resource root when
-    /// `resource`) that its rules read, as the serde pass of the whole object would build it
-    /// there; `None` where that pass would defer.
+    /// The CEL value of the node `node` that its rules read, as the serde pass of the whole
+    /// object would build it there (`how`: of the old object, a resource root, checking the
+    /// subtree on the way); `None` where that pass would defer.
     fn cel_values(
         &self,
         node: &crate::tree::SchemaNode,
         nodes: &dyn std::any::Any,
-        old: bool,
-        resource: bool,
+        how: (bool, bool, bool),
     ) -> Option<super::value::Value>;
 }
 

@@ -3,6 +3,7 @@
 //! bounds for the typed fast path.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use super::bounds::Bounds;
@@ -74,6 +75,17 @@ impl CompiledRule {
         std::iter::once(&self.program).chain(self.message_program.as_ref())
     }
 
+    /// Whether the walk on views runs the rule on views (planned, not there since it read
+    /// what has no view, without an optional `oldSelf`, its estimated cost within the per-call
+    /// limit); else on its node's value.
+    pub(crate) fn on_views(&self) -> bool {
+        self.viewed
+            .as_ref()
+            .is_some_and(|v| !v.unviewable.load(Ordering::Relaxed))
+            && !self.optional_old_self
+            && self.max_cost.is_some_and(|c| c <= super::PER_CALL_LIMIT)
+    }
+
     /// Whether the rule or its messageExpression reads `oldSelf`.
     fn reads_old_self(&self) -> bool {
         self.programs()
@@ -97,6 +109,11 @@ pub(crate) struct NodeData {
     /// The node's OpenAPI constraints for the typed fast path (`None`: not attached, or a
     /// schema the fast path does not take, and it defers to the JSON path).
     pub(crate) bounds: Option<Box<Bounds>>,
+    /// Whether a rule of the node runs on its value rather than on views ([`plan_views`],
+    /// and the walk on views when a rule reads what has no view).
+    ///
+    /// [`plan_views`]: Nodes::plan_views
+    values: std::sync::atomic::AtomicBool,
 }
 
 /// The side table of a tree: one [`NodeData`] per node, indexed by [`SchemaNode::id`].
@@ -126,6 +143,7 @@ impl Nodes {
                 table.push(NodeData {
                     rules,
                     bounds: None,
+                    values: Default::default(),
                 });
             });
         let nodes = Nodes(table);
@@ -161,9 +179,23 @@ impl Nodes {
 
     /// Plans every rule for views (the typed fast path's, [`crate::validate::fast`]).
     pub(crate) fn plan_views(&mut self) {
-        for rule in self.0.iter_mut().flat_map(|d| d.rules.iter_mut()) {
-            rule.viewed = rule.program.as_ref().ok().and_then(ViewProgram::plan);
+        for data in &mut self.0 {
+            for rule in &mut data.rules {
+                rule.viewed = rule.program.as_ref().ok().and_then(ViewProgram::plan);
+            }
+            let values = data.rules.iter().any(|r| !r.on_views());
+            *data.values.get_mut() = values;
         }
+    }
+
+    /// Whether a rule of `node` runs on its value rather than on views.
+    pub(crate) fn values_needed(&self, node: &SchemaNode) -> bool {
+        self.0[node.id].values.load(Ordering::Relaxed)
+    }
+
+    /// Records that a rule of `node` runs on its value from now on.
+    pub(crate) fn need_values(&self, node: &SchemaNode) {
+        self.0[node.id].values.store(true, Ordering::Relaxed);
     }
 
     /// What the rules of `node` read of its value (`None`: it has none).

@@ -126,17 +126,16 @@ pub(crate) fn serialize<T: Serialize + ?Sized>(
 
 /// The CEL value of `value` as the node `node` (a resource root when `resource`), built as
 /// [`serialize`] builds it there (what the node's rules read, the old value's whole for a
-/// transition rule when `old`), unchecked: the viewed walk has checked it, and runs a rule
-/// the views cannot on it.
+/// transition rule when `old`), for the viewed walk to run a rule the views cannot on it;
+/// checking the node's subtree on the way when `check` (`Defer` if a check fails).
 pub(crate) fn values_at<T: Serialize + ?Sized>(
     value: &T,
     node: &SchemaNode,
     nodes: &Nodes,
-    old: bool,
-    resource: bool,
+    (old, resource, check): (bool, bool, bool),
 ) -> Result<Value, Defer> {
     let build = Build::Skeleton.child(node, old);
-    match value.serialize(Node::top(node, nodes, build, false, true, old, resource)?)? {
+    match value.serialize(Node::top(node, nodes, build, check, true, old, resource)?)? {
         Out::Value(v) => Ok(v),
         Out::Skip | Out::Hash(_) | Out::Null => Err(Defer),
     }

@@ -20,7 +20,7 @@ use crate::eval::view::{ListView, ObjView, ViewRef};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode};
 use crate::validate::bounds::{Bounds, Kind};
-use crate::validate::compile::Nodes;
+use crate::validate::compile::{CompiledRule, Nodes};
 use crate::validate::{PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 
 /// The tree the walk on views follows: the validator's schema root, its rules and bounds.
@@ -124,6 +124,9 @@ impl Walk<'_> {
             return Ok(());
         }
         let old = old.filter(|o| !matches!(o, ViewRef::Absent | ViewRef::Null));
+        if self.checks && self.rules && node.has_rules && self.nodes.values_needed(node) {
+            return self.node_on_value(node, new, old);
+        }
         // The entries first, so that a rule runs on a value whose every check has passed: the
         // estimated cost it is charged assumes the schema's bounds, and a comprehension over a
         // list far longer than its maxItems would take as long as the list makes it.
@@ -133,12 +136,35 @@ impl Walk<'_> {
         self.prune = prune;
         entries?;
         if node.rules_below && self.rules {
-            self.rules(node, new, old)?;
+            self.rules(node, new, old, None)?;
         }
         Ok(())
     }
 
+    /// [`Walk::node`] of a node with a rule the views cannot run: serde builds the node's
+    /// value and checks its subtree in one pass (where checks on views and a build would each
+    /// walk it), the entries' rules run on views, then the node's. Out of line: the recursive
+    /// walk keeps a small frame.
+    #[inline(never)]
+    fn node_on_value(
+        &mut self,
+        node: &SchemaNode,
+        new: ViewRef<'_>,
+        old: Option<ViewRef<'_>>,
+    ) -> Result<(), Stop> {
+        let built = self.checked_value(node, new, old.is_some())?;
+        let (prune, checks) = (self.prune, self.checks);
+        self.prune &= !node.transition;
+        self.checks &= built.is_none();
+        let entries = self.entries(node, new, old);
+        (self.prune, self.checks) = (prune, checks);
+        entries?;
+        self.rules(node, new, old, built)?;
+        Ok(())
+    }
+
     /// The rules and checks of `new`'s entries, when it is a container.
+    #[inline(always)]
     fn entries(
         &mut self,
         node: &SchemaNode,
@@ -180,14 +206,15 @@ impl Walk<'_> {
 
     /// Runs the rules of `node`: on views where they can, else on the node's value built by
     /// serde, their cost counted (as the apiserver counts it, which the estimate bounds).
+    #[inline(always)]
     fn rules(
         &mut self,
         node: &SchemaNode,
         new: ViewRef<'_>,
         old: Option<ViewRef<'_>>,
+        mut built: Option<Value>,
     ) -> Result<(), Miss> {
         // The node's values, built once for all its rules that need them.
-        let mut built: Option<Value> = None;
         let mut built_old: Option<Value> = None;
         for rule in self.nodes.rules(node) {
             let program = rule.program().map_err(|_| Miss::Unknown)?;
@@ -197,10 +224,8 @@ impl Walk<'_> {
             if transition && old.is_none() && !rule.optional_old_self {
                 continue;
             }
-            if let Some(viewed) = &rule.viewed
-                && !rule.optional_old_self
-                && !viewed.unviewable.load(Ordering::Relaxed)
-                && let Some(cost) = rule.max_cost.filter(|&c| c <= PER_CALL_LIMIT)
+            if let Some(viewed) = rule.viewed.as_ref().filter(|_| rule.on_views())
+                && let Some(cost) = rule.max_cost
                 && self.cost.saturating_add(cost) <= RUNTIME_COST_BUDGET as u64
             {
                 match viewed.eval(new, if transition { old } else { None }, node) {
@@ -209,17 +234,20 @@ impl Walk<'_> {
                         continue;
                     }
                     Ok(false) => return Err(Miss::Unknown),
-                    Err(Miss::Unviewable) => viewed.unviewable.store(true, Ordering::Relaxed),
+                    Err(Miss::Unviewable) => {
+                        viewed.unviewable.store(true, Ordering::Relaxed);
+                        self.nodes.need_values(node);
+                    }
                     Err(Miss::Unknown) => {}
                 }
             }
             if built.is_none() {
-                built = Some(self.value_of(node, new, false)?);
+                built = Some(self.value_of(node, new, false, false)?);
             }
             let this = built.as_ref().ok_or(Miss::Unknown)?;
             if transition && built_old.is_none() {
                 built_old = match old {
-                    Some(o) => Some(self.value_of(node, o, true)?),
+                    Some(o) => Some(self.value_of(node, o, true, false)?),
                     None => None,
                 };
             }
@@ -244,17 +272,29 @@ impl Walk<'_> {
     }
 
     /// The CEL value of `v` as the node `node` (of the old object when `old`), built by
-    /// serde as the serde pass builds it there. [`Miss::Unviewable`] when the view has no
+    /// serde as the serde pass builds it there, checking the subtree when `check`
+    /// ([`Miss::Unknown`] if a check fails). [`Miss::Unviewable`] when the view has no
     /// `Serialize` to build it with (that recurs for the type).
-    fn value_of(&self, node: &SchemaNode, v: ViewRef<'_>, old: bool) -> Result<Value, Miss> {
-        let resource = self.tree.resource_root && std::ptr::eq(node, self.tree.root);
+    #[inline(never)]
+    fn value_of(
+        &self,
+        node: &SchemaNode,
+        v: ViewRef<'_>,
+        old: bool,
+        check: bool,
+    ) -> Result<Value, Miss> {
+        let how = (
+            old,
+            self.tree.resource_root && std::ptr::eq(node, self.tree.root),
+            check,
+        );
         let nodes = self.nodes;
         let scalar = |r: Result<Value, _>| r.map_err(|_| Miss::Unknown);
         let serde = match v {
-            ViewRef::Bool(b) => return scalar(values_at(&b, node, nodes, old, resource)),
-            ViewRef::Int(i) => return scalar(values_at(&i, node, nodes, old, resource)),
-            ViewRef::Double(d) => return scalar(values_at(&d, node, nodes, old, resource)),
-            ViewRef::Str(s) => return scalar(values_at(s, node, nodes, old, resource)),
+            ViewRef::Bool(b) => return scalar(values_at(&b, node, nodes, how)),
+            ViewRef::Int(i) => return scalar(values_at(&i, node, nodes, how)),
+            ViewRef::Double(d) => return scalar(values_at(&d, node, nodes, how)),
+            ViewRef::Str(s) => return scalar(values_at(s, node, nodes, how)),
             ViewRef::Obj(o) => o.cel_serde(),
             ViewRef::Map(m) => m.cel_serde(),
             ViewRef::List(l) => l.cel_serde(),
@@ -263,8 +303,34 @@ impl Walk<'_> {
         };
         serde
             .ok_or(Miss::Unviewable)?
-            .cel_values(node, nodes, old, resource)
+            .cel_values(node, nodes, how)
             .ok_or(Miss::Unknown)
+    }
+
+    /// The value of `node` when one of its rules will run on it, built by serde with the
+    /// node's subtree checked in the same pass ([`Stop::Check`] if a check fails).
+    fn checked_value(
+        &self,
+        node: &SchemaNode,
+        new: ViewRef<'_>,
+        update: bool,
+    ) -> Result<Option<Value>, Stop> {
+        let runs = |r: &CompiledRule| {
+            update || r.optional_old_self || r.program().is_ok_and(|p| !p.uses_old_self())
+        };
+        if !self
+            .nodes
+            .rules(node)
+            .iter()
+            .any(|r| !r.on_views() && runs(r))
+        {
+            return Ok(None);
+        }
+        match self.value_of(node, new, false, true) {
+            Ok(v) => Ok(Some(v)),
+            Err(Miss::Unknown) => Err(Stop::Check),
+            Err(Miss::Unviewable) => Ok(None),
+        }
     }
 
     /// The properties of a struct: each one's rules and checks, with `required` and the
@@ -432,11 +498,10 @@ impl<T: serde::Serialize> SerValue for T {
         &self,
         node: &SchemaNode,
         nodes: &dyn std::any::Any,
-        old: bool,
-        resource: bool,
+        how: (bool, bool, bool),
     ) -> Option<Value> {
         let nodes = nodes.downcast_ref::<Nodes>()?;
-        values_at(self, node, nodes, old, resource).ok()
+        values_at(self, node, nodes, how).ok()
     }
 }
 
