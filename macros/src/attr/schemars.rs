@@ -219,8 +219,6 @@ fn is_function(meta: &ParseNestedMeta) -> bool {
     meta.path.is_ident("schema_with") || meta.path.is_ident("transform")
 }
 
-/// Container-level `#[schemars(..)]`: whether a function makes or changes the schema
-/// (`transform`, `schema_with`), and its `extend`s; the rest is schemars' business.
 /// `#[validate(rule = ..)]`: neither schemars, kube's `KubeSchema` nor the validator crate
 /// reads it, so code that builds with it ships the CRD without the rule; crd-cel does the same
 /// (the CRD stays as it was) and says so.
@@ -235,6 +233,8 @@ fn warn_unread_rule(cx: &Ctxt, meta: &ParseNestedMeta) {
     }
 }
 
+/// Container-level `#[schemars(..)]`: whether a function makes or changes the schema
+/// (`transform`, `schema_with`), and its `extend`s; the rest is schemars' business.
 pub fn parse_schemars_container(cx: &Ctxt, attrs: &[Attribute]) -> (bool, Vec<Extension>) {
     // The container's `#[validate(..)]` is the validator crate's: only an unread rule is
     // looked for, and what does not parse is left to that crate.

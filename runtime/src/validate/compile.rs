@@ -86,6 +86,13 @@ impl CompiledRule {
             && self.max_cost.is_some_and(|c| c <= super::PER_CALL_LIMIT)
     }
 
+    /// Whether the rule runs on a create (`update` false) or an update whose old object has
+    /// the value: a transition rule only on such an update, one with an optional `oldSelf`
+    /// always (a rule that does not compile is reported either way).
+    pub(crate) fn runs(&self, update: bool) -> bool {
+        update || self.optional_old_self || !self.program.as_ref().is_ok_and(|p| p.uses_old_self())
+    }
+
     /// Whether the rule or its messageExpression reads `oldSelf`.
     fn reads_old_self(&self) -> bool {
         self.programs()

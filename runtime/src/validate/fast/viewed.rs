@@ -20,7 +20,7 @@ use crate::eval::view::{ListView, ObjView, ViewRef};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode};
 use crate::validate::bounds::{Bounds, Kind};
-use crate::validate::compile::{CompiledRule, Nodes};
+use crate::validate::compile::Nodes;
 use crate::validate::{PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
 
 /// The tree the walk on views follows: the validator's schema root, its rules and bounds.
@@ -79,7 +79,6 @@ pub(crate) fn old_within_bounds(tree: Tree<'_>, old: ViewRef<'_>) -> bool {
 
 struct Walk<'n> {
     tree: Tree<'n>,
-    nodes: &'n Nodes,
     /// The cost of the rules run so far: the estimated maxima of those run on views, the
     /// counted cost of those run on values; a bound of what the apiserver would count.
     cost: u64,
@@ -95,7 +94,6 @@ impl<'n> Walk<'n> {
     fn new(tree: Tree<'n>, checks: bool, rules: bool, prune: bool) -> Walk<'n> {
         Walk {
             tree,
-            nodes: tree.nodes,
             cost: 0,
             checks,
             rules,
@@ -124,7 +122,7 @@ impl Walk<'_> {
             return Ok(());
         }
         let old = old.filter(|o| !matches!(o, ViewRef::Absent | ViewRef::Null));
-        if self.checks && self.rules && node.has_rules && self.nodes.values_needed(node) {
+        if self.checks && self.rules && node.has_rules && self.tree.nodes.values_needed(node) {
             return self.node_on_value(node, new, old);
         }
         // The entries first, so that a rule runs on a value whose every check has passed: the
@@ -216,14 +214,12 @@ impl Walk<'_> {
     ) -> Result<(), Miss> {
         // The node's values, built once for all its rules that need them.
         let mut built_old: Option<Value> = None;
-        for rule in self.nodes.rules(node) {
-            let program = rule.program().map_err(|_| Miss::Unknown)?;
-            let transition = program.uses_old_self();
-            // A transition rule runs on an update whose old object has the value; one with
-            // an optional `oldSelf` runs always.
-            if transition && old.is_none() && !rule.optional_old_self {
+        for rule in self.tree.nodes.rules(node) {
+            if !rule.runs(old.is_some()) {
                 continue;
             }
+            let program = rule.program().map_err(|_| Miss::Unknown)?;
+            let transition = program.uses_old_self();
             if let Some(viewed) = rule.viewed.as_ref().filter(|_| rule.on_views())
                 && let Some(cost) = rule.max_cost
                 && self.cost.saturating_add(cost) <= RUNTIME_COST_BUDGET as u64
@@ -236,7 +232,7 @@ impl Walk<'_> {
                     Ok(false) => return Err(Miss::Unknown),
                     Err(Miss::Unviewable) => {
                         viewed.unviewable.store(true, Ordering::Relaxed);
-                        self.nodes.need_values(node);
+                        self.tree.nodes.need_values(node);
                     }
                     Err(Miss::Unknown) => {}
                 }
@@ -251,16 +247,16 @@ impl Walk<'_> {
                     None => None,
                 };
             }
-            let old_self = match (rule.optional_old_self, &built_old) {
-                (true, o) => Some(match o {
-                    Some(o) if transition => Value::some(o.clone()),
-                    _ => Value::Optional(None),
-                }),
-                (false, _) => None,
+            let old_value = built_old.as_ref().filter(|_| transition);
+            // With `optional_old_self`, `oldSelf` is an optional: none on a create.
+            let optional;
+            let old_self = match rule.optional_old_self {
+                true => {
+                    optional = old_value.map_or(Value::Optional(None), |o| Value::some(o.clone()));
+                    Some(&optional)
+                }
+                false => old_value,
             };
-            let old_self = old_self
-                .as_ref()
-                .or(built_old.as_ref().filter(|_| transition));
             let ev = program.eval_for(this, old_self, PER_CALL_LIMIT, self.tree.minor);
             self.cost = self.cost.saturating_add(ev.cost);
             if self.cost > RUNTIME_COST_BUDGET as u64 || !matches!(ev.result, Ok(Value::Bool(true)))
@@ -288,7 +284,7 @@ impl Walk<'_> {
             self.tree.resource_root && std::ptr::eq(node, self.tree.root),
             check,
         );
-        let nodes = self.nodes;
+        let nodes = self.tree.nodes;
         let scalar = |r: Result<Value, _>| r.map_err(|_| Miss::Unknown);
         let serde = match v {
             ViewRef::Bool(b) => return scalar(values_at(&b, node, nodes, how)),
@@ -315,14 +311,12 @@ impl Walk<'_> {
         new: ViewRef<'_>,
         update: bool,
     ) -> Result<Option<Value>, Stop> {
-        let runs = |r: &CompiledRule| {
-            update || r.optional_old_self || r.program().is_ok_and(|p| !p.uses_old_self())
-        };
         if !self
+            .tree
             .nodes
             .rules(node)
             .iter()
-            .any(|r| !r.on_views() && runs(r))
+            .any(|r| !r.on_views() && r.runs(update))
         {
             return Ok(None);
         }
@@ -444,7 +438,7 @@ impl Walk<'_> {
     }
 
     fn bounds(&self, node: &SchemaNode) -> Result<&Bounds, Stop> {
-        self.nodes.bounds(node).ok_or(Stop::Check)
+        self.tree.nodes.bounds(node).ok_or(Stop::Check)
     }
 
     /// Whether `v` passes the checks of `node` itself (a container's kind and counts; its
@@ -481,7 +475,7 @@ impl Walk<'_> {
                     }
             }
             ViewRef::Opaque => false,
-            ViewRef::Ser(s) => s.cel_check(node, self.nodes),
+            ViewRef::Ser(s) => s.cel_check(node, self.tree.nodes),
         })
     }
 }
