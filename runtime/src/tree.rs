@@ -22,9 +22,12 @@ pub enum ListKind {
     Map(Arc<[Arc<str>]>),
 }
 
+/// The type and object meta fields of a resource.
+pub const TYPE_AND_OBJECT_META: [&str; 3] = ["apiVersion", "kind", "metadata"];
+
 /// Whether `name` is one of the type and object meta fields of a resource.
 pub fn is_type_or_object_meta(name: &str) -> bool {
-    matches!(name, "apiVersion" | "kind" | "metadata")
+    TYPE_AND_OBJECT_META.contains(&name)
 }
 
 /// String equality for names (property names, map keys): the length and first byte reject most

@@ -689,3 +689,62 @@ fn rules_on_views_run_after_the_checks_that_bound_their_cost() {
     );
     assert_eq!(got, by_json(&v, &long, None));
 }
+
+/// A schema only the field's `schema_with` knows: a `default` the apiserver applies where
+/// serde leaves the field out.
+fn fast_by_default(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "default": "fast", "maxLength": 8})
+}
+
+/// A type whose generated schema is its validator's (the derive cannot know `mode`'s): its
+/// objects are decoded as the apiserver decodes them, and the rules read the default.
+#[derive(CelValidate, Serialize, Clone, Debug)]
+#[cel(
+    rule = "!has(self.mode) || self.mode != 'fast' || self.replicas <= 3",
+    message = "fast mode allows at most 3 replicas"
+)]
+#[cel(rule = "!has(oldSelf.mode) || oldSelf.mode != 'fast' || self.mode == 'fast'")]
+struct Defaulted {
+    replicas: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "fast_by_default")]
+    mode: Option<String>,
+}
+
+/// Every create and update of small `Defaulted` values agrees with the JSON path, which
+/// defaults `mode`; the fast path answers for the valid ones with a `mode` (on views), and
+/// defers the others (the default would change them, new or old).
+#[test]
+fn a_generated_schemas_defaults_are_seen_by_the_typed_path() {
+    let schema = serde_json::to_value(schemars::schema_for!(Defaulted)).unwrap();
+    let v = Validator::from_schema_json(&schema, false).unwrap();
+    let values: Vec<Defaulted> = (0..6)
+        .flat_map(|replicas| {
+            [None, Some("fast"), Some("slow")].map(|mode| Defaulted {
+                replicas,
+                mode: mode.map(str::to_owned),
+            })
+        })
+        .collect();
+    let mut answered = 0;
+    for new in &values {
+        for old in std::iter::once(None).chain(values.iter().map(Some)) {
+            let want = by_json(&v, new, old);
+            let got = match old {
+                None => text(new.validate()),
+                Some(o) => text(new.validate_update(o)),
+            };
+            assert_eq!(got, want, "{new:?} from {old:?}");
+            let fast = crd_cel::__private::typed_fast_valid(new, old, false);
+            assert!(
+                !fast || want.is_empty(),
+                "answered for {new:?} from {old:?}"
+            );
+            let defaulted = new.mode.is_none() || old.is_some_and(|o| o.mode.is_none());
+            assert!(!(fast && defaulted), "{new:?} from {old:?} is defaulted");
+            answered += usize::from(fast);
+        }
+    }
+    assert!(answered >= 90, "{answered} answered by the fast path");
+    assert!(crd_cel::__private::typed_view_checks::<Defaulted>());
+}

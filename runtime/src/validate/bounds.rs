@@ -5,9 +5,36 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use super::decode::{Keys, default_of, keys};
 use super::openapi::{Bound, Check, Limits, fits_type, format_ok};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode, is_type_or_object_meta};
+
+impl Decoded {
+    /// What decoding changes at `node`, from its JSON schema `schema`; `None` where the fast
+    /// path would not see it (a default on a property the tree leaves out, empty `properties`
+    /// beside an `additionalProperties` schema, which decoding prunes and the tree reads as a
+    /// map), and defers.
+    pub(super) fn of(node: &SchemaNode, schema: &Json) -> Option<Decoded> {
+        let Keys::Declared { prunes } = keys(schema) else {
+            return Some(Decoded::default());
+        };
+        if schema
+            .get("additionalProperties")
+            .is_some_and(Json::is_object)
+        {
+            return None;
+        }
+        let mut defaulted = Vec::new();
+        let properties = schema.get("properties").and_then(Json::as_object);
+        for (name, property) in properties.into_iter().flatten() {
+            if default_of(property).is_some() {
+                defaulted.push(node.properties.iter().position(|(n, _)| **n == **name)?);
+            }
+        }
+        Some(Decoded { prunes, defaulted })
+    }
+}
 
 /// The kind of JSON value the typed fast path meets at a node (a float, a string, ...).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -38,6 +65,31 @@ pub(crate) struct Bounds {
     pub(crate) required: Vec<usize>,
     /// Each property's place among the properties in JSON key order (byte-wise).
     pub(crate) rank: Vec<u32>,
+    /// What the apiserver's decoding would change here ([`Decoded`]): nothing for a model's
+    /// validator, whose objects are not decoded.
+    pub(crate) decoded: Decoded,
+    /// `allOf`, `anyOf` and `oneOf` of branches that only require properties.
+    composed: Composed,
+}
+
+/// `allOf`, `anyOf` and `oneOf` whose every branch only requires properties (as indices).
+#[derive(Debug, Default)]
+struct Composed {
+    all_of: Vec<Vec<usize>>,
+    any_of: Vec<Vec<usize>>,
+    one_of: Vec<Vec<usize>>,
+}
+
+/// What the apiserver's decoding of an object ([`super::decode`]) changes at one node, for a
+/// validator whose objects are decoded (a type's generated schema): the typed fast path defers
+/// wherever decoding would change the serialized value, so that it answers for the object the
+/// JSON path validates.
+#[derive(Debug, Default)]
+pub(crate) struct Decoded {
+    /// Undeclared keys are pruned (a resource's `apiVersion`, `kind` and `metadata` are kept).
+    pub(crate) prunes: bool,
+    /// The properties with a `default`, applied where they are absent, as indices.
+    pub(crate) defaulted: Vec<usize>,
 }
 
 impl Bounds {
@@ -74,12 +126,24 @@ impl Bounds {
         };
         let same_properties =
             node.properties.len() == check.properties.iter().filter(declared).count();
-        // The fast path does not evaluate `allOf`/`anyOf`/`oneOf`/`not`.
-        let composed = !(check.all_of.is_empty()
-            && check.any_of.is_empty()
-            && check.one_of.is_empty()
-            && check.not.is_none());
-        if composed {
+        // `allOf`/`anyOf`/`oneOf` only of `required` branches; not `not`.
+        let branches = |of: &[Check]| -> Option<Vec<Vec<usize>>> {
+            of.iter()
+                .map(|b| {
+                    let names = b.required_only()?;
+                    names
+                        .iter()
+                        .map(|r| node.properties.iter().position(|(n, _)| **n == **r))
+                        .collect()
+                })
+                .collect()
+        };
+        let composed = Composed {
+            all_of: branches(&check.all_of)?,
+            any_of: branches(&check.any_of)?,
+            one_of: branches(&check.one_of)?,
+        };
+        if check.not.is_some() {
             return None;
         }
         let (Some(required), true, true, true, true, true) = (
@@ -120,7 +184,19 @@ impl Bounds {
             limits: check.limits.clone(),
             required,
             rank,
+            decoded: Decoded::default(),
+            composed,
         })
+    }
+
+    /// Whether an object with the properties `has` passes `allOf`, `anyOf` and `oneOf` (each
+    /// branch validated exactly when the object has every property it requires).
+    pub(crate) fn composition_ok(&self, has: impl Fn(usize) -> bool) -> bool {
+        let c = &self.composed;
+        let validates = |b: &Vec<usize>| b.iter().all(|&i| has(i));
+        c.all_of.iter().all(validates)
+            && (c.any_of.is_empty() || c.any_of.iter().any(validates))
+            && (c.one_of.is_empty() || c.one_of.iter().filter(|b| validates(b)).count() == 1)
     }
 
     /// Whether a value of `kind` is one the fast path takes at `node` without reading more

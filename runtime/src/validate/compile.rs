@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use super::bounds::Bounds;
+use serde_json::Value as Json;
+
+use super::bounds::{Bounds, Decoded};
 use super::openapi::Check;
 use crate::check::{CheckError, Node, Target, check_parsed};
 use crate::eval::interp::{Need, Program, ViewProgram};
@@ -230,22 +232,47 @@ impl Nodes {
     }
 
     /// Attaches the fast path's [`Bounds`] to `node` and every node below, from the OpenAPI
-    /// checks `check` of the same place.
-    pub(crate) fn attach_bounds(&mut self, node: &SchemaNode, check: &Check) {
-        self.0[node.id].bounds = Bounds::of(node, check).map(Box::new);
-        for (name, child) in &node.properties {
+    /// checks `check` of the same place; for a validator whose objects are decoded, with what
+    /// decoding changes there, from the JSON schema `decoded` of the same place (a node whose
+    /// schema is missing gets no bounds, and the fast path defers there).
+    pub(crate) fn attach_bounds(
+        &mut self,
+        node: &SchemaNode,
+        check: &Check,
+        decoded: Option<&Json>,
+    ) {
+        let mut bounds = Bounds::of(node, check);
+        if let (Some(b), Some(schema)) = (bounds.as_mut(), decoded) {
+            match Decoded::of(node, schema) {
+                Some(d) => b.decoded = d,
+                None => bounds = None,
+            }
+        }
+        self.0[node.id].bounds = bounds.map(Box::new);
+        // Objects decoded (`Some`), the child's schema (`None`: none, and it gets no bounds).
+        let below = |path: &[&str]| decoded.map(|s| path.iter().try_fold(s, |s, k| s.get(k)));
+        for (name, n) in &node.properties {
             if let Some(c) = check.property(name) {
-                self.attach_bounds(child, c);
+                match below(&["properties", name]) {
+                    Some(None) => {}
+                    s => self.attach_bounds(n, c, s.flatten()),
+                }
             }
         }
         if let (Some(items), Some(c)) = (node.items.as_deref(), check.items.as_deref()) {
-            self.attach_bounds(items, c);
+            match below(&["items"]) {
+                Some(None) => {}
+                s => self.attach_bounds(items, c, s.flatten()),
+            }
         }
         if let (Some(values), Some(c)) = (
             node.additional_properties.as_deref(),
             check.additional.as_deref(),
         ) {
-            self.attach_bounds(values, c);
+            match below(&["additionalProperties"]) {
+                Some(None) => {}
+                s => self.attach_bounds(values, c, s.flatten()),
+            }
         }
     }
 }

@@ -45,16 +45,13 @@ fn decode_at(
         Json::Object(obj) => {
             let resource = resource || flag(schema, "x-kubernetes-embedded-resource");
             let properties = props(schema);
-            let additional_properties = schema.get("additionalProperties");
-            let additional = additional_properties.filter(|a| a.is_object());
-            // `additionalProperties: true`: any key, its value pruned as having no schema.
-            let any_values = additional_properties == Some(&Json::Bool(true));
-            if properties.is_none() && any_values {
+            let keys = keys(schema);
+            if keys == Keys::Schemaless {
                 for (k, v) in obj.iter_mut() {
                     prune_schemaless(v, &Path::Child(at, k), warnings);
                 }
-            } else if properties.is_some() || additional.is_none() {
-                if !flag(schema, "x-kubernetes-preserve-unknown-fields") {
+            } else if let Keys::Declared { prunes } = keys {
+                if prunes {
                     obj.retain(|k, _| {
                         let keep = properties.is_some_and(|p| p.contains_key(k))
                             || (resource && crate::tree::is_type_or_object_meta(k));
@@ -66,7 +63,7 @@ fn decode_at(
                 }
                 if let Some(p) = properties {
                     for (name, prop) in p {
-                        let default = prop.get("default");
+                        let default = default_of(prop);
                         let nullable = flag(prop, "nullable");
                         match obj.get(name) {
                             Some(Json::Null) if !nullable => match default {
@@ -95,9 +92,9 @@ fn decode_at(
                         }
                     }
                 }
-            } else if let Some(values) = additional {
+            } else if let Some(values) = schema.get("additionalProperties") {
                 let nullable = flag(values, "nullable");
-                let default = values.get("default");
+                let default = default_of(values);
                 obj.retain(|_, v| !(v.is_null() && !nullable && default.is_none()));
                 for (k, v) in obj.iter_mut() {
                     if v.is_null()
@@ -120,6 +117,42 @@ fn decode_at(
         }
         _ => {}
     }
+}
+
+/// How decoding treats the keys of an object at `schema`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Keys {
+    /// `additionalProperties: true` without properties: any key, each value pruned as having
+    /// no schema.
+    Schemaless,
+    /// Declared properties (or none, and no `additionalProperties`): the others are pruned
+    /// unless `x-kubernetes-preserve-unknown-fields` (a resource's type and object meta are
+    /// kept); a `null` where the property is not nullable is dropped or defaulted, an absent
+    /// property with a `default` is defaulted.
+    Declared {
+        /// Undeclared keys are pruned.
+        prunes: bool,
+    },
+    /// A map (`additionalProperties` a schema): every key kept, `null` values dropped or
+    /// defaulted where the values are not nullable.
+    Map,
+}
+
+/// [`Keys`] of an object at `schema`.
+pub(crate) fn keys(schema: &Json) -> Keys {
+    let declared = props(schema).is_some();
+    match schema.get("additionalProperties") {
+        Some(Json::Bool(true)) if !declared => Keys::Schemaless,
+        Some(values) if values.is_object() && !declared => Keys::Map,
+        _ => Keys::Declared {
+            prunes: !flag(schema, "x-kubernetes-preserve-unknown-fields"),
+        },
+    }
+}
+
+/// The `default` of a property's (or map values') schema, which decoding applies.
+pub(crate) fn default_of(schema: &Json) -> Option<&Json> {
+    schema.get("default")
 }
 
 /// The apiserver's `prune(x, nil)`: every field of an object is unknown, items of a list are

@@ -153,11 +153,23 @@ impl Check {
     /// Whether the node checks nothing beyond its type (a resource's `metadata: {type:
     /// object}` as controller-gen declares it).
     pub(super) fn is_unconstrained(&self) -> bool {
+        self.required.is_empty() && self.only_required()
+    }
+
+    /// The names of a branch of `allOf`/`anyOf`/`oneOf` that checks only `required` (the
+    /// structural schema of an externally tagged enum, `oneOf: [{required: [a]}, ..]`): an
+    /// object validates it exactly when it has each name.
+    pub(super) fn required_only(&self) -> Option<&[String]> {
+        (matches!(self.ty.as_deref(), None | Some("object")) && self.only_required())
+            .then_some(&self.required[..])
+    }
+
+    /// Whether the node checks nothing beyond its type and `required`.
+    fn only_required(&self) -> bool {
         !self.nullable
             && !self.int_or_string
             && self.pattern.is_none()
             && self.limits == Limits::default()
-            && self.required.is_empty()
             && self.properties.is_empty()
             && self.additional.is_none()
             && self.items.is_none()

@@ -230,7 +230,7 @@ impl Validator {
         v.update_views = AtomicBool::new(true);
         let json = OwnedSchema::from_model(schema).to_json();
         let checks = super::openapi::Check::compile(&json);
-        v.nodes.attach_bounds(&v.root, &checks);
+        v.nodes.attach_bounds(&v.root, &checks, None);
         v.checks = Some(checks);
         v.json_schema = Some(Arc::new(json));
         v
@@ -247,6 +247,24 @@ impl Validator {
         v.json_schema = Some(Arc::new(for_decoding(schema)));
         v.checks = Some(super::openapi::Check::compile(schema));
         v.decodes = true;
+        Ok(v)
+    }
+
+    /// A validator for the schema a Rust type generates, when its model is not known whole
+    /// (`schema_with`, a hand-written `JsonSchema`, another crate's type): objects are decoded
+    /// as a manifest's are, and the typed fast path runs on views as for a model, deferring
+    /// wherever decoding would change what serde writes.
+    pub(crate) fn from_generated_schema(
+        schema: &Json,
+        resource_root: bool,
+    ) -> Result<Validator, SchemaError> {
+        let mut v = Validator::from_schema_json(schema, resource_root)?;
+        v.nodes.plan_views();
+        v.views = true;
+        v.update_views = AtomicBool::new(true);
+        if let (Some(checks), Some(json)) = (&v.checks, &v.json_schema) {
+            v.nodes.attach_bounds(&v.root, checks, Some(json));
+        }
         Ok(v)
     }
 
@@ -630,10 +648,6 @@ impl Validator {
         old: Option<&T>,
         (view, old_view): (ViewRef<'_>, Option<ViewRef<'_>>),
     ) -> bool {
-        // A generated schema may default what serde leaves out: the JSON path applies it.
-        if self.decodes {
-            return false;
-        }
         // The scale subresource's replicas and selector, read from the paths alone.
         if self.scale.as_ref().is_some_and(|s| !s.typed_ok(value)) {
             return false;

@@ -16,6 +16,7 @@
 
 use serde::ser;
 
+mod map_key;
 mod pick;
 mod serialize;
 #[cfg(test)]

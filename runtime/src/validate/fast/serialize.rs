@@ -7,13 +7,14 @@ use std::sync::Arc;
 use serde::ser::{self, Serialize};
 
 use super::Defer;
+use super::map_key::MapKey;
 use super::unique::{
     ABSENT_KEY, has_duplicates, hashes_repeat, key_tuple_hash, map_keys_repeat, scalar_eq,
     scalar_hash, str_hash,
 };
 use crate::eval::time::{parse_data_duration, parse_date, parse_date_time};
 use crate::eval::value::{Key, List, ListKind, Map, Value, name_eq};
-use crate::tree::{Reads, SchemaNode, StringFormat};
+use crate::tree::{Reads, SchemaNode, StringFormat, is_type_or_object_meta};
 use crate::validate::bounds::{Bounds, Kind};
 use crate::validate::compile::Nodes;
 
@@ -368,10 +369,10 @@ impl<'a> ser::Serializer for Node<'a> {
     type SerializeSeq = Seq<'a>;
     type SerializeTuple = Seq<'a>;
     type SerializeTupleStruct = Seq<'a>;
-    type SerializeTupleVariant = ser::Impossible<Out, Defer>;
+    type SerializeTupleVariant = Variant<'a, Seq<'a>>;
     type SerializeMap = Obj<'a>;
     type SerializeStruct = Obj<'a>;
-    type SerializeStructVariant = ser::Impossible<Out, Defer>;
+    type SerializeStructVariant = Variant<'a, Obj<'a>>;
 
     fn serialize_bool(self, v: bool) -> Result<Out, Defer> {
         if !self.b.fits(self.n, Kind::Bool) || (self.check && !self.b.bool_ok(v)) {
@@ -443,14 +444,17 @@ impl<'a> ser::Serializer for Node<'a> {
         v.serialize(self)
     }
 
+    // serde_json writes an externally tagged variant as `{"variant": value}`.
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
         _: &'static str,
         _: u32,
-        _: &'static str,
-        _: &T,
+        variant: &'static str,
+        v: &T,
     ) -> Result<Out, Defer> {
-        Err(Defer)
+        let mut outer = self.object(Some(1))?;
+        outer.field(variant, v)?;
+        outer.finish()
     }
 
     fn serialize_seq(self, len: Option<usize>) -> Result<Seq<'a>, Defer> {
@@ -469,10 +473,10 @@ impl<'a> ser::Serializer for Node<'a> {
         self,
         _: &'static str,
         _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Defer> {
-        Err(Defer)
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Variant<'a, Seq<'a>>, Defer> {
+        Variant::new(self, variant, |node| node.list(Some(len)))
     }
 
     fn serialize_map(self, len: Option<usize>) -> Result<Obj<'a>, Defer> {
@@ -487,10 +491,86 @@ impl<'a> ser::Serializer for Node<'a> {
         self,
         _: &'static str,
         _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Defer> {
-        Err(Defer)
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Variant<'a, Obj<'a>>, Defer> {
+        Variant::new(self, variant, |node| node.object(Some(len)))
+    }
+}
+
+/// A struct or tuple variant being serialized: serde_json writes `{"variant": {..}}` and
+/// `{"variant": [..]}`, an object of one key whose value (`inner`) is written field by field.
+struct Variant<'a, C> {
+    outer: Obj<'a>,
+    variant: &'static str,
+    /// What the outer object does with the value (`None`: nothing, it is not read).
+    then: Option<Then>,
+    inner: C,
+}
+
+impl<'a, C> Variant<'a, C> {
+    fn new(
+        node: Node<'a>,
+        variant: &'static str,
+        inner: impl FnOnce(Node<'a>) -> Result<C, Defer>,
+    ) -> Result<Self, Defer> {
+        let mut outer = node.object(Some(1))?;
+        let (node, then) = match outer.slot(variant)? {
+            Slot::Value(node, then) => (node, Some(then)),
+            Slot::Skip(node) => (node, None),
+            // A variant the schema does not declare: the JSON path reports or prunes it.
+            Slot::Undeclared => return Err(Defer),
+        };
+        Ok(Variant {
+            outer,
+            variant,
+            then,
+            inner: inner(node)?,
+        })
+    }
+
+    fn end(self, finish: impl FnOnce(C) -> Result<Out, Defer>) -> Result<Out, Defer> {
+        let Variant {
+            mut outer,
+            variant,
+            then,
+            inner,
+        } = self;
+        let inner = finish(inner)?;
+        if let Some(then) = then {
+            outer.accept(variant, then, inner)?;
+        }
+        outer.finish()
+    }
+}
+
+impl ser::SerializeStructVariant for Variant<'_, Obj<'_>> {
+    type Ok = Out;
+    type Error = Defer;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        v: &T,
+    ) -> Result<(), Defer> {
+        self.inner.field(key, v)
+    }
+
+    fn end(self) -> Result<Out, Defer> {
+        Variant::end(self, Obj::finish)
+    }
+}
+
+impl ser::SerializeTupleVariant for Variant<'_, Seq<'_>> {
+    type Ok = Out;
+    type Error = Defer;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Defer> {
+        self.inner.push(v)
+    }
+
+    fn end(self) -> Result<Out, Defer> {
+        Variant::end(self, Seq::finish)
     }
 }
 
@@ -629,23 +709,45 @@ struct Obj<'a> {
     next: usize,
 }
 
-impl Obj<'_> {
+/// Where the value of one key of an object goes ([`Obj::slot`]).
+enum Slot<'a> {
+    /// Serialized as this node, then handed to [`Obj::accept`].
+    Value(Node<'a>, Then),
+    /// Neither checked nor built (an old value no rule reads): not serialized.
+    Skip(Node<'a>),
+    /// An undeclared key ([`Obj::undeclared`]).
+    Undeclared,
+}
+
+/// What [`Obj::accept`] does with a key's serialized value.
+#[derive(Clone, Copy)]
+enum Then {
+    /// A map's entry.
+    MapEntry,
+    /// Key field `pos` of a hashed map-list item: its hash kept.
+    KeyHash(usize),
+    /// Declared property `i`, kept among the entries when `keep`.
+    Property { i: usize, keep: bool },
+}
+
+impl<'a> Obj<'a> {
     fn field<T: Serialize + ?Sized>(&mut self, k: &str, v: &T) -> Result<(), Defer> {
+        match self.slot(k)? {
+            Slot::Value(node, then) => {
+                let out = v.serialize(node)?;
+                self.accept(k, then, out)
+            }
+            Slot::Skip(_) => Ok(()),
+            Slot::Undeclared => self.undeclared(k, v),
+        }
+    }
+
+    /// Where the value of key `k` goes, as the next entry written.
+    #[inline]
+    fn slot(&mut self, k: &str) -> Result<Slot<'a>, Defer> {
         self.count += 1;
         if let Some(values) = self.values {
-            let v = match v.serialize(values)? {
-                Out::Value(v) => v,
-                // A null map value is an entry (null, where the schema allows it).
-                Out::Null => Value::Null,
-                Out::Skip => return self.note_undeclared(k),
-                // Map values are never hashed (only set items and map-list keys are).
-                Out::Hash(_) => return Err(Defer),
-            };
-            if self.node.build == Build::Nothing {
-                return self.note_undeclared(k);
-            }
-            self.entries.push((Key::String(k.into()), v));
-            return Ok(());
+            return Ok(Slot::Value(values, Then::MapEntry));
         }
         let n = self.node.n;
         // serde writes a derived struct's fields in declaration order, the properties' order:
@@ -655,45 +757,67 @@ impl Obj<'_> {
             Some(_) => Some(self.next),
             None => n.properties.iter().position(|(p, _)| name_eq(p, k)),
         };
-        if let Some(i) = found {
-            self.next = i + 1;
-            if self.seen.insert(i) {
-                return Err(Defer);
+        let Some(i) = found else {
+            return Ok(Slot::Undeclared);
+        };
+        self.next = i + 1;
+        if self.seen.insert(i) {
+            return Err(Defer);
+        }
+        let child = &n.properties[i].1;
+        let mut node = self.node.child(child)?;
+        let key_pos = self.node.keys.iter().position(|key| **key == *k);
+        let is_key = key_pos.is_some();
+        if self.node.build == Build::Skeleton && is_key {
+            node.build = Build::Full;
+        }
+        if let (Hashed::MapItem, Some(pos)) = (self.node.hashed, key_pos) {
+            node.hashed = Hashed::Key(pos);
+            return Ok(Slot::Value(node, Then::KeyHash(pos)));
+        }
+        if node.build == Build::Nothing && !node.check {
+            return Ok(Slot::Skip(node));
+        }
+        // In a skeleton only what rules read (the fields rules here or above read, new
+        // object only) or the walk descends into is kept.
+        let keep = match self.node.build {
+            Build::Full => true,
+            Build::Skeleton => {
+                rules_below(child, self.node.old)
+                    || is_key
+                    || (!self.node.old
+                        && matches!(&n.reads, Some(Reads::Fields(f)) if f.contains(&i)))
             }
-            let (name, child) = &n.properties[i];
-            let mut node = self.node.child(child)?;
-            let key_pos = self.node.keys.iter().position(|key| **key == *k);
-            let is_key = key_pos.is_some();
-            if self.node.build == Build::Skeleton && is_key {
-                node.build = Build::Full;
-            }
-            if let (Hashed::MapItem, Some(pos)) = (self.node.hashed, key_pos) {
-                node.hashed = Hashed::Key(pos);
-                match v.serialize(node)? {
-                    Out::Hash(h) => self.key_hashes[pos] = h,
-                    // A key field that is not a scalar, or null.
-                    _ => return Err(Defer),
+            Build::Nothing => false,
+        };
+        Ok(Slot::Value(node, Then::Property { i, keep }))
+    }
+
+    /// Takes the serialized value `out` of key `k`.
+    #[inline]
+    fn accept(&mut self, k: &str, then: Then, out: Out) -> Result<(), Defer> {
+        match then {
+            Then::MapEntry => {
+                let v = match out {
+                    Out::Value(v) => v,
+                    // A null map value is an entry (null, where the schema allows it).
+                    Out::Null => Value::Null,
+                    Out::Skip => return self.note_undeclared(k),
+                    // Map values are never hashed (only set items and map-list keys are).
+                    Out::Hash(_) => return Err(Defer),
+                };
+                if self.node.build == Build::Nothing {
+                    return self.note_undeclared(k);
                 }
-                return Ok(());
+                self.entries.push((Key::String(k.into()), v));
             }
-            let skip_whole = node.build == Build::Nothing && !node.check;
-            if skip_whole {
-                return Ok(());
-            }
-            // In a skeleton only what rules read (the fields rules here or above read, new
-            // object only) or the walk descends into is kept.
-            let keep = match self.node.build {
-                Build::Full => true,
-                Build::Skeleton => {
-                    rules_below(child, self.node.old)
-                        || is_key
-                        || (!self.node.old
-                            && matches!(&n.reads, Some(Reads::Fields(f)) if f.contains(&i)))
-                }
-                Build::Nothing => false,
-            };
-            match v.serialize(node)? {
-                Out::Value(v) if keep => {
+            Then::KeyHash(pos) => match out {
+                Out::Hash(h) => self.key_hashes[pos] = h,
+                // A key field that is not a scalar, or null.
+                _ => return Err(Defer),
+            },
+            Then::Property { i, keep: true } => {
+                if let Out::Value(v) = out {
                     match self.ranks.get_mut(self.entries.len()) {
                         Some(r) => match self.node.b.rank.get(i).map(|&x| u8::try_from(x)) {
                             Some(Ok(x)) => *r = x,
@@ -702,14 +826,22 @@ impl Obj<'_> {
                         },
                         None => self.ranked = false,
                     }
-                    self.entries.push((Key::String(name.clone()), v));
+                    let name = self.node.n.properties[i].0.clone();
+                    self.entries.push((Key::String(name), v));
                 }
-                _ => {}
             }
-            return Ok(());
+            Then::Property { keep: false, .. } => {}
         }
-        if n.additional_properties.is_some() {
-            // Undeclared keys of an object that also has `additionalProperties`.
+        Ok(())
+    }
+
+    /// An undeclared key `k` and its value.
+    fn undeclared<T: Serialize + ?Sized>(&mut self, k: &str, v: &T) -> Result<(), Defer> {
+        // Undeclared keys of an object that also has `additionalProperties`, or that decoding
+        // would prune.
+        if self.node.n.additional_properties.is_some()
+            || (self.node.b.decoded.prunes && !(self.node.resource && is_type_or_object_meta(k)))
+        {
             return Err(Defer);
         }
         if self.node.build != Build::Nothing || self.node.b.counts_properties() {
@@ -758,8 +890,14 @@ impl Obj<'_> {
     fn finish(mut self) -> Result<Out, Defer> {
         let b = self.node.b;
         if self.node.check
-            && (!b.properties_ok(self.count) || b.required.iter().any(|&i| !self.seen.has(i)))
+            && (!b.properties_ok(self.count)
+                || b.required.iter().any(|&i| !self.seen.has(i))
+                || !b.composition_ok(|i| self.seen.has(i)))
         {
+            return Err(Defer);
+        }
+        // A property decoding would default, old object or new.
+        if b.decoded.defaulted.iter().any(|&i| !self.seen.has(i)) {
             return Err(Defer);
         }
         if self.node.hashed == Hashed::MapItem {
@@ -843,136 +981,5 @@ impl ser::SerializeMap for Obj<'_> {
 
     fn end(self) -> Result<Out, Defer> {
         self.finish()
-    }
-}
-
-/// A map key, when it is a string (any other key defers).
-struct MapKey;
-
-impl ser::Serializer for MapKey {
-    type Ok = String;
-    type Error = Defer;
-    type SerializeSeq = ser::Impossible<String, Defer>;
-    type SerializeTuple = ser::Impossible<String, Defer>;
-    type SerializeTupleStruct = ser::Impossible<String, Defer>;
-    type SerializeTupleVariant = ser::Impossible<String, Defer>;
-    type SerializeMap = ser::Impossible<String, Defer>;
-    type SerializeStruct = ser::Impossible<String, Defer>;
-    type SerializeStructVariant = ser::Impossible<String, Defer>;
-
-    fn serialize_str(self, v: &str) -> Result<String, Defer> {
-        Ok(v.to_owned())
-    }
-    fn serialize_none(self) -> Result<String, Defer> {
-        Err(Defer)
-    }
-    fn serialize_unit(self) -> Result<String, Defer> {
-        Err(Defer)
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<String, Defer> {
-        Err(Defer)
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        v: &T,
-    ) -> Result<String, Defer> {
-        v.serialize(self)
-    }
-    fn serialize_bool(self, _: bool) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_i8(self, _: i8) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_i16(self, _: i16) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_i32(self, _: i32) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_i64(self, _: i64) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_u8(self, _: u8) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_u16(self, _: u16) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_u32(self, _: u32) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_u64(self, _: u64) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_f32(self, _: f32) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_f64(self, _: f64) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_char(self, _: char) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-    ) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Self::Ok, Defer> {
-        Err(Defer)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Defer> {
-        Err(Defer)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Defer> {
-        Err(Defer)
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Defer> {
-        Err(Defer)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Defer> {
-        Err(Defer)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Defer> {
-        Err(Defer)
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Defer> {
-        Err(Defer)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Defer> {
-        Err(Defer)
     }
 }

@@ -576,3 +576,183 @@ fn transition_rules_see_the_item_with_the_same_key() {
             .is_valid()
     );
 }
+
+/// A schema whose objects the apiserver's decoding changes: a `default`, pruned keys, counts
+/// and `anyOf`/`oneOf` of required properties (the shapes of a type's generated schema).
+fn decoding_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "minProperties": 2,
+        "required": ["replicas"],
+        "x-kubernetes-validations": [{
+            "rule": "self.mode != 'fast' || self.replicas <= 3",
+            "message": "fast mode allows at most 3 replicas"
+        }],
+        "properties": {
+            "replicas": {"type": "integer"},
+            "mode": {"type": "string", "default": "fast", "x-kubernetes-validations": [{
+                "rule": "self == oldSelf || oldSelf != 'fast'",
+                "message": "fast mode is kept"
+            }]},
+            "source": {
+                "type": "object",
+                "oneOf": [{"required": ["git"]}, {"required": ["image"]}],
+                "properties": {"git": {"type": "string"}, "image": {"type": "string"}}
+            },
+            "either": {
+                "type": "object",
+                "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
+                "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}
+            },
+            "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+        }
+    })
+}
+
+/// On a validator whose objects are decoded (a type's generated schema), the fast path
+/// answers only where decoding changes nothing, and never for an object the JSON path (which
+/// decodes) finds invalid.
+#[test]
+fn the_fast_path_defers_where_decoding_would_change_the_object() {
+    use serde_json::json;
+    let v = Validator::from_generated_schema(&decoding_schema(), false).unwrap();
+    let cases = [
+        // (object, answered by the fast path, valid)
+        (json!({"replicas": 5, "mode": "slow"}), true, true),
+        // The default makes it invalid: the rule reads "fast".
+        (json!({"replicas": 5}), false, false),
+        // Valid once defaulted, but not as serde wrote it: left to the JSON path.
+        (json!({"replicas": 1}), false, true),
+        // `minProperties` counts after pruning: `extra` is pruned.
+        (
+            json!({"replicas": 5, "mode": "slow", "extra": 1}),
+            false,
+            true,
+        ),
+        (json!({"replicas": 5, "extra": "x"}), false, false),
+        // Unknown keys are kept under `x-kubernetes-preserve-unknown-fields`.
+        (
+            json!({"replicas": 5, "mode": "slow", "free": {"x": 1}}),
+            true,
+            true,
+        ),
+        // `oneOf`/`anyOf` of required properties.
+        (
+            json!({"replicas": 2, "mode": "slow", "source": {"git": "g"}}),
+            true,
+            true,
+        ),
+        (
+            json!({"replicas": 2, "mode": "slow", "source": {"git": "g", "image": "i"}}),
+            false,
+            false,
+        ),
+        (
+            json!({"replicas": 2, "mode": "slow", "source": {}}),
+            false,
+            false,
+        ),
+        (
+            json!({"replicas": 2, "mode": "slow", "either": {"a": 1, "b": 2}}),
+            true,
+            true,
+        ),
+        (
+            json!({"replicas": 2, "mode": "slow", "either": {}}),
+            false,
+            false,
+        ),
+        // A `null` where the property is not nullable is defaulted.
+        (json!({"replicas": 5, "mode": null}), false, false),
+    ];
+    for (object, fast, valid) in cases {
+        let json_valid = v
+            .validate_request(&object, None, crate::validate::Endpoint::Resource)
+            .is_valid();
+        assert_eq!(json_valid, valid, "the JSON path's verdict on {object}");
+        assert_eq!(v.fast_valid(&object, None, OPAQUE), fast, "{object}");
+        // As the old object of an update: decoded too, where a transition rule reads it.
+        let new = json!({"replicas": 5, "mode": "slow"});
+        let update_valid = v
+            .validate_request(&new, Some(&object), crate::validate::Endpoint::Resource)
+            .is_valid();
+        if v.fast_valid(&new, Some(&object), OPAQUE) {
+            assert!(update_valid, "answered for an invalid update from {object}");
+        }
+    }
+    // The old `mode` is defaulted to "fast", which the transition rule then refuses to change.
+    let (new, old) = (
+        json!({"replicas": 5, "mode": "slow"}),
+        json!({"replicas": 1}),
+    );
+    let update = v.validate_request(&new, Some(&old), crate::validate::Endpoint::Resource);
+    assert_eq!(
+        update.errors.to_string(),
+        "mode: Invalid value: \"slow\": fast mode is kept"
+    );
+    assert!(!v.fast_valid(&new, Some(&old), OPAQUE));
+}
+
+/// Data-carrying enums as serde_json writes them (`{"variant": ..}`), and map keys that are
+/// not strings, built as the JSON conversion builds them.
+#[test]
+fn enum_variants_and_keys_are_built_as_their_json() {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    enum Source {
+        Git { url: String, depth: i64 },
+        Image(String),
+        Pair(i64, i64),
+    }
+    #[derive(Serialize, PartialEq, Eq, PartialOrd, Ord)]
+    #[serde(rename_all = "camelCase")]
+    enum Zone {
+        East,
+        West,
+    }
+    #[derive(Serialize)]
+    struct Holder {
+        sources: Vec<Source>,
+        zones: BTreeMap<Zone, i64>,
+        ids: BTreeMap<u32, String>,
+    }
+    let schema = serde_json::json!({
+        "type": "object",
+        "x-kubernetes-validations": [{"rule": "[self].size() == 1"}],
+        "properties": {
+            "sources": {"type": "array", "items": {
+                "type": "object",
+                "oneOf": [{"required": ["git"]}, {"required": ["image"]}, {"required": ["pair"]}],
+                "properties": {
+                    "git": {"type": "object", "required": ["url"], "properties": {
+                        "url": {"type": "string"}, "depth": {"type": "integer"}
+                    }},
+                    "image": {"type": "string"},
+                    "pair": {"type": "array", "items": {"type": "integer"}}
+                }
+            }},
+            "zones": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "ids": {"type": "object", "additionalProperties": {"type": "string"}}
+        }
+    });
+    let v = Validator::from_generated_schema(&schema, false).unwrap();
+    let o = Holder {
+        sources: vec![
+            Source::Git {
+                url: "u".into(),
+                depth: 2,
+            },
+            Source::Image("i".into()),
+            Source::Pair(1, 2),
+        ],
+        zones: BTreeMap::from([(Zone::West, 1), (Zone::East, 2)]),
+        ids: BTreeMap::from([(2, "b".into()), (10, "a".into())]),
+    };
+    let json = serde_json::to_value(&o).unwrap();
+    let want = to_value(&json, &v.root, false);
+    let got = serialize(&o, &v.root, &v.nodes, false, true, true)
+        .expect("taken by the fast path")
+        .expect("built");
+    assert!(same(&got, &want), "{json}\nfast: {got:?}\njson: {want:?}");
+    assert!(v.fast_valid(&o, None, OPAQUE));
+}

@@ -18,7 +18,7 @@ use crate::eval::value::Value;
 use crate::eval::view::SerValue;
 use crate::eval::view::{ListView, ObjView, ViewRef};
 use crate::model::Type;
-use crate::tree::{ListKind, SchemaNode};
+use crate::tree::{ListKind, SchemaNode, TYPE_AND_OBJECT_META};
 use crate::validate::bounds::{Bounds, Kind};
 use crate::validate::compile::Nodes;
 use crate::validate::{PER_CALL_LIMIT, RUNTIME_COST_BUDGET};
@@ -337,6 +337,14 @@ impl Walk<'_> {
         rules: bool,
     ) -> Result<(), Stop> {
         let mut present = 0;
+        // A property decoding would default (on the old object too: a transition rule, or
+        // the key of an old item, would read the default).
+        if self.checks
+            && (self.bounds(node)?.decoded.defaulted.iter())
+                .any(|&i| matches!(o.cel_field(&node.properties[i].0), ViewRef::Absent))
+        {
+            return Err(Stop::Check);
+        }
         for (i, (name, child)) in node.properties.iter().enumerate() {
             let rules = rules && child.rules_below;
             if (!self.checks && !rules) || (self.prune && !child.transition_below) {
@@ -365,8 +373,13 @@ impl Walk<'_> {
             // in the serde pass; beside `additionalProperties` they are its to judge.
             let count = o.cel_count();
             let undeclared = count.checked_sub(present).ok_or(Stop::Check)?;
+            let b = self.bounds(node)?;
             if (undeclared > 0 && node.additional_properties.is_some())
-                || !self.bounds(node)?.properties_ok(count)
+                || (undeclared > 0 && b.decoded.prunes && undeclared > self.kept_meta(node, o))
+                || !b.properties_ok(count)
+                || !b.composition_ok(|i| {
+                    !matches!(o.cel_field(&node.properties[i].0), ViewRef::Absent)
+                })
             {
                 return Err(Stop::Check);
             }
@@ -435,6 +448,20 @@ impl Walk<'_> {
             }
         }
         Ok(())
+    }
+
+    /// How many of a resource's `apiVersion`, `kind` and `metadata` `o` has that the tree
+    /// does not declare: decoding keeps them (0 at a node that is not a resource).
+    fn kept_meta(&self, node: &SchemaNode, o: &dyn ObjView) -> usize {
+        let resource = node.embedded_resource
+            || (self.tree.resource_root && std::ptr::eq(node, self.tree.root));
+        if !resource {
+            return 0;
+        }
+        TYPE_AND_OBJECT_META
+            .into_iter()
+            .filter(|k| node.property(k).is_none() && !matches!(o.cel_field(k), ViewRef::Absent))
+            .count()
     }
 
     fn bounds(&self, node: &SchemaNode) -> Result<&Bounds, Stop> {
