@@ -202,17 +202,22 @@ impl Bounds {
     /// Whether a value of `kind` is one the fast path takes at `node` without reading more
     /// than its kind: `null` where the node is nullable, the node's type (an integer under
     /// `number` is read from its JSON text by the JSON path, so not taken), no compound value
-    /// under an `enum`. The serde pass and the checks on views ask the same.
+    /// under an `enum`; a string, an integer or a `bool` where the node has no type, and an
+    /// object or a list too where it keeps any value (an adjacently tagged enum's content of
+    /// several types). The serde pass and the checks on views ask the same.
     pub(crate) fn fits(&self, node: &SchemaNode, kind: Kind) -> bool {
         let ios = node.int_or_string;
+        let untyped = node.ty == Type::Any && self.ty.is_none() && !ios;
+        // Any value, kept whole (`x-kubernetes-preserve-unknown-fields` without a type).
+        let any = untyped && node.preserve_unknown_fields;
         match kind {
             Kind::Null => self.nullable && node.nullable,
-            Kind::Bool => node.ty == Type::Boolean && !ios,
-            Kind::Int => ios || node.ty == Type::Integer,
+            Kind::Bool => (node.ty == Type::Boolean && !ios) || untyped,
+            Kind::Int => ios || node.ty == Type::Integer || untyped,
             Kind::Float => node.ty == Type::Number && !ios,
-            Kind::Str => ios || node.ty == Type::String,
-            Kind::List => node.ty == Type::Array && !ios && self.no_enum(),
-            Kind::Object => node.ty == Type::Object && !ios && self.no_enum(),
+            Kind::Str => ios || node.ty == Type::String || untyped,
+            Kind::List => (node.ty == Type::Array && !ios || any) && self.no_enum(),
+            Kind::Object => (node.ty == Type::Object && !ios || any) && self.no_enum(),
         }
     }
 

@@ -212,3 +212,59 @@ fn rules_on_hoisted_variants_are_enforced() {
     let bad: Label = serde_json::from_value(json!({"type": "Team", "value": ""})).unwrap();
     assert!(bad.validate().is_err());
 }
+
+/// Every representation's values are read by the typed fast path (views and the serde pass),
+/// which answers the valid ones with the verdict of the JSON path on the generated schema.
+#[test]
+fn every_representation_is_validated_without_json() {
+    let schema = generate::<Spec>();
+    let json_path = crd_cel::Validator::from_schema_json(&schema, false).unwrap();
+    let specs = [
+        Spec {
+            source: Source::Git {
+                url: "https://x".into(),
+            },
+            setting: Setting::Flag(true),
+            mode: Mode::Off,
+            target: Target::Host { host: "h".into() },
+            store: Store::Volume(Volume { size: 1 }),
+            label: Label::Team("t".into()),
+            endpoint: Endpoint::Host {
+                port: 1,
+                host: "h".into(),
+            },
+            change: Change::Rename { to: "x".into() },
+        },
+        Spec {
+            source: Source::Local {
+                path: "p".into(),
+                depth: 2,
+            },
+            setting: Setting::Level(3),
+            mode: Mode::Limited { max: 2 },
+            target: Target::Ip {
+                ip: "1.2.3.4".into(),
+            },
+            store: Store::Bucket {
+                bucket_name: "b".into(),
+                region: None,
+            },
+            label: Label::Owner("o".into()),
+            endpoint: Endpoint::Ip {
+                port: 2,
+                ip: "1.2.3.4".into(),
+            },
+            change: Change::Move { path: "p".into() },
+        },
+    ];
+    for s in &specs {
+        let json = serde_json::to_value(s).unwrap();
+        let out = json_path.validate_request(&json, None, crd_cel::validate::Endpoint::Resource);
+        assert!(out.is_valid(), "{json}: {}", out.errors);
+        assert!(
+            crd_cel::__private::typed_fast_valid(s, None, false),
+            "not answered by the fast path: {json}"
+        );
+        s.validate().unwrap();
+    }
+}

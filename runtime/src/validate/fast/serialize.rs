@@ -14,6 +14,7 @@ use super::unique::{
 };
 use crate::eval::time::{parse_data_duration, parse_date, parse_date_time};
 use crate::eval::value::{Key, List, ListKind, Map, Value, name_eq};
+use crate::model::Type;
 use crate::tree::{Reads, SchemaNode, StringFormat, is_type_or_object_meta};
 use crate::validate::bounds::{Bounds, Kind};
 use crate::validate::compile::Nodes;
@@ -225,6 +226,16 @@ impl<'a> Node<'a> {
         })
     }
 
+    /// Whether a value of `kind` is taken here: one the node fits, not built or hashed where
+    /// the node has no type (whose CEL value is the JSON itself, which only the JSON
+    /// conversion builds).
+    fn takes(&self, kind: Kind) -> bool {
+        self.b.fits(self.n, kind)
+            && (self.n.ty != Type::Any
+                || self.n.int_or_string
+                || (self.build == Build::Nothing && self.hashed == Hashed::No))
+    }
+
     fn built(&self, v: impl FnOnce() -> Value) -> Out {
         if self.hashed != Hashed::No {
             // Only scalars come here, and every scalar has a hash (one without would collide,
@@ -239,14 +250,14 @@ impl<'a> Node<'a> {
     }
 
     fn int(self, i: i64) -> Result<Out, Defer> {
-        if !self.b.fits(self.n, Kind::Int) || (self.check && !self.b.number_ok(Some(i), i as f64)) {
+        if !self.takes(Kind::Int) || (self.check && !self.b.number_ok(Some(i), i as f64)) {
             return Err(Defer);
         }
         Ok(self.built(|| Value::Int(i)))
     }
 
     fn str_value(self, s: &str) -> Result<Out, Defer> {
-        if !self.b.fits(self.n, Kind::Str) || (self.check && !self.b.string_ok(s)) {
+        if !self.takes(Kind::Str) || (self.check && !self.b.string_ok(s)) {
             return Err(Defer);
         }
         if self.hashed != Hashed::No {
@@ -279,10 +290,15 @@ impl<'a> Node<'a> {
     }
 
     fn list(self, len: Option<usize>) -> Result<Seq<'a>, Defer> {
-        if !self.b.fits(self.n, Kind::List) || self.hashed != Hashed::No {
+        if !self.takes(Kind::List) || self.hashed != Hashed::No {
             return Err(Defer);
         }
-        let item_node = self.n.items.as_deref().ok_or(Defer)?;
+        // The items of any value are any values.
+        let item_node = match self.n.items.as_deref() {
+            Some(items) => items,
+            None if self.n.ty == Type::Any => self.n,
+            None => return Err(Defer),
+        };
         let mut item = self.child(item_node)?;
         // The list-type checks read set items and map-list keys: built, or hashed when no
         // values are.
@@ -314,9 +330,7 @@ impl<'a> Node<'a> {
     }
 
     fn object(self, len: Option<usize>) -> Result<Obj<'a>, Defer> {
-        if !self.b.fits(self.n, Kind::Object)
-            || !matches!(self.hashed, Hashed::No | Hashed::MapItem)
-        {
+        if !self.takes(Kind::Object) || !matches!(self.hashed, Hashed::No | Hashed::MapItem) {
             return Err(Defer);
         }
         let map = self.n.properties.is_empty() && !self.resource;
@@ -375,7 +389,7 @@ impl<'a> ser::Serializer for Node<'a> {
     type SerializeStructVariant = Variant<'a, Obj<'a>>;
 
     fn serialize_bool(self, v: bool) -> Result<Out, Defer> {
-        if !self.b.fits(self.n, Kind::Bool) || (self.check && !self.b.bool_ok(v)) {
+        if !self.takes(Kind::Bool) || (self.check && !self.b.bool_ok(v)) {
             return Err(Defer);
         }
         Ok(self.built(|| Value::Bool(v)))
@@ -518,7 +532,13 @@ impl<'a, C> Variant<'a, C> {
         let (node, then) = match outer.slot(variant)? {
             Slot::Value(node, then) => (node, Some(then)),
             Slot::Skip(node) => (node, None),
-            // A variant the schema does not declare: the JSON path reports or prunes it.
+            // A variant under a node that keeps any value (its own bounds, checked again on
+            // the content, can only defer); elsewhere the JSON path reports or prunes it.
+            Slot::Undeclared
+                if outer.node.n.ty == Type::Any && !outer.undeclared_key(variant)? =>
+            {
+                (outer.node, None)
+            }
             Slot::Undeclared => return Err(Defer),
         };
         Ok(Variant {
@@ -837,17 +857,7 @@ impl<'a> Obj<'a> {
 
     /// An undeclared key `k` and its value.
     fn undeclared<T: Serialize + ?Sized>(&mut self, k: &str, v: &T) -> Result<(), Defer> {
-        // Undeclared keys of an object that also has `additionalProperties`, or that decoding
-        // would prune.
-        if self.node.n.additional_properties.is_some()
-            || (self.node.b.decoded.prunes && !(self.node.resource && is_type_or_object_meta(k)))
-        {
-            return Err(Defer);
-        }
-        if self.node.build != Build::Nothing || self.node.b.counts_properties() {
-            self.note_undeclared(k)?;
-        }
-        if self.node.build != Build::Full {
+        if !self.undeclared_key(k)? {
             return Ok(());
         }
         self.ranked = false;
@@ -872,6 +882,21 @@ impl<'a> Obj<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Takes the undeclared key `k`: whether its value is needed (the object is built whole).
+    fn undeclared_key(&mut self, k: &str) -> Result<bool, Defer> {
+        // Undeclared keys of an object that also has `additionalProperties`, or that decoding
+        // would prune.
+        if self.node.n.additional_properties.is_some()
+            || (self.node.b.decoded.prunes && !(self.node.resource && is_type_or_object_meta(k)))
+        {
+            return Err(Defer);
+        }
+        if self.node.build != Build::Nothing || self.node.b.counts_properties() {
+            self.note_undeclared(k)?;
+        }
+        Ok(self.node.build == Build::Full)
     }
 
     /// Remembers an undeclared key (or a map key that is not built): written twice, serde_json

@@ -196,6 +196,9 @@ impl Walk<'_> {
                 out
             }
             (Type::Array, ViewRef::List(l)) => self.list(node, l, old, rules, checks),
+            // Any value below a node that keeps it whole (its own check took it): nothing in
+            // it is checked, and no rule is below it.
+            (Type::Any, _) if node.preserve_unknown_fields && !rules => Ok(()),
             // Rules below something the view does not describe.
             _ if rules => Err(Miss::Unviewable.into()),
             _ => Err(Stop::Check),
