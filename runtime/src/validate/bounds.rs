@@ -68,8 +68,8 @@ pub(crate) struct Bounds {
     /// What the apiserver's decoding would change here ([`Decoded`]): nothing for a model's
     /// validator, whose objects are not decoded.
     pub(crate) decoded: Decoded,
-    /// `allOf`, `anyOf` and `oneOf` of branches that only require properties.
-    composed: Composed,
+    /// `allOf`, `anyOf` and `oneOf` of branches that only require properties, if any.
+    composed: Option<Box<Composed>>,
 }
 
 /// `allOf`, `anyOf` and `oneOf` whose every branch only requires properties (as indices).
@@ -143,6 +143,10 @@ impl Bounds {
             any_of: branches(&check.any_of)?,
             one_of: branches(&check.one_of)?,
         };
+        let composed = (!(composed.all_of.is_empty()
+            && composed.any_of.is_empty()
+            && composed.one_of.is_empty()))
+        .then(|| Box::new(composed));
         if check.not.is_some() {
             return None;
         }
@@ -189,10 +193,18 @@ impl Bounds {
         })
     }
 
+    /// Whether objects here are changed by decoding in some cases, or checked by
+    /// `allOf`/`anyOf`/`oneOf` (what the common case can skip).
+    pub(crate) fn decoded_or_composed(&self) -> bool {
+        self.decoded.prunes || !self.decoded.defaulted.is_empty() || self.composed.is_some()
+    }
+
     /// Whether an object with the properties `has` passes `allOf`, `anyOf` and `oneOf` (each
     /// branch validated exactly when the object has every property it requires).
     pub(crate) fn composition_ok(&self, has: impl Fn(usize) -> bool) -> bool {
-        let c = &self.composed;
+        let Some(c) = &self.composed else {
+            return true;
+        };
         let validates = |b: &Vec<usize>| b.iter().all(|&i| has(i));
         c.all_of.iter().all(validates)
             && (c.any_of.is_empty() || c.any_of.iter().any(validates))
@@ -207,18 +219,29 @@ impl Bounds {
     /// several types). The serde pass and the checks on views ask the same.
     pub(crate) fn fits(&self, node: &SchemaNode, kind: Kind) -> bool {
         let ios = node.int_or_string;
-        let untyped = node.ty == Type::Any && self.ty.is_none() && !ios;
-        // Any value, kept whole (`x-kubernetes-preserve-unknown-fields` without a type).
-        let any = untyped && node.preserve_unknown_fields;
         match kind {
             Kind::Null => self.nullable && node.nullable,
-            Kind::Bool => (node.ty == Type::Boolean && !ios) || untyped,
-            Kind::Int => ios || node.ty == Type::Integer || untyped,
+            Kind::Bool => (node.ty == Type::Boolean && !ios) || self.untyped(node),
+            Kind::Int => ios || node.ty == Type::Integer || self.untyped(node),
             Kind::Float => node.ty == Type::Number && !ios,
-            Kind::Str => ios || node.ty == Type::String || untyped,
-            Kind::List => (node.ty == Type::Array && !ios || any) && self.no_enum(),
-            Kind::Object => (node.ty == Type::Object && !ios || any) && self.no_enum(),
+            Kind::Str => ios || node.ty == Type::String || self.untyped(node),
+            Kind::List => {
+                (node.ty == Type::Array && !ios || self.keeps_any(node)) && self.no_enum()
+            }
+            Kind::Object => {
+                (node.ty == Type::Object && !ios || self.keeps_any(node)) && self.no_enum()
+            }
         }
+    }
+
+    /// The node has no type (nor is it int-or-string).
+    fn untyped(&self, node: &SchemaNode) -> bool {
+        node.ty == Type::Any && self.ty.is_none() && !node.int_or_string
+    }
+
+    /// The node keeps any value whole (`x-kubernetes-preserve-unknown-fields` without a type).
+    fn keeps_any(&self, node: &SchemaNode) -> bool {
+        self.untyped(node) && node.preserve_unknown_fields
     }
 
     /// Whether a string passes `enum`, `format`, lengths and `pattern`.

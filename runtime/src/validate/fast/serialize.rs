@@ -922,7 +922,7 @@ impl<'a> Obj<'a> {
             return Err(Defer);
         }
         // A property decoding would default, old object or new.
-        if b.decoded.defaulted.iter().any(|&i| !self.seen.has(i)) {
+        if b.decoded_or_composed() && b.decoded.defaulted.iter().any(|&i| !self.seen.has(i)) {
             return Err(Defer);
         }
         if self.node.hashed == Hashed::MapItem {

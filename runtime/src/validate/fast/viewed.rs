@@ -340,14 +340,6 @@ impl Walk<'_> {
         rules: bool,
     ) -> Result<(), Stop> {
         let mut present = 0;
-        // A property decoding would default (on the old object too: a transition rule, or
-        // the key of an old item, would read the default).
-        if self.checks
-            && (self.bounds(node)?.decoded.defaulted.iter())
-                .any(|&i| matches!(o.cel_field(&node.properties[i].0), ViewRef::Absent))
-        {
-            return Err(Stop::Check);
-        }
         for (i, (name, child)) in node.properties.iter().enumerate() {
             let rules = rules && child.rules_below;
             if (!self.checks && !rules) || (self.prune && !child.transition_below) {
@@ -370,24 +362,49 @@ impl Walk<'_> {
             };
             self.node(child, v, old)?;
         }
-        if self.checks && !self.prune {
+        if !self.checks {
+            return Ok(());
+        }
+        let b = self.bounds(node)?;
+        let mut undeclared = None;
+        if !self.prune {
             // Serialized fields the schema does not declare (a resource's `apiVersion`, `kind`
             // and `metadata` where the tree has none) count, and are checked no further, as
             // in the serde pass; beside `additionalProperties` they are its to judge.
             let count = o.cel_count();
-            let undeclared = count.checked_sub(present).ok_or(Stop::Check)?;
-            let b = self.bounds(node)?;
-            if (undeclared > 0 && node.additional_properties.is_some())
-                || (undeclared > 0 && b.decoded.prunes && undeclared > self.kept_meta(node, o))
-                || !b.properties_ok(count)
-                || !b.composition_ok(|i| {
-                    !matches!(o.cel_field(&node.properties[i].0), ViewRef::Absent)
-                })
-            {
+            let n = count.checked_sub(present).ok_or(Stop::Check)?;
+            if (n > 0 && node.additional_properties.is_some()) || !b.properties_ok(count) {
                 return Err(Stop::Check);
             }
+            undeclared = Some(n);
+        }
+        if b.decoded_or_composed() && !self.decoded_and_composed(node, o, b, undeclared) {
+            return Err(Stop::Check);
         }
         Ok(())
+    }
+
+    /// Whether `o` is an object the apiserver's decoding leaves as it is (no property it
+    /// would default, on the old object too, where a transition rule or an old item's key
+    /// would read the default; no undeclared key it would prune, when counted), and passes
+    /// `allOf`/`anyOf`/`oneOf` of required properties. Out of line: few schemas have either.
+    #[inline(never)]
+    fn decoded_and_composed(
+        &self,
+        node: &SchemaNode,
+        o: &dyn ObjView,
+        b: &Bounds,
+        undeclared: Option<usize>,
+    ) -> bool {
+        let has = |i: usize| !matches!(o.cel_field(&node.properties[i].0), ViewRef::Absent);
+        b.decoded.defaulted.iter().all(|&i| has(i))
+            && match undeclared {
+                Some(n) => {
+                    (n == 0 || !b.decoded.prunes || n <= self.kept_meta(node, o))
+                        && b.composition_ok(has)
+                }
+                None => true,
+            }
     }
 
     /// The items of a list: each one's rules and checks, with the list type's uniqueness.
