@@ -8,6 +8,14 @@ use super::Defer;
 /// variant (its name); any other key defers.
 pub(super) struct MapKey;
 
+macro_rules! integer_keys {
+    ($($f:ident: $t:ty),*) => {$(
+        fn $f(self, v: $t) -> Result<String, Defer> {
+            Ok(v.to_string())
+        }
+    )*};
+}
+
 impl ser::Serializer for MapKey {
     type Ok = String;
     type Error = Defer;
@@ -41,30 +49,9 @@ impl ser::Serializer for MapKey {
     fn serialize_bool(self, v: bool) -> Result<Self::Ok, Defer> {
         Ok(v.to_string())
     }
-    fn serialize_i8(self, v: i8) -> Result<Self::Ok, Defer> {
-        Ok(v.to_string())
-    }
-    fn serialize_i16(self, v: i16) -> Result<Self::Ok, Defer> {
-        Ok(v.to_string())
-    }
-    fn serialize_i32(self, v: i32) -> Result<Self::Ok, Defer> {
-        Ok(v.to_string())
-    }
-    fn serialize_i64(self, v: i64) -> Result<Self::Ok, Defer> {
-        Ok(v.to_string())
-    }
-    fn serialize_u8(self, v: u8) -> Result<Self::Ok, Defer> {
-        Ok(v.to_string())
-    }
-    fn serialize_u16(self, v: u16) -> Result<Self::Ok, Defer> {
-        Ok(v.to_string())
-    }
-    fn serialize_u32(self, v: u32) -> Result<Self::Ok, Defer> {
-        Ok(v.to_string())
-    }
-    fn serialize_u64(self, v: u64) -> Result<Self::Ok, Defer> {
-        Ok(v.to_string())
-    }
+    // Integers as their decimal text, as serde_json writes them.
+    integer_keys!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+                  serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64);
     fn serialize_f32(self, _: f32) -> Result<Self::Ok, Defer> {
         Err(Defer)
     }
