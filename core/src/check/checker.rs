@@ -454,6 +454,7 @@ impl<'a> Checker<'a> {
                 self.msg(k, "type '");
                 self.msg_ty(k, target);
                 self.msg(k, "' does not support field selection");
+                self.self_select_help(operand, field);
                 id::DYN
             }
         };
@@ -462,6 +463,26 @@ impl<'a> Checker<'a> {
         } else {
             result
         }
+    }
+
+    /// A hint when the rule selects a field of `self` (or `oldSelf`) where that is not an
+    /// object: a rule on a field sees the field, and one comparing fields belongs on the
+    /// struct that has them.
+    const fn self_select_help(&mut self, operand: u32, field: &[u8]) {
+        let name = self.typed.names[operand as usize];
+        let is_self = matches!(self.typed.nodes[operand as usize].expr, Expr::Ident(_))
+            && matches!(name, b"self" | b"oldSelf");
+        if !is_self || !self.report.help.is_empty() {
+            return;
+        }
+        let h = &mut self.report.help;
+        h.push("help: `");
+        h.push_bytes(name);
+        h.push("` is the value the rule is on (a field's rule sees the field): a rule reading `");
+        h.push_bytes(name);
+        h.push(".");
+        h.push_bytes(field);
+        h.push("` across fields belongs on the struct that has them");
     }
 
     /// The type of field `field` (a CEL identifier) of an object, looking through escaping (2),
