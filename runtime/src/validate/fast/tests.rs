@@ -604,7 +604,9 @@ fn decoding_schema() -> serde_json::Value {
                 "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
                 "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}
             },
-            "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+            "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+            "any": {"x-kubernetes-preserve-unknown-fields": true},
+            "schemaless": {"type": "object", "additionalProperties": true}
         }
     })
 }
@@ -664,6 +666,28 @@ fn the_fast_path_defers_where_decoding_would_change_the_object() {
         ),
         // A `null` where the property is not nullable is defaulted.
         (json!({"replicas": 5, "mode": null}), false, false),
+        // Any value, kept whole; `additionalProperties: true` (whose values' objects decoding
+        // empties) is left to the JSON path.
+        (
+            json!({"replicas": 5, "mode": "slow", "any": {"a": [1, {"b": "c"}]}}),
+            true,
+            true,
+        ),
+        (
+            json!({"replicas": 5, "mode": "slow", "any": "x"}),
+            true,
+            true,
+        ),
+        (
+            json!({"replicas": 5, "mode": "slow", "schemaless": {}}),
+            false,
+            true,
+        ),
+        (
+            json!({"replicas": 5, "mode": "slow", "schemaless": {"k": {"x": 1}}}),
+            false,
+            true,
+        ),
     ];
     for (object, fast, valid) in cases {
         let json_valid = v
