@@ -54,11 +54,19 @@ pub use validator::{
 /// assert_eq!(err.to_string(), "<nil>: Invalid value: min must not exceed max");
 /// ```
 pub trait CelValidate: crate::CelSchema {
-    /// Validates a value as the apiserver validates an object on create.
+    /// Validates a value as the apiserver validates an object on create: the schema's checks,
+    /// the list types and every rule except transition rules.
+    ///
+    /// The whole value is validated, a kube root type's `status` included. The apiserver
+    /// drops `status` from a create (and leaves it unchanged on a main-resource update) when
+    /// the CRD has the status subresource, and validates it on writes to `/status`; to
+    /// validate exactly what a request would, serialize the object and use
+    /// [`Validator::validate_request`](crate::Validator::validate_request) with an
+    /// [`Endpoint`].
     fn validate(&self) -> Result<(), ValidationErrors>;
 
     /// Validates a value as the apiserver validates an update from `old` (transition rules see
-    /// `oldSelf`).
+    /// `oldSelf`), the whole value as [`validate`](CelValidate::validate) does.
     fn validate_update(&self, old: &Self) -> Result<(), ValidationErrors>;
 }
 
