@@ -80,11 +80,7 @@ pub fn parse_kube(cx: &Ctxt, attrs: &[Attribute]) -> Option<KubeRoot> {
         } else if meta.path.is_ident("root") {
             root = Some(meta.value()?.parse()?);
         } else if meta.path.is_ident("status") {
-            let s: LitStr = meta.value()?.parse()?;
-            match s.parse::<syn::Path>() {
-                Ok(p) => status = Some(p),
-                Err(e) => cx.push(e),
-            }
+            status = path_value(cx, meta, "status")?;
         } else if meta.path.is_ident("scale") {
             scale = if meta.input.peek(Token![=]) {
                 Scale::from_json(&meta.value()?.parse::<LitStr>()?.value())
@@ -449,6 +445,33 @@ fn set_merge<T>(cx: &Ctxt, slot: &mut Option<T>, value: T, at: &Expr) {
     }
 }
 
+/// The value of a key that takes a path, as kube's darling attributes read one: bare
+/// (`status = FooStatus`) or in a string (`status = "FooStatus"`). `None` (with an error) for
+/// anything else.
+fn path_value(
+    cx: &Ctxt,
+    meta: &syn::meta::ParseNestedMeta<'_>,
+    key: &str,
+) -> syn::Result<Option<syn::Path>> {
+    let e: Expr = meta.value()?.parse()?;
+    Ok(match &e {
+        Expr::Path(p) => Some(p.path.clone()),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => match s.parse::<syn::Path>() {
+            Ok(p) => Some(p),
+            Err(err) => {
+                cx.push(err);
+                None
+            }
+        },
+        _ => {
+            cx.error_spanned_by(&e, format!("`{key}` takes a path"));
+            None
+        }
+    })
+}
+
 /// `#[x_kube(cel)]`: `KubeSchema` then generates `T::validate_cel(value, old)`, returning
 /// kube-core's `cel::ValidationErrors`. The path of kube-core (`::kube::core`, or
 /// `crates(kube_core = ..)`), when it is asked for.
@@ -463,13 +486,8 @@ pub fn parse_x_kube_cel(cx: &Ctxt, attrs: &[Attribute]) -> Option<syn::Path> {
         if meta.path.is_ident("crates") {
             meta.parse_nested_meta(|inner| {
                 if inner.path.is_ident("kube_core") {
-                    let e: Expr = inner.value()?.parse()?;
-                    match &e {
-                        Expr::Path(p) => kube_core = p.path.clone(),
-                        Expr::Lit(syn::ExprLit {
-                            lit: Lit::Str(s), ..
-                        }) => kube_core = s.parse()?,
-                        _ => cx.error_spanned_by(&e, "`kube_core` takes a path"),
+                    if let Some(p) = path_value(cx, &inner, "kube_core")? {
+                        kube_core = p;
                     }
                 } else {
                     skip_value(&inner)?;

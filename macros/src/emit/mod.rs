@@ -339,7 +339,7 @@ pub fn emit(cont: &Container) -> TokenStream {
             // it reads, so every serde/schemars attribute behaves as usual.
             #[derive(#p::schemars::JsonSchema)]
             #[schemars(crate = #schemars_crate)]
-            #[allow(dead_code, missing_docs, non_camel_case_types)]
+            #[allow(dead_code, missing_docs, non_camel_case_types, non_snake_case)]
             #shadow_def
             #shadow_default
 

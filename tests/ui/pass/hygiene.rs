@@ -113,7 +113,31 @@ pub struct HygienicRootSpec {
     pub part_v2: PartV2,
 }
 
+/// A root whose status is named by a bare path (kube's darling reads `status = Path` as well
+/// as a string) and whose fields are not snake case, allowed where the user allows them: the
+/// derive's copies of the type add no lint of their own.
+#[derive(kube::CustomResource, crd_cel::CelValidate, serde::Serialize, serde::Deserialize, Clone, Debug)]
+#[kube(group = "example.com", version = "v1", kind = "Camel", status = CamelStatus)]
+#[allow(non_snake_case)]
+pub struct CamelSpec {
+    /// A camel-case field.
+    #[cel(rule = "self >= 0")]
+    pub poolMode: i32,
+}
+
+/// The status (rustc reads `non_snake_case` on the struct, not on a field).
+#[derive(crd_cel::CelValidate, serde::Serialize, serde::Deserialize, Clone, Debug)]
+#[allow(non_snake_case)]
+pub struct CamelStatus {
+    /// A camel-case field.
+    pub destinationPath: Option<String>,
+}
+
 fn main() {
+    let camel = Camel::new("c", CamelSpec { poolMode: 1 });
+    assert!(crd_cel::CelValidate::validate(&camel).is_ok());
+    let report = crd_cel::crd::check_resource::<Camel>(&Default::default());
+    assert!(report.unwrap().accepted());
     let report = crd_cel::crd::check_resource::<Hygienic>(&Default::default());
     assert!(report.unwrap().accepted());
     crd_cel_tests::assert_cli_accepts_resource::<Hygienic>();
