@@ -326,7 +326,7 @@ pub fn emit(cont: &Container) -> TokenStream {
         #tests
         #[doc(hidden)]
         // The lints the items inside need, once here rather than on each (fewer tokens).
-        #[allow(long_running_const_eval, non_upper_case_globals, unused_qualifications, clippy::all)]
+        #[allow(long_running_const_eval, non_upper_case_globals, unused_qualifications, deprecated, clippy::all)]
         const _: () = {
             use #krate::__private as __cel_p;
             // `Probe::<T>::MODEL` falls back to this trait's constant for types without a model.

@@ -21,7 +21,7 @@ pub(super) fn generated_tests(cont: &Container, krate: &TokenStream) -> TokenStr
             #[cfg(test)]
             #[test]
             #[doc(hidden)]
-            #[allow(non_snake_case, unnameable_test_items)]
+            #[allow(non_snake_case, unnameable_test_items, deprecated)]
             fn #name() {
                 #krate::__private::assert_rules::<#ty>(#resource)
             }

@@ -133,7 +133,31 @@ pub struct CamelStatus {
     pub destinationPath: Option<String>,
 }
 
+/// A deprecated type, still used where the user allows it.
+#[deprecated(note = "use something else")]
+#[derive(crd_cel::CelValidate, serde::Serialize, serde::Deserialize, Clone, Debug)]
+pub struct Old {
+    /// A field.
+    pub n: i32,
+}
+
+/// A struct holding the deprecated type, and a deprecated field, with `deprecated` allowed.
+#[allow(deprecated)]
+#[derive(crd_cel::CelValidate, serde::Serialize, serde::Deserialize, Clone, Debug)]
+pub struct HoldsOld {
+    /// The deprecated type.
+    #[cel(rule = "self.n >= 0")]
+    pub old: Old,
+    /// A deprecated field.
+    #[deprecated(note = "gone soon")]
+    #[serde(default)]
+    pub legacy: i32,
+}
+
 fn main() {
+    #[allow(deprecated)]
+    let held = HoldsOld { old: Old { n: 1 }, legacy: 0 };
+    assert!(crd_cel::CelValidate::validate(&held).is_ok());
     let camel = Camel::new("c", CamelSpec { poolMode: 1 });
     assert!(crd_cel::CelValidate::validate(&camel).is_ok());
     let report = crd_cel::crd::check_resource::<Camel>(&Default::default());
