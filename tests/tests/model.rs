@@ -88,6 +88,11 @@ struct StdTypes {
     ranged: i32,
     #[schemars(regex(pattern = "^x"))]
     patterned: String,
+    // schemars 1's own spelling (kuben writes it).
+    #[schemars(pattern(r"^y"))]
+    pattern_call: String,
+    #[schemars(inner(pattern("^[0-9]+$")))]
+    pattern_items: Vec<String>,
     #[schemars(email)]
     email: String,
     #[schemars(with = "String")]

@@ -114,8 +114,8 @@ fn parse_validation_meta(
         let mut pattern = None;
         if meta.input.peek(Token![=]) {
             pattern = Some(meta.value()?.parse::<Expr>()?);
-        } else if attr == ValidationAttr::Garde {
-            // `pattern(<expr>)`.
+        } else if meta.path.is_ident("pattern") {
+            // `pattern(<expr>)` (schemars 1, garde).
             let content;
             syn::parenthesized!(content in meta.input);
             pattern = Some(content.parse::<Expr>()?);
