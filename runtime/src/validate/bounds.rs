@@ -10,32 +10,6 @@ use super::openapi::{Bound, Check, Limits, fits_type, format_ok};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode, is_type_or_object_meta};
 
-impl Decoded {
-    /// What decoding changes at `node`, from its JSON schema `schema`; `None` where the fast
-    /// path would not see it (a default on a property the tree leaves out, empty `properties`
-    /// beside an `additionalProperties` schema, which decoding prunes and the tree reads as a
-    /// map), and defers.
-    pub(super) fn of(node: &SchemaNode, schema: &Json) -> Option<Decoded> {
-        let Keys::Declared { prunes } = keys(schema) else {
-            return Some(Decoded::default());
-        };
-        if schema
-            .get("additionalProperties")
-            .is_some_and(Json::is_object)
-        {
-            return None;
-        }
-        let mut defaulted = Vec::new();
-        let properties = schema.get("properties").and_then(Json::as_object);
-        for (name, property) in properties.into_iter().flatten() {
-            if default_of(property).is_some() {
-                defaulted.push(node.properties.iter().position(|(n, _)| **n == **name)?);
-            }
-        }
-        Some(Decoded { prunes, defaulted })
-    }
-}
-
 /// The kind of JSON value the typed fast path meets at a node (a float, a string, ...).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -90,6 +64,32 @@ pub(crate) struct Decoded {
     pub(crate) prunes: bool,
     /// The properties with a `default`, applied where they are absent, as indices.
     pub(crate) defaulted: Vec<usize>,
+}
+
+impl Decoded {
+    /// What decoding changes at `node`, from its JSON schema `schema`; `None` where the fast
+    /// path would not see it (a default on a property the tree leaves out, empty `properties`
+    /// beside an `additionalProperties` schema, which decoding prunes and the tree reads as a
+    /// map), and defers.
+    pub(super) fn of(node: &SchemaNode, schema: &Json) -> Option<Decoded> {
+        let Keys::Declared { prunes } = keys(schema) else {
+            return Some(Decoded::default());
+        };
+        if schema
+            .get("additionalProperties")
+            .is_some_and(Json::is_object)
+        {
+            return None;
+        }
+        let mut defaulted = Vec::new();
+        let properties = schema.get("properties").and_then(Json::as_object);
+        for (name, property) in properties.into_iter().flatten() {
+            if default_of(property).is_some() {
+                defaulted.push(node.properties.iter().position(|(n, _)| **n == **name)?);
+            }
+        }
+        Some(Decoded { prunes, defaulted })
+    }
 }
 
 impl Bounds {
