@@ -180,6 +180,17 @@ fn cases(crd: &str) -> Option<Cases> {
                 named,
             }
         }
+        // A camel-case field, and a status named by a bare path.
+        "camels.example.com" => {
+            let v = json!({"poolMode": 1});
+            Cases {
+                creates: vec![("poolMode -1", json!({"poolMode": -1}))],
+                updates: vec![("poolMode changed", json!({"poolMode": 2}), v.clone())],
+                merges: vec![("merge: poolMode -2", json!({"spec": {"poolMode": -2}}))],
+                valid: v,
+                named,
+            }
+        }
         "things.json-schema-only-types.ui.example.com" => {
             let v = json!({"inner": {"a": 1}, "source": {"Local": {}}, "template": {"a": 1, "x": 1},
                 "items": [], "name": "a", "n": 0});
