@@ -49,14 +49,24 @@ pub trait SerValue {
     /// (its bounds), which this module does not name.
     fn cel_check(&self, node: &crate::tree::SchemaNode, nodes: &dyn std::any::Any) -> bool;
     /// The CEL value of the node `node` that its rules read, as the serde pass of the whole
-    /// object would build it there (`how`: of the old object, a resource root, checking the
-    /// subtree on the way); `None` where that pass would defer.
+    /// object would build it there (`how`); `None` where that pass would defer.
     fn cel_values(
         &self,
         node: &crate::tree::SchemaNode,
         nodes: &dyn std::any::Any,
-        how: (bool, bool, bool),
+        how: ValuesAt,
     ) -> Option<super::value::Value>;
+}
+
+/// How [`SerValue::cel_values`] builds a node's value.
+#[derive(Clone, Copy, Debug)]
+pub struct ValuesAt {
+    /// Of the old object of an update (what transition rules read of it).
+    pub old: bool,
+    /// The node is a resource root (implicit `apiVersion`, `kind`, `metadata`).
+    pub resource: bool,
+    /// The node's subtree is checked on the way.
+    pub check: bool,
 }
 
 /// A type whose serialized JSON has a view.

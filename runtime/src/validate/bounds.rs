@@ -235,12 +235,12 @@ impl Bounds {
     }
 
     /// The node has no type (nor is it int-or-string).
-    fn untyped(&self, node: &SchemaNode) -> bool {
+    pub(crate) fn untyped(&self, node: &SchemaNode) -> bool {
         node.ty == Type::Any && self.ty.is_none() && !node.int_or_string
     }
 
     /// The node keeps any value whole (`x-kubernetes-preserve-unknown-fields` without a type).
-    fn keeps_any(&self, node: &SchemaNode) -> bool {
+    pub(crate) fn keeps_any(&self, node: &SchemaNode) -> bool {
         self.untyped(node) && node.preserve_unknown_fields
     }
 

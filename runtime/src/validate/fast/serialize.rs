@@ -14,7 +14,7 @@ use super::unique::{
 };
 use crate::eval::time::{parse_data_duration, parse_date, parse_date_time};
 use crate::eval::value::{Key, List, ListKind, Map, Value, name_eq};
-use crate::model::Type;
+use crate::eval::view::ValuesAt;
 use crate::tree::{Reads, SchemaNode, StringFormat, is_type_or_object_meta};
 use crate::validate::bounds::{Bounds, Kind};
 use crate::validate::compile::Nodes;
@@ -137,7 +137,11 @@ pub(crate) fn values_at<T: Serialize + ?Sized>(
     value: &T,
     node: &SchemaNode,
     nodes: &Nodes,
-    (old, resource, check): (bool, bool, bool),
+    ValuesAt {
+        old,
+        resource,
+        check,
+    }: ValuesAt,
 ) -> Result<Value, Defer> {
     let build = Build::Skeleton.child(node, old);
     match value.serialize(Node::top(node, nodes, build, check, true, old, resource)?)? {
@@ -234,8 +238,7 @@ impl<'a> Node<'a> {
     /// conversion builds).
     fn takes(&self, kind: Kind) -> bool {
         self.b.fits(self.n, kind)
-            && (self.n.ty != Type::Any
-                || self.n.int_or_string
+            && (!self.b.untyped(self.n)
                 || (self.build == Build::Nothing && self.hashed == Hashed::No))
     }
 
@@ -299,7 +302,7 @@ impl<'a> Node<'a> {
         // The items of any value are any values.
         let item_node = match self.n.items.as_deref() {
             Some(items) => items,
-            None if self.n.ty == Type::Any => self.n,
+            None if self.b.keeps_any(self.n) => self.n,
             None => return Err(Defer),
         };
         let mut item = self.child(item_node)?;

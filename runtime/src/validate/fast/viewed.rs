@@ -16,7 +16,7 @@ use super::unique::{ABSENT_KEY, SCAN_UP_TO, hashes_repeat, key_tuple_step, scala
 use crate::eval::interp::Miss;
 use crate::eval::value::Value;
 use crate::eval::view::SerValue;
-use crate::eval::view::{ListView, ObjView, ViewRef};
+use crate::eval::view::{ListView, ObjView, ValuesAt, ViewRef};
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode, TYPE_AND_OBJECT_META};
 use crate::validate::bounds::{Bounds, Kind};
@@ -32,6 +32,13 @@ pub(crate) struct Tree<'n> {
     pub(crate) resource_root: bool,
     /// The Kubernetes minor version the rules evaluated on values are run for.
     pub(crate) minor: u8,
+}
+
+impl Tree<'_> {
+    /// Whether `node` is the tree's root and that is a resource root.
+    fn is_root_resource(&self, node: &SchemaNode) -> bool {
+        self.resource_root && std::ptr::eq(node, self.root)
+    }
 }
 
 /// Why the walk on views stops without an answer (never "invalid").
@@ -282,11 +289,11 @@ impl Walk<'_> {
         old: bool,
         check: bool,
     ) -> Result<Value, Miss> {
-        let how = (
+        let how = ValuesAt {
             old,
-            self.tree.resource_root && std::ptr::eq(node, self.tree.root),
+            resource: self.tree.is_root_resource(node),
             check,
-        );
+        };
         let nodes = self.tree.nodes;
         let scalar = |r: Result<Value, _>| r.map_err(|_| Miss::Unknown);
         let serde = match v {
@@ -473,9 +480,7 @@ impl Walk<'_> {
     /// How many of a resource's `apiVersion`, `kind` and `metadata` `o` has that the tree
     /// does not declare: decoding keeps them (0 at a node that is not a resource).
     fn kept_meta(&self, node: &SchemaNode, o: &dyn ObjView) -> usize {
-        let resource = node.embedded_resource
-            || (self.tree.resource_root && std::ptr::eq(node, self.tree.root));
-        if !resource {
+        if !node.embedded_resource && !self.tree.is_root_resource(node) {
             return 0;
         }
         TYPE_AND_OBJECT_META
@@ -539,7 +544,7 @@ impl<T: serde::Serialize> SerValue for T {
         &self,
         node: &SchemaNode,
         nodes: &dyn std::any::Any,
-        how: (bool, bool, bool),
+        how: ValuesAt,
     ) -> Option<Value> {
         let nodes = nodes.downcast_ref::<Nodes>()?;
         values_at(self, node, nodes, how).ok()

@@ -4,7 +4,6 @@
 use serde::ser::{self, Serialize};
 
 use super::{Node, Obj, Out, Seq, Slot, Then};
-use crate::model::Type;
 use crate::validate::fast::Defer;
 
 /// A struct or tuple variant being serialized: serde_json writes `{"variant": {..}}` and
@@ -30,7 +29,7 @@ impl<'a, C> Variant<'a, C> {
             // A variant under a node that keeps any value (its own bounds, checked again on
             // the content, can only defer); elsewhere the JSON path reports or prunes it.
             Slot::Undeclared
-                if outer.node.n.ty == Type::Any && !outer.undeclared_key(variant)? =>
+                if outer.node.b.keeps_any(outer.node.n) && !outer.undeclared_key(variant)? =>
             {
                 (outer.node, None)
             }
