@@ -407,7 +407,7 @@ impl Walk<'_> {
         b.decoded.defaulted.iter().all(|&i| has(i))
             && match undeclared {
                 Some(n) => {
-                    (n == 0 || !b.decoded.prunes || n <= self.kept_meta(node, o))
+                    (n == 0 || !b.decoded.prunes || n <= Self::kept_meta(node, o))
                         && b.composition_ok(has)
                 }
                 None => true,
@@ -478,14 +478,15 @@ impl Walk<'_> {
     }
 
     /// How many of a resource's `apiVersion`, `kind` and `metadata` `o` has that the tree
-    /// does not declare: decoding keeps them (0 at a node that is not a resource).
-    fn kept_meta(&self, node: &SchemaNode, o: &dyn ObjView) -> usize {
-        if !node.embedded_resource && !self.tree.is_root_resource(node) {
+    /// does not declare (a [`SchemaNode::type_meta`] node leaves all three out): decoding
+    /// keeps them.
+    fn kept_meta(node: &SchemaNode, o: &dyn ObjView) -> usize {
+        if !node.type_meta {
             return 0;
         }
         TYPE_AND_OBJECT_META
             .into_iter()
-            .filter(|k| node.property(k).is_none() && !matches!(o.cel_field(k), ViewRef::Absent))
+            .filter(|k| !matches!(o.cel_field(k), ViewRef::Absent))
             .count()
     }
 
