@@ -38,9 +38,11 @@ pub(crate) fn tag_before(before: &str) -> Option<&str> {
         {
             return Some(&rest[start..]);
         }
+        // After the separator, which may be a whitespace of several bytes (`\u{85}`).
         let start = rest
-            .rfind(|c: char| c.is_whitespace() || matches!(c, '{' | '[' | ','))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rfind(|&(_, c)| c.is_whitespace() || matches!(c, '{' | '[' | ','))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let token = &rest[start..];
         if token.starts_with('!') {
             return Some(token);
@@ -252,6 +254,16 @@ fn yaml_style_float(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    // A fuzzer's input: a whitespace of two bytes (U+0085) before an anchor panicked on a
+    // slice inside the character.
+    #[test]
+    fn a_multi_byte_whitespace_before_a_tag_or_anchor() {
+        assert_eq!(tag_before("a\u{85}!!str "), Some("!!str"));
+        assert_eq!(tag_before("rules\u{3000}&&&& "), None);
+        assert_eq!(tag_before("x\u{85}&a !t"), Some("!t"));
+    }
+
     use super::*;
     use serde_json::json;
 
