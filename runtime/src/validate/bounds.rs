@@ -7,6 +7,7 @@ use serde_json::Value as Json;
 
 use super::decode::{Keys, default_of, keys};
 use super::openapi::{Bound, Check, Limits, fits_type, format_ok};
+use crate::eval::go::regex::GoRegex;
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode, is_type_or_object_meta};
 
@@ -33,7 +34,7 @@ pub(crate) struct Bounds {
     /// A number bound does not fit the type and format: every number gets an error for it.
     unfit_bound: bool,
     pub(crate) nullable: bool,
-    pattern: Option<Arc<::regex::Regex>>,
+    pattern: Option<Arc<GoRegex>>,
     limits: Limits,
     /// `required`, as indices into the node's properties.
     pub(crate) required: Vec<usize>,

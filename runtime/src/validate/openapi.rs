@@ -15,7 +15,7 @@ use serde_json::{Map, Value as Json};
 
 use super::path::Path;
 use super::{BadValue, ErrorType, FieldError};
-use crate::eval::go::regex::compiled_regex;
+use crate::eval::go::regex::{GoRegex, compiled_regex};
 
 mod composition;
 mod number;
@@ -49,7 +49,7 @@ pub(crate) struct Check {
     pub(super) ty: Option<String>,
     pub(super) int_or_string: bool,
     pub(super) nullable: bool,
-    pub(super) pattern: Option<(String, Option<Arc<::regex::Regex>>)>,
+    pub(super) pattern: Option<(String, Option<Arc<GoRegex>>)>,
     pub(super) limits: Limits,
     pub(super) required: Vec<String>,
     pub(super) properties: Vec<(String, Check)>,

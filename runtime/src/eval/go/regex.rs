@@ -4,13 +4,172 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use regex_automata::dfa::{Automaton, StartKind, dense};
+use regex_automata::nfa::thompson;
+use regex_automata::util::{primitives::StateID, start, syntax};
+use regex_automata::{Anchored, Input};
+
 use super::super::error::EvalError;
+
+/// A compiled RE2-syntax regular expression: the `regex` crate's, and for `matches` and schema
+/// `pattern` checks (a yes or no on mostly short strings) a small fully built DFA of the same
+/// pattern beside it. `regex::Regex::is_match` costs some 350 instructions on a 4-to-25-byte
+/// string (its strategy, cache pool and lazy DFA set-up); walking a dense DFA about 140 (the
+/// typed workload benchmark's DNS names), the DFA's own search (`try_search_fwd`) 220.
+pub(crate) struct GoRegex {
+    regex: ::regex::Regex,
+    /// `None` when the pattern's automaton is too big to build cheaply (see [`short_match_dfa`]).
+    dfa: Option<ShortDfa>,
+}
+
+/// The longest string the DFA is walked over: beyond, `regex`'s set-up is a small part of its
+/// search, whose literal prefilters (memchr) can skip most of a long string.
+const SHORT: usize = 256;
+
+/// A DFA for unanchored searches of a pattern, and where its walk starts.
+struct ShortDfa {
+    dfa: dense::DFA<Vec<u32>>,
+    /// The unanchored start state at the beginning of a string (the one
+    /// `start_state_forward(&Input::new(s))` computes on every search).
+    start: StateID,
+    /// Whether the first match state the walk meets answers: not when an empty match can sit
+    /// inside a character, which UTF-8 mode does not report (`regex` and the DFA's own search
+    /// skip it). Only an ASCII word boundary (`\b`, `\B` as Go means them) puts one there: the
+    /// other assertions hold at a string's ends or beside an ASCII line terminator.
+    walk: bool,
+}
+
+impl ShortDfa {
+    /// Whether the pattern matches anywhere in `s`; `None` when the DFA stops on a quit byte.
+    fn is_match(&self, s: &str) -> Option<bool> {
+        let dfa = &self.dfa;
+        if !self.walk {
+            return dfa
+                .try_search_fwd(&Input::new(s).earliest(true))
+                .ok()
+                .map(|m| m.is_some());
+        }
+        // The DFA's search (`find_fwd`) less its per-call set-up: matches are seen one byte
+        // late, so a match state met at any point, or at the end, is a match.
+        let mut sid = self.start;
+        for &b in s.as_bytes() {
+            sid = dfa.next_state(sid, b);
+            if dfa.is_special_state(sid) {
+                // Special states (without acceleration or specialized start states): match,
+                // dead and quit.
+                return if dfa.is_match_state(sid) {
+                    Some(true)
+                } else if dfa.is_dead_state(sid) {
+                    Some(false)
+                } else {
+                    None
+                };
+            }
+        }
+        Some(dfa.is_match_state(dfa.next_eoi_state(sid)))
+    }
+}
+
+impl GoRegex {
+    /// Compiles a pattern already in the `regex` crate's syntax (see [`re2_to_rust`]).
+    fn new(rust_pattern: &str) -> Result<GoRegex, ::regex::Error> {
+        let regex = ::regex::Regex::new(rust_pattern)?;
+        Ok(GoRegex {
+            dfa: short_match_dfa(rust_pattern),
+            regex,
+        })
+    }
+
+    /// Whether the pattern matches anywhere in `s`: `regex::Regex::is_match`'s verdict, from the
+    /// DFA when there is one and it can answer (it gives up on a quit byte).
+    pub(crate) fn is_match(&self, s: &str) -> bool {
+        if s.len() <= SHORT
+            && let Some(dfa) = &self.dfa
+            && let Some(m) = dfa.is_match(s)
+        {
+            return m;
+        }
+        self.regex.is_match(s)
+    }
+
+    /// The `regex` crate's compiled pattern, for what the DFA does not answer (`find`, captures).
+    pub(crate) fn regex(&self) -> &::regex::Regex {
+        &self.regex
+    }
+}
+
+/// As `regex::Regex` shows itself (`Regex("pattern")`): the DFA is a cache of it.
+impl std::fmt::Debug for GoRegex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.regex.fmt(f)
+    }
+}
+
+// Building the DFA costs about a microsecond per DFA state on CRD patterns (each state's
+// transitions over the pattern's byte classes, from the NFA states it stands for), after the
+// parse and NFA that `regex::Regex::new` also builds. The limits keep the building of any
+// pattern within about 150 us, most CRD patterns' within 10 to 40 us (a DNS subdomain's: 22 us,
+// its `regex::Regex`'s 35 us): a pattern whose automaton is bigger keeps `regex`'s search alone.
+
+/// The NFA's heap (a DNS subdomain's: 1.3 KiB).
+const NFA_SIZE_LIMIT: usize = 32 << 10;
+/// NFA states (a DNS subdomain has 23, a quantity 61; a `{0,61}` count adds 60 or so). A DFA
+/// state costs in proportion to the NFA states it stands for.
+const NFA_MAX_STATES: usize = 100;
+/// The DFA's transition table: 8 KiB holds 32 to 128 states (by the alphabet's size). CRD patterns
+/// (names, paths, header names, quantities, durations) take 300 bytes to 3 KiB.
+const DFA_SIZE_LIMIT: usize = 8 << 10;
+/// Determinization's working memory beside the table.
+const DETERMINIZE_SIZE_LIMIT: usize = 64 << 10;
+
+/// A dense DFA for unanchored yes-or-no searches of `rust_pattern`, parsed as `regex::Regex::new`
+/// parses it (regex-syntax's defaults: Unicode and UTF-8 on) and compiled to the same NFA
+/// semantics (UTF-8 mode, so an empty match splitting a character is not reported). `None` when
+/// it would be large or slow to build. A Unicode word boundary makes the DFA quit on non-ASCII
+/// bytes: its search then errs and the caller asks `regex`.
+fn short_match_dfa(rust_pattern: &str) -> Option<ShortDfa> {
+    let nfa = thompson::Compiler::new()
+        .syntax(syntax::Config::new().utf8(true))
+        .configure(
+            thompson::Config::new()
+                .utf8(true)
+                .which_captures(thompson::WhichCaptures::None)
+                .nfa_size_limit(Some(NFA_SIZE_LIMIT)),
+        )
+        .build(rust_pattern)
+        .ok()?;
+    if nfa.states().len() > NFA_MAX_STATES {
+        return None;
+    }
+    let dfa = dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .start_kind(StartKind::Unanchored)
+                // Short strings: skipping ahead with memchr does not pay, and [`ShortDfa::is_match`]
+                // counts on no state being special for it.
+                .accelerate(false)
+                .specialize_start_states(false)
+                .unicode_word_boundary(true)
+                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
+                .determinize_size_limit(Some(DETERMINIZE_SIZE_LIMIT)),
+        )
+        .build_from_nfa(&nfa)
+        .ok()?;
+    let start = dfa
+        .start_state(&start::Config::new().anchored(Anchored::No))
+        .ok()?;
+    Some(ShortDfa {
+        start,
+        walk: !(nfa.has_empty() && nfa.look_set_any().contains_word()),
+        dfa,
+    })
+}
 
 /// A compiled RE2-syntax regular expression, cached by pattern: the apiserver compiles constant
 /// patterns once per program, and rules evaluated over many items should not recompile either.
 /// A bad pattern gives Go's `error parsing regexp: ...` text ([`crd_cel_core::go::regexp`]).
-pub(crate) fn compiled_regex(pattern: &str) -> Result<Arc<::regex::Regex>, EvalError> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<::regex::Regex>>>> = OnceLock::new();
+pub(crate) fn compiled_regex(pattern: &str) -> Result<Arc<GoRegex>, EvalError> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<GoRegex>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(r) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
         return Ok(r);
@@ -19,7 +178,7 @@ pub(crate) fn compiled_regex(pattern: &str) -> Result<Arc<::regex::Regex>, EvalE
     // can still refuse what Go accepts.
     crd_cel_core::go::regexp::check(pattern).map_err(|e| EvalError::new(e.to_string()))?;
     let compiled = Arc::new(
-        ::regex::Regex::new(&re2_to_rust(pattern))
+        GoRegex::new(&re2_to_rust(pattern))
             .map_err(|e| EvalError::new(format!("error parsing regexp: {e}")))?,
     );
     if let Ok(mut c) = cache.lock() {
@@ -113,6 +272,8 @@ fn re2_to_rust(pattern: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     #[test]
     fn re2_perl_classes_are_ascii_as_in_go() {
         let m = |re: &str, s: &str| super::compiled_regex(re).unwrap().is_match(s);
@@ -127,5 +288,318 @@ mod tests {
         assert!(m(r"^[[:alpha:]]+$", "abc"));
         assert!(m(r"^[]a]+$", "]a"));
         assert!(m(r"\bcat\b", "a cat!"));
+    }
+
+    /// Patterns in Go's syntax (through [`super::compiled_regex`]) whose DFA must be built.
+    const SIMPLE: &[&str] = &[
+        // DNS-1123 label and subdomain, DNS-1035 label, qualified name, label value.
+        r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+        r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+        r"^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+        r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
+        r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
+        r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
+        // Gateway API's path, header name and hostname; a quantity; durations.
+        r"^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})+$",
+        r"^[A-Za-z0-9!#$%&'*+\-.^_\x60|~]+$",
+        r"^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+        r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$",
+        r"^([0-9]{1,5}(h|m|s|ms)){1,4}$",
+        r"^[!-~]+([\t ]?[!-~]+)*$",
+        // The named formats' patterns.
+        r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$",
+        r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$",
+        r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$",
+        // The repository's tests'.
+        r"^[a-z]+$",
+        r"^[a-z]+(-[a-z]+)*$",
+        r"^[a-z-]+$",
+        r"^[0-9]+$",
+        r"^[AB]$",
+        r"^v[0-9]+$",
+        r"^a",
+        r"^bad",
+        r"^a.c$",
+        r"^w+$",
+        "0",
+        "/",
+        " ",
+        "\n",
+        ".",
+        "VALUE:",
+        "v1.",
+        // Unanchored, half anchored, empty.
+        "",
+        "abc",
+        "^abc",
+        "abc$",
+        "a|b|^c$",
+        "x*",
+        // Unicode classes and literals, case folding.
+        r"^\p{Greek}+$",
+        r"^[^a-z]+$",
+        r"^.$",
+        r"(?s)^.+$",
+        "é",
+        "(?i)straße",
+        "(?i)^[a-z]+$",
+        "(?i)k",
+        // Go's ASCII \d \w \s \b.
+        r"^\d+$",
+        r"^\w+$",
+        r"\bcat\b",
+        r"\B",
+        r"^a\sb$",
+        // ^ and $ in the middle; multi-line.
+        "a^b",
+        "a$b",
+        "a$|^b",
+        "$^",
+        "x*$^",
+        "(?m)^a$",
+        "(?m)b$",
+        "(^$|^[a-f0-9]{4}$)",
+    ];
+
+    /// Strings for every pattern: ASCII, Unicode, empty, long, with newlines.
+    fn strings() -> Vec<String> {
+        let mut v: Vec<String> = [
+            "",
+            " ",
+            "a",
+            "z",
+            "A",
+            "0",
+            "-",
+            ".",
+            "/",
+            "\n",
+            "\r\n",
+            "\t",
+            "abc",
+            "ABC",
+            "aBc",
+            "cat",
+            "a cat!",
+            "concat",
+            "cat\n",
+            "\ncat",
+            "a-b",
+            "-a",
+            "a-",
+            "a.b",
+            "a..b",
+            "a.b.",
+            "my-name",
+            "my-name.example.com",
+            "Example.COM",
+            "x*.example.com",
+            "*.example.com",
+            "1",
+            "123",
+            "12a",
+            "1.5",
+            "1.5Gi",
+            "-1e3",
+            "+.5",
+            "500m",
+            "1h30m",
+            "10s",
+            "1ms2s",
+            "v1",
+            "v1.",
+            "v12",
+            "VALUE:",
+            "x VALUE: y",
+            "abc\n",
+            "\nabc",
+            "a\nb",
+            "a\n",
+            "\na",
+            "ab\nc",
+            "b\n",
+            "ab",
+            "ac",
+            "a^b",
+            "a$b",
+            "bad",
+            "badge",
+            "AB",
+            "A",
+            "B",
+            "abc$",
+            "/a/b%20c",
+            "/%zz",
+            "x-header_1",
+            "Bad Header",
+            "é",
+            "ée",
+            "aé",
+            "aéa",
+            "éa",
+            "straße",
+            "STRASSE",
+            "strasse",
+            "STRAẞE",
+            "K",
+            "k",
+            "\u{212a}",
+            "Ω",
+            "αβγ",
+            "日本",
+            "日本語のテキスト",
+            "😀",
+            "a😀b",
+            "\u{85}",
+            "\u{2028}",
+            "١٢٣",
+            "abc\u{301}",
+            "0123abcd",
+            "0123ABCD-aaaa-bbbb-cccc-0123456789ab",
+            "12:30:45z",
+            "12:30:45.5+01:00",
+            "QUJD",
+            "QUJDRA==",
+            "QUJDREU=",
+            "QUJ",
+            "annually",
+            "@annually",
+            "a b",
+            "a  b",
+            "x y z",
+            "deadbeef",
+            "dead",
+            "",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.push("a".repeat(1000));
+        v.push(format!("{}.{}", "a".repeat(63), "b".repeat(200)));
+        v.push(format!("{}-", "a".repeat(500)));
+        v.push("é".repeat(300));
+        v.push(format!("{}\n{}", "x".repeat(100), "y".repeat(100)));
+        v.push("cat ".repeat(100));
+        v
+    }
+
+    /// `GoRegex::is_match` against `regex::Regex::is_match`, and the DFA's own answers where it
+    /// gives them, the walk's and its library search's (so that a fallback cannot hide a wrong
+    /// DFA).
+    fn agree(re: &super::GoRegex, s: &str, what: &str) {
+        let want = re.regex().is_match(s);
+        assert_eq!(re.is_match(s), want, "{what} on {s:?}");
+        if let Some(short) = &re.dfa {
+            if let Some(m) = short.is_match(s) {
+                assert_eq!(m, want, "{what}'s DFA on {s:?}");
+            }
+            let search =
+                super::Automaton::try_search_fwd(&short.dfa, &super::Input::new(s).earliest(true));
+            if let Ok(m) = search {
+                assert_eq!(m.is_some(), want, "{what}'s DFA search on {s:?}");
+            }
+        }
+    }
+
+    /// A pattern of [`SIMPLE`], with its DFA, which its walk answers (but for `\B`, whose
+    /// empty matches may sit inside a character).
+    fn walked(p: &str) -> Arc<super::GoRegex> {
+        let re = super::compiled_regex(p).unwrap();
+        let walk = re.dfa.as_ref().map(|d| d.walk);
+        assert_eq!(walk, Some(p != r"\B"), "the DFA of {p:?}");
+        re
+    }
+
+    #[test]
+    fn dfa_verdicts_are_regex_verdicts() {
+        let strings = strings();
+        for p in SIMPLE {
+            let re = walked(p);
+            for s in &strings {
+                agree(&re, s, p);
+            }
+        }
+        // In the `regex` crate's syntax: a Unicode word boundary (Go has none) makes the DFA
+        // quit on non-ASCII bytes, an ASCII one may sit inside a character, where UTF-8 mode
+        // reports no empty match ("aéa" has only that one).
+        for p in [
+            r"\bcat\b",
+            r"\b",
+            r"(?-u:\B)",
+            r"(?-u:\b)x",
+            r"a\b",
+            r"\b[a-z]+\b",
+        ] {
+            let re = super::GoRegex::new(p).unwrap();
+            assert!(re.dfa.is_some(), "no DFA for {p:?}");
+            for s in &strings {
+                agree(&re, s, p);
+            }
+        }
+        let quits = super::GoRegex::new(r"\bcat\b").unwrap();
+        let short = quits.dfa.as_ref().unwrap();
+        assert_eq!(short.is_match("é cat"), None);
+        assert!(quits.is_match("é cat") && !quits.is_match("écat"));
+        // An empty match inside "é" is no match: those patterns take the DFA's search.
+        let split = super::GoRegex::new(r"(?-u:\B)").unwrap();
+        assert!(!split.dfa.as_ref().unwrap().walk);
+        assert!(!split.is_match("aéa") && split.is_match("aé"));
+        // Too big to determinize cheaply (Unicode classes, counted repetitions, a cron pattern of
+        // the corpus): `regex` answers alone, the same.
+        for p in [
+            r"\pL+",
+            r"^\PL*$",
+            r"\pL{30}",
+            "[a-z]{300}",
+            r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$",
+        ] {
+            let re = super::compiled_regex(p).unwrap();
+            assert!(re.dfa.is_none(), "a DFA for {p:?}");
+            for s in &strings {
+                agree(&re, s, p);
+            }
+        }
+    }
+
+    /// Random strings over the patterns' alphabet (and some Unicode), from a fixed seed.
+    #[test]
+    fn dfa_verdicts_on_random_strings() {
+        const ALPHABET: &[char] = &[
+            'a', 'b', 'c', 'e', 'k', 'z', 'A', 'B', 'K', 'Z', '0', '1', '9', '-', '-', '.', '.',
+            '/', '_', ':', '%', '*', '+', '=', '@', ' ', '\t', '\n', '\r', 'é', 'ß', 'Ω', '日',
+            '😀', '\u{212a}', '\u{2028}', '$', '^',
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            // splitmix64
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let mut strings = Vec::new();
+        for _ in 0..3000 {
+            let len = (next() % 24) as usize;
+            // Mostly a DNS-like alphabet, so that the anchored patterns match often.
+            let narrow = next() % 2 == 0;
+            let s: String = (0..len)
+                .map(|_| {
+                    let n = if narrow { 8 } else { ALPHABET.len() };
+                    let c = ALPHABET[(next() % n as u64) as usize];
+                    if narrow && next() % 5 == 0 { '-' } else { c }
+                })
+                .collect();
+            strings.push(s);
+        }
+        let (mut yes, mut no) = (0, 0);
+        for p in SIMPLE {
+            let re = walked(p);
+            for s in &strings {
+                agree(&re, s, p);
+                if re.is_match(s) { yes += 1 } else { no += 1 }
+            }
+        }
+        assert!(yes > 10_000 && no > 10_000, "{yes} matches, {no} not");
     }
 }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::super::function::{CostFn, Function, Impl};
+use super::super::go::regex::GoRegex;
 use super::super::value::Value;
 
 /// Why an evaluation stops at once, whatever the operators around the current step would make
@@ -107,7 +108,7 @@ pub(super) enum Op {
     /// `s.matches(re)` with a constant pattern, compiled when the program is planned.
     Matches {
         target: usize,
-        regex: Arc<::regex::Regex>,
+        regex: Arc<GoRegex>,
         /// The pattern's size, for the call's cost (`matches`' own cost function).
         pattern_size: u64,
         cost: MatchesCost,

@@ -20,6 +20,7 @@ use super::super::value::Value;
 use super::super::view::{ListView, MapView, ObjView, ViewRef};
 use super::Program;
 use super::ir::{Base, Fold, OLD_SELF, Op, QualKind, SELF};
+use crate::eval::go::regex::GoRegex;
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode, StringFormat, is_type_or_object_meta, name_eq};
 use crd_cel_core::size::MAX_REQUEST_SIZE_BYTES;
@@ -177,7 +178,7 @@ enum VOp {
     Or(usize, usize),
     Cond(usize, usize, usize),
     NotStrictlyFalse(usize),
-    Matches(usize, Arc<::regex::Regex>),
+    Matches(usize, Arc<GoRegex>),
     InSet(usize, Box<[C]>),
     Fold(Fold),
 }

@@ -317,7 +317,7 @@ fn is_date_time(s: &str) -> Result<bool, EvalError> {
         return Ok(false);
     }
     let re = compiled_regex(DATE_TIME_PATTERN)?;
-    let Some(m) = re.captures(pieces[1]) else {
+    let Some(m) = re.regex().captures(pieces[1]) else {
         return Ok(false);
     };
     let group = |i| m.get(i).map_or("", |g| g.as_str());

@@ -3,7 +3,7 @@
 
 use crate::eval::error::EvalError;
 use crate::eval::function::{Function, REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR};
-use crate::eval::go::regex::compiled_regex;
+use crate::eval::go::regex::{GoRegex, compiled_regex};
 use crate::eval::value::Value;
 
 pub(crate) const FUNCTIONS: &[Function] = &[
@@ -27,7 +27,7 @@ fn regex_cost(args: &[Value], _: &Value) -> u64 {
     text.saturating_mul(pattern)
 }
 
-fn compile(pattern: &str) -> Result<std::sync::Arc<regex::Regex>, EvalError> {
+fn compile(pattern: &str) -> Result<std::sync::Arc<GoRegex>, EvalError> {
     compiled_regex(pattern).map_err(|e| EvalError::new(format!("Illegal regex: {}", e.message)))
 }
 
@@ -37,7 +37,7 @@ fn find(args: &[Value]) -> Result<Value, EvalError> {
         return Err(EvalError::no_such_overload());
     };
     let re = compile(pattern)?;
-    Ok(Value::string(re.find(s).map_or("", |m| m.as_str())))
+    Ok(Value::string(re.regex().find(s).map_or("", |m| m.as_str())))
 }
 
 /// Go's `FindAllString(s, n)`: successive non-overlapping matches, all of them when `n < 0`,
@@ -51,7 +51,8 @@ fn find_all(args: &[Value]) -> Result<Value, EvalError> {
     let re = compile(pattern)?;
     let limit = usize::try_from(n).unwrap_or(usize::MAX);
     Ok(Value::list(
-        re.find_iter(s)
+        re.regex()
+            .find_iter(s)
             .take(limit)
             .map(|m| Value::string(m.as_str()))
             .collect(),
