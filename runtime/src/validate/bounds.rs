@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::decode::{Keys, default_of, keys};
-use super::openapi::{Bound, Check, Limits, fits_type, format_ok};
+use super::openapi::{Bound, Check, Limits, fits_type, format_ok, number_fits_type};
 use crate::eval::go::regex::GoRegex;
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode, is_type_or_object_meta};
@@ -295,8 +295,7 @@ impl Bounds {
         let ty = self.ty.as_deref();
         // A value or bound that does not fit the type and format is an error of its own.
         let format = self.limits.format.as_deref();
-        let data = int.map_or_else(|| Json::from(v), Json::from);
-        if self.unfit_bound || !fits_type(&data, ty, format) {
+        if self.unfit_bound || !number_fits_type(int, Some(v), ty, format) {
             return false;
         }
         if let Some(m) = self.limits.multiple_of

@@ -52,12 +52,23 @@ impl Bound {
 /// the apiserver drops every other number format from the schema before validating, see
 /// apiextensions-apiserver's `pkg/apiserver/validation/formats.go`).
 pub(crate) fn fits_type(n: &Json, ty: Option<&str>, format: Option<&str>) -> bool {
+    number_fits_type(n.as_i64(), n.as_f64(), ty, format)
+}
+
+/// [`fits_type`] of a value given as its `i64` and its `f64` (each when it is one), so that a
+/// number needs no JSON value.
+pub(crate) fn number_fits_type(
+    int: Option<i64>,
+    float: Option<f64>,
+    ty: Option<&str>,
+    format: Option<&str>,
+) -> bool {
     match (ty, format) {
-        (Some("integer"), format) => match n.as_i64() {
+        (Some("integer"), format) => match int {
             Some(i) => format != Some("int32") || i32::try_from(i).is_ok(),
             // A float's text (`strconv.FormatFloat(f, 'f', -1, 64)`) parses as an integer only
             // when it has no fraction and fits.
-            None => n.as_f64().is_some_and(|f| {
+            None => float.is_some_and(|f| {
                 let integral = f.is_finite() && f.fract() == 0.0;
                 let range = if format == Some("int32") {
                     f64::from(i32::MIN)..=f64::from(i32::MAX)
@@ -67,9 +78,7 @@ pub(crate) fn fits_type(n: &Json, ty: Option<&str>, format: Option<&str>) -> boo
                 integral && range.contains(&f) && f < 9_223_372_036_854_775_808.0
             }),
         },
-        (Some("number"), Some("float")) => {
-            n.as_f64().is_some_and(|f| f.abs() <= f64::from(f32::MAX))
-        }
+        (Some("number"), Some("float")) => float.is_some_and(|f| f.abs() <= f64::from(f32::MAX)),
         _ => true,
     }
 }
