@@ -98,9 +98,14 @@ fn parse(source: &str) -> Result<(), syntax::SyntaxError> {
     Ok(())
 }
 
+/// `source` parsed and lowered, as [`check`] left it (`None` if it was not, or failed).
+pub fn parsed(source: &str) -> Option<AstBuf> {
+    PARSED.with(|p| p.borrow().get(source).cloned())
+}
+
 /// `source` parsed and lowered: as [`check`] left it, or parsed now.
 pub fn take_parsed(source: &str) -> Result<AstBuf, syntax::SyntaxError> {
-    match PARSED.with(|p| p.borrow_mut().remove(source)) {
+    match parsed(source) {
         Some(ast) => Ok(ast),
         None => syntax::parse_ast(source),
     }

@@ -9,6 +9,23 @@ pub use crate::eval::view::{
     ViewUnknown,
 };
 pub use crate::generated_test::{assert_rules, model_disagreement};
+
+/// Turns on (or off) checking every answer of the code the derive writes for rules against
+/// the viewed interpreter and the interpreter on built values, in this process; returns what
+/// this thread's validations checked since its last call: the number of answers, and each
+/// disagreement. For tests.
+pub fn cross_check_derived(on: bool) -> (u64, Vec<String>) {
+    use std::sync::atomic::Ordering;
+    crate::eval::interp::derived::CROSS_CHECK.store(on, Ordering::SeqCst);
+    crate::eval::interp::derived::CROSS_CHECKED.with_borrow_mut(std::mem::take)
+}
+
+/// What the code the derive writes for a struct's rules calls (`eval/interp/derived.rs`).
+pub mod rule {
+    pub use crate::eval::interp::derived::*;
+    pub use crate::eval::interp::viewed::{F, V};
+    pub use crate::tree::SchemaNode;
+}
 pub use crate::model::k8s;
 pub use crate::model::{
     CelSchema, CostList, Costs, Decoration, ExprCosts, ListType, MapType, Property, Reason, Rule,

@@ -337,6 +337,8 @@ fn agrees<T: CelValidate + CelSchema + Serialize + std::fmt::Debug + 'static>(
     });
     let valid = std::cell::Cell::new([0usize; 2]);
     let invalid = std::cell::Cell::new([0usize; 2]);
+    // Every answer of the derive's code for a rule is checked against the interpreters.
+    crd_cel::__private::cross_check_derived(true);
     runner
         .run(&(values(), values()), |(new, old)| {
             // An update from another value, from the same value (transition rules hold), and
@@ -362,6 +364,9 @@ fn agrees<T: CelValidate + CelSchema + Serialize + std::fmt::Debug + 'static>(
             Ok(())
         })
         .unwrap();
+    let (derived, disagreements) = crd_cel::__private::cross_check_derived(true);
+    assert_eq!(disagreements, Vec::<String>::new());
+    eprintln!("{derived} rule results by the derive's code");
     // The generator must reach both verdicts on create and on update, or the test proves little.
     for (i, what) in ["create", "update"].iter().enumerate() {
         assert!(

@@ -20,6 +20,7 @@ fn krate(cont: &Container) -> TokenStream {
 mod field;
 mod node;
 mod root;
+mod rule_code;
 mod shadow;
 mod view;
 

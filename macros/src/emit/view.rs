@@ -38,7 +38,9 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
     let reroutes = container_reroutes(&cont.original.attrs);
     match &cont.data {
         Data::Struct(fields) if !reroutes && plain_fields(fields) => {
-            let arms = fields.iter().filter_map(|f| field_arm(f, p));
+            let views: Vec<_> = fields.iter().filter_map(|f| field_view(f, p)).collect();
+            let arms = views.iter().map(|(name, view)| quote!(#name => #view,));
+            let rules = super::rule_code::methods(cont, fields, &views, p);
             let count = entry_count(fields);
             let serde = serde_probe(p);
             quote! {
@@ -58,6 +60,8 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
                     fn cel_serde(&self) -> #p::Option<&dyn #p::SerValue> {
                         #serde
                     }
+
+                    #rules
                 }
                 #[automatically_derived]
                 impl #impl_generics #p::CelView for #ident #ty_generics #where_clause {
@@ -219,8 +223,8 @@ fn access(f: &Field) -> TokenStream {
     }
 }
 
-/// One arm of `cel_field`: the field's JSON name and its view.
-fn field_arm(f: &Field, p: &TokenStream) -> Option<TokenStream> {
+/// The field's JSON name and its view (an arm of `cel_field`).
+fn field_view(f: &Field, p: &TokenStream) -> Option<(String, TokenStream)> {
     if f.serde.skip {
         return None;
     }
@@ -240,7 +244,7 @@ fn field_arm(f: &Field, p: &TokenStream) -> Option<TokenStream> {
         }
         Written::Never => quote!(#p::ViewRef::Absent),
     };
-    Some(quote!(#name => #view,))
+    Some((name.clone(), view))
 }
 
 /// How serde writes a field.

@@ -21,6 +21,7 @@
 //!
 //! The per-call limit is checked after every step, as cel-go's tracker does.
 
+pub(crate) mod derived;
 mod evaluate;
 mod ir;
 mod overloads;
@@ -28,7 +29,7 @@ mod plan;
 mod reads;
 #[cfg(test)]
 mod tests;
-mod viewed;
+pub(crate) mod viewed;
 
 use crd_cel_core::ast::Ast;
 use crd_cel_core::check::{Node, Resolution, resolve_overloads};

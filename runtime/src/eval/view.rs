@@ -10,6 +10,7 @@
 //! the schema checks read through serde (`validate/fast/viewed.rs`).
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::AtomicU64;
 
 /// One value as a view: what serde would serialize, by kind.
 #[derive(Clone, Copy)]
@@ -83,6 +84,54 @@ pub trait ObjView {
     fn cel_count(&self) -> usize;
     /// The struct as serde writes it, when its type is known to implement `Serialize`.
     fn cel_serde(&self) -> Option<&dyn SerValue>;
+    /// The rules the derive wrote as Rust for this struct, on it or on its fields (see
+    /// `eval/interp/derived.rs`); one static table per type.
+    fn cel_rules(&self) -> &'static [RuleAt] {
+        &[]
+    }
+    /// Rule `i` of [`ObjView::cel_rules`] on `self`, whose node is `node`: its result where
+    /// the viewed interpreter would give one, `None` where it would not answer.
+    /// `sites` are the memos of its read sites.
+    fn cel_rule(&self, i: usize, node: &crate::tree::SchemaNode, sites: &Sites) -> Option<bool> {
+        let _ = (i, node, sites);
+        None
+    }
+}
+
+/// Where a struct's rule sits: on the struct itself (`property` `None`) or on one of its
+/// fields, by JSON name; and the rule's text. A struct's table of these
+/// ([`ObjView::cel_rules`]) is what the walk binds a node's rule to.
+#[derive(Debug)]
+pub struct RuleAt {
+    /// The field the rule is written on, `None` for the struct's own rules.
+    pub property: Option<&'static str>,
+    /// The rule's text.
+    pub rule: &'static str,
+}
+
+/// How many read sites of one rule's code remember where their property is.
+const SITES: usize = 8;
+
+/// The memos of a rule's read sites (site `k` of the derive's code for the rule), each of
+/// where its property was last found (`eval/interp/viewed.rs`' `property_of`). They live with the rule's
+/// program, in one validator's tree, whose node ids are distinct.
+pub struct Sites([AtomicU64; SITES]);
+
+impl Sites {
+    pub(crate) fn new() -> Sites {
+        Sites(std::array::from_fn(|_| AtomicU64::new(0)))
+    }
+
+    /// Site `k`'s memo, if it has one.
+    pub(crate) fn get(&self, k: usize) -> Option<&AtomicU64> {
+        self.0.get(k)
+    }
+}
+
+impl std::fmt::Debug for Sites {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Sites")
+    }
 }
 
 /// A sequence's items.
@@ -131,6 +180,7 @@ pub trait ViewKnown<'a> {
 }
 
 impl<'a, T: CelView + ?Sized> ViewKnown<'a> for &&ViewProbe<'a, T> {
+    #[inline]
     fn cel_probe(self) -> ViewRef<'a> {
         self.0.cel_view()
     }
@@ -143,6 +193,7 @@ pub trait ViewSer<'a> {
 }
 
 impl<'a, T: SerValue> ViewSer<'a> for &ViewProbe<'a, T> {
+    #[inline]
     fn cel_probe(self) -> ViewRef<'a> {
         ViewRef::Ser(self.0)
     }
@@ -155,24 +206,28 @@ pub trait ViewUnknown<'a> {
 }
 
 impl<'a, T: ?Sized> ViewUnknown<'a> for ViewProbe<'a, T> {
+    #[inline]
     fn cel_probe(self) -> ViewRef<'a> {
         ViewRef::Opaque
     }
 }
 
 impl CelView for String {
+    #[inline]
     fn cel_view(&self) -> ViewRef<'_> {
         ViewRef::Str(self)
     }
 }
 
 impl CelView for str {
+    #[inline]
     fn cel_view(&self) -> ViewRef<'_> {
         ViewRef::Str(self)
     }
 }
 
 impl CelView for bool {
+    #[inline]
     fn cel_view(&self) -> ViewRef<'_> {
         ViewRef::Bool(*self)
     }
@@ -181,6 +236,7 @@ impl CelView for bool {
 macro_rules! int_views {
     ($($t:ty),*) => {$(
         impl CelView for $t {
+            #[inline]
             fn cel_view(&self) -> ViewRef<'_> {
                 // A `u64` past `i64::MAX` is a JSON integer CEL's int cannot hold.
                 i64::try_from(*self).map_or(ViewRef::Opaque, ViewRef::Int)
@@ -192,6 +248,7 @@ macro_rules! int_views {
 int_views!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 
 impl CelView for f64 {
+    #[inline]
     fn cel_view(&self) -> ViewRef<'_> {
         // serde_json writes a non-finite float as `null`.
         if self.is_finite() {
@@ -203,24 +260,28 @@ impl CelView for f64 {
 }
 
 impl<T: CelView + ?Sized> CelView for &T {
+    #[inline]
     fn cel_view(&self) -> ViewRef<'_> {
         (**self).cel_view()
     }
 }
 
 impl<T: CelView + ?Sized> CelView for Box<T> {
+    #[inline]
     fn cel_view(&self) -> ViewRef<'_> {
         (**self).cel_view()
     }
 }
 
 impl<T: CelView + ?Sized> CelView for std::sync::Arc<T> {
+    #[inline]
     fn cel_view(&self) -> ViewRef<'_> {
         (**self).cel_view()
     }
 }
 
 impl<T: CelView> CelView for Option<T> {
+    #[inline]
     fn cel_view(&self) -> ViewRef<'_> {
         match self {
             Some(v) => v.cel_view(),
@@ -232,6 +293,7 @@ impl<T: CelView> CelView for Option<T> {
 // Collections have views where their items are `Serialize` too, so that the rules the views
 // cannot run get the collection's value through serde.
 impl<T: CelView + serde::Serialize> CelView for Vec<T> {
+    #[inline]
     fn cel_view(&self) -> ViewRef<'_> {
         ViewRef::List(self)
     }
@@ -264,6 +326,7 @@ fn entry_view<T: CelView>(v: &T) -> ViewRef<'_> {
 macro_rules! map_views {
     ($($map:ident $(<$h:ident: $bound:path>)?),*) => {$(
         impl<T: CelView + serde::Serialize $(, $h: $bound)?> CelView for $map<String, T $(, $h)?> {
+            #[inline]
             fn cel_view(&self) -> ViewRef<'_> {
                 ViewRef::Map(self)
             }

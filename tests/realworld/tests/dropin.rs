@@ -948,6 +948,8 @@ where
     let s = Shape::new(&crd_of::<T>(), None);
     let mut rng = variants::Rng(seed);
     let (mut valid, mut invalid, mut fast) = (0, 0, 0);
+    // Every answer of the derive's code for a rule is checked against the interpreters.
+    crd_cel::__private::cross_check_derived(true);
     let mut previous: Option<Value> = None;
     for _ in 0..300 {
         let mut spec = spec.clone();
@@ -976,10 +978,13 @@ where
         }
         previous = Some(object);
     }
+    let (derived, disagreements) = crd_cel::__private::cross_check_derived(true);
     eprintln!(
-        "{}: {valid} valid, {invalid} invalid, {fast} answered by the fast path",
+        "{}: {valid} valid, {invalid} invalid, {fast} answered by the fast path, \
+         {derived} rule results by the derive's code",
         s.kind
     );
+    assert_eq!(disagreements, Vec::<String>::new(), "{}", s.kind);
     assert!(
         valid >= 20 && invalid >= 20,
         "{}: {valid} valid, {invalid} invalid",

@@ -298,6 +298,8 @@ fn random_objects_agree_between_the_types_and_the_manifest() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let (mut valid, mut invalid, mut fast) = ([0; 2], [0; 2], [0; 2]);
     let mut previous: Option<(crd::Workload, Value)> = None;
+    // Every answer of the derive's code for a rule is checked against the interpreters.
+    crd_cel::__private::cross_check_derived(true);
     for case in 0..600 {
         let mut json = base.clone();
         for _ in 0..1 + rng.below(3) {
@@ -339,6 +341,9 @@ fn random_objects_agree_between_the_types_and_the_manifest() {
         }
         previous = Some((typed, json));
     }
+    let (derived, disagreements) = crd_cel::__private::cross_check_derived(true);
+    assert_eq!(disagreements, Vec::<String>::new());
+    eprintln!("{derived} rule results by the derive's code");
     // Both verdicts, on create and on update, or the comparison proves little; and the typed
     // fast path answers for most valid objects (the verdicts agreeing, for no invalid one).
     for i in 0..2 {

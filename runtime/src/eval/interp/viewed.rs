@@ -13,11 +13,11 @@
 //! caller charges the rule's estimated maximum, which bounds it.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 
 use super::super::function::Impl;
 use super::super::value::Value;
-use super::super::view::{ListView, MapView, ObjView, ViewRef};
+use super::super::view::{ListView, MapView, ObjView, RuleAt, Sites, ViewRef};
 use super::Program;
 use super::ir::{Base, Fold, OLD_SELF, Op, QualKind, SELF};
 use crate::eval::go::regex::GoRegex;
@@ -30,15 +30,23 @@ use crd_cel_core::size::MAX_REQUEST_SIZE_BYTES;
 /// takes three).
 const MAX_SLOTS: usize = 11;
 
-/// A value during viewed evaluation.
+/// A value during viewed evaluation (and in the code the derive generates per rule,
+/// `eval/interp/derived.rs`).
 #[derive(Clone, Copy)]
-enum V<'a> {
+pub enum V<'a> {
+    /// A bool.
     Bool(bool),
+    /// An int.
     Int(i64),
+    /// A uint.
     Uint(u64),
+    /// A double.
     Double(f64),
+    /// A string.
     Str(&'a str),
+    /// An object of declared properties, and its node.
     Obj(&'a dyn ObjView, &'a SchemaNode),
+    /// A map, and its values' node.
     Map(&'a dyn MapView, &'a SchemaNode),
     /// A list and its node (not its items').
     List(&'a dyn ListView, &'a SchemaNode),
@@ -50,12 +58,18 @@ enum V<'a> {
 
 /// A constant scalar (or list of them).
 #[derive(Debug)]
-enum C {
+pub enum C {
+    /// A bool.
     Bool(bool),
+    /// An int.
     Int(i64),
+    /// A uint.
     Uint(u64),
+    /// A double.
     Double(f64),
+    /// A string.
     Str(Arc<str>),
+    /// A list.
     List(Box<[C]>),
 }
 
@@ -101,9 +115,11 @@ impl C {
     }
 }
 
-/// The functions a viewed program calls, resolved when it is planned.
+/// The functions a viewed program calls, resolved when it is planned (the derive's generated
+/// code names them too).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy)]
-enum F {
+pub enum F {
     Size,
     Not,
     Neg,
@@ -123,26 +139,37 @@ enum F {
 }
 
 impl F {
-    fn of(name: &str) -> Option<F> {
-        Some(match name {
-            "size" => F::Size,
-            "!_" => F::Not,
-            "-_" => F::Neg,
-            "_+_" => F::Add,
-            "_-_" => F::Sub,
-            "_*_" => F::Mul,
-            "_/_" => F::Div,
-            "_%_" => F::Rem,
-            "_<_" => F::Lt,
-            "_<=_" => F::Le,
-            "_>_" => F::Gt,
-            "_>=_" => F::Ge,
-            "contains" => F::Contains,
-            "startsWith" => F::StartsWith,
-            "endsWith" => F::EndsWith,
-            "@in" => F::In,
-            _ => return None,
-        })
+    /// Each function by the name the checker resolves.
+    const NAMED: [(&'static str, F); 16] = [
+        ("size", F::Size),
+        ("!_", F::Not),
+        ("-_", F::Neg),
+        ("_+_", F::Add),
+        ("_-_", F::Sub),
+        ("_*_", F::Mul),
+        ("_/_", F::Div),
+        ("_%_", F::Rem),
+        ("_<_", F::Lt),
+        ("_<=_", F::Le),
+        ("_>_", F::Gt),
+        ("_>=_", F::Ge),
+        ("contains", F::Contains),
+        ("startsWith", F::StartsWith),
+        ("endsWith", F::EndsWith),
+        ("@in", F::In),
+    ];
+
+    /// The function named `name`, if the viewed evaluation implements it (a `const fn`: the
+    /// derive's code resolves its calls when it compiles).
+    pub const fn of(name: &str) -> Option<F> {
+        let mut i = 0;
+        while i < F::NAMED.len() {
+            if crd_cel_core::model::str_eq(F::NAMED[i].0, name) {
+                return Some(F::NAMED[i].1);
+            }
+            i += 1;
+        }
+        None
     }
 }
 
@@ -201,6 +228,12 @@ pub(crate) struct ViewProgram {
     /// A value the rule read had no view ([`Miss::Unviewable`]): it recurs on every object
     /// of the type, so the rule runs on values from then on.
     pub(crate) unviewable: AtomicBool,
+    /// The entry of a struct's table of rules the derive wrote as Rust that this rule was
+    /// last bound to, and the table last found without it (`derived.rs`' `bind`).
+    pub(crate) derived: AtomicPtr<RuleAt>,
+    pub(crate) underived: AtomicPtr<RuleAt>,
+    /// The memos of the read sites of the derive's code for the rule.
+    pub(crate) sites: Sites,
 }
 
 impl ViewProgram {
@@ -214,6 +247,9 @@ impl ViewProgram {
             ops,
             root: p.root,
             unviewable: AtomicBool::new(false),
+            derived: AtomicPtr::new(std::ptr::null_mut()),
+            underived: AtomicPtr::new(std::ptr::null_mut()),
+            sites: Sites::new(),
         })
     }
 
@@ -314,7 +350,8 @@ fn lib(callee: &super::ir::Callee, args: &[usize]) -> Option<VOp> {
 /// `view` as the value the JSON conversion gives for `node`: `Some(None)` when it is absent,
 /// `None` when the view cannot tell (a kind the node does not hold, a node whose conversion
 /// is not the plain one).
-fn lift<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option<V<'a>>> {
+#[inline]
+pub(crate) fn lift<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option<V<'a>>> {
     if node.int_or_string || node.preserve_unknown_fields || node.embedded_resource {
         return None;
     }
@@ -343,7 +380,12 @@ fn lift<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option<V<'a>>> {
 /// `node`'s property `name`, found by its index where `at` remembers one for this node (a
 /// program runs on the nodes of one tree, whose ids are distinct), so that a field read does
 /// not compare names along the properties each time.
-fn property_of<'n>(node: &'n SchemaNode, name: &str, at: &AtomicU64) -> Option<&'n SchemaNode> {
+#[inline]
+pub(crate) fn property_of<'n>(
+    node: &'n SchemaNode,
+    name: &str,
+    at: &AtomicU64,
+) -> Option<&'n SchemaNode> {
     let key = (node.id as u64 + 1) << 32;
     let seen = at.load(Ordering::Relaxed);
     if seen >> 32 == key >> 32 {
@@ -360,7 +402,8 @@ fn property_of<'n>(node: &'n SchemaNode, name: &str, at: &AtomicU64) -> Option<&
 }
 
 /// `view` lifted when present.
-fn present<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<V<'a>> {
+#[inline]
+pub(crate) fn present<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<V<'a>> {
     lift(view, node).flatten()
 }
 
@@ -653,7 +696,8 @@ impl<'a> Viewed<'a> {
 }
 
 /// The items' node of a list node.
-fn items_of(list: &SchemaNode) -> Option<&SchemaNode> {
+#[inline]
+pub(crate) fn items_of(list: &SchemaNode) -> Option<&SchemaNode> {
     list.items.as_deref()
 }
 
@@ -757,7 +801,21 @@ impl<'a> Viewed<'a> {
     }
 }
 
+/// CEL's `==` on two viewed values ([`Viewed::equal`]) outside an evaluation.
+pub(crate) fn equal<'a>(a: V<'a>, b: V<'a>) -> Option<bool> {
+    if a.is_scalar() && b.is_scalar() {
+        return scalar_eq(a, b);
+    }
+    let mut ev = Viewed {
+        ops: &[],
+        frame: [V::Unset; MAX_SLOTS],
+        unviewable: false,
+    };
+    ev.equal(a, b, 0)
+}
+
 /// `==` on two scalars of one kind (`None`: anything else, left to the interpreter).
+#[inline]
 fn scalar_eq(a: V<'_>, b: V<'_>) -> Option<bool> {
     Some(match (a, b) {
         (V::Bool(a), V::Bool(b)) => a == b,
@@ -770,6 +828,7 @@ fn scalar_eq(a: V<'_>, b: V<'_>) -> Option<bool> {
 }
 
 /// The ordering of two scalars of one kind (`None`: unordered, or anything else).
+#[inline]
 fn scalar_cmp(a: V<'_>, b: V<'_>) -> Option<std::cmp::Ordering> {
     match (a, b) {
         (V::Bool(a), V::Bool(b)) => Some(a.cmp(&b)),
@@ -781,11 +840,13 @@ fn scalar_cmp(a: V<'_>, b: V<'_>) -> Option<std::cmp::Ordering> {
     }
 }
 
+#[inline]
 fn size(n: usize) -> Option<V<'static>> {
     Some(V::Int(i64::try_from(n).ok()?))
 }
 
-fn call1(f: F, a: V<'_>) -> Option<V<'_>> {
+#[inline]
+pub(crate) fn call1(f: F, a: V<'_>) -> Option<V<'_>> {
     match (f, a) {
         (F::Size, V::Str(s)) => size(s.chars().count()),
         (F::Size, V::List(l, _)) => size(l.cel_len()),
@@ -799,7 +860,8 @@ fn call1(f: F, a: V<'_>) -> Option<V<'_>> {
 
 /// A call of two evaluated arguments (a member call's receiver first). Int overflow, division
 /// by zero and `MIN / -1` are errors: `checked_*` gives `None` for each.
-fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
+#[inline]
+pub(crate) fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
     use std::cmp::Ordering::{Greater, Less};
     Some(match (f, a, b) {
         (F::Lt | F::Le | F::Gt | F::Ge, a, b) => {

@@ -14,6 +14,7 @@ use std::sync::atomic::Ordering;
 use super::serialize::{MAX_HASHED_KEYS, check_only, values_at};
 use super::unique::{ABSENT_KEY, SCAN_UP_TO, hashes_repeat, key_tuple_step, scalar_hash, str_hash};
 use crate::eval::interp::Miss;
+use crate::eval::interp::derived::{CROSS_CHECK, CROSS_CHECKED, bind};
 use crate::eval::value::Value;
 use crate::eval::view::SerValue;
 use crate::eval::view::{ListView, ObjView, ValuesAt, ViewRef};
@@ -71,7 +72,7 @@ pub(crate) fn valid(
     old: Option<ViewRef<'_>>,
     checks: bool,
 ) -> Result<(), Stop> {
-    Walk::new(tree, checks, true, false).node(tree.root, new, old)
+    Walk::new(tree, checks, true, false).node(tree.root, new, old, None)
 }
 
 /// Whether the old values that transition rules read pass their checks: the estimated cost
@@ -80,7 +81,7 @@ pub(crate) fn valid(
 pub(crate) fn old_within_bounds(tree: Tree<'_>, old: ViewRef<'_>) -> bool {
     !tree.root.transition_below
         || Walk::new(tree, true, false, true)
-            .node(tree.root, old, None)
+            .node(tree.root, old, None, None)
             .is_ok()
 }
 
@@ -109,6 +110,10 @@ impl<'n> Walk<'n> {
     }
 }
 
+/// The struct a node's value is a field of, its node and the field's name: where the derive's
+/// code for a rule written on the field is found.
+type Parent<'v> = Option<(&'v dyn ObjView, &'v SchemaNode, &'v str)>;
+
 /// The most items whose hashes a list-type check keeps on the stack.
 const STACK_HASHES: usize = 32;
 
@@ -120,6 +125,7 @@ impl Walk<'_> {
         node: &SchemaNode,
         new: ViewRef<'_>,
         old: Option<ViewRef<'_>>,
+        parent: Parent<'_>,
     ) -> Result<(), Stop> {
         if self.checks && !self.check(node, new)? {
             return Err(Stop::Check);
@@ -130,7 +136,7 @@ impl Walk<'_> {
         }
         let old = old.filter(|o| !matches!(o, ViewRef::Absent | ViewRef::Null));
         if self.checks && self.rules && node.has_rules && self.tree.nodes.values_needed(node) {
-            return self.node_on_value(node, new, old);
+            return self.node_on_value(node, new, old, parent);
         }
         // The entries first, so that a rule runs on a value whose every check has passed: the
         // estimated cost it is charged assumes the schema's bounds, and a comprehension over a
@@ -141,7 +147,7 @@ impl Walk<'_> {
         self.prune = prune;
         entries?;
         if node.rules_below && self.rules {
-            self.rules(node, new, old, None)?;
+            self.rules(node, new, old, None, parent)?;
         }
         Ok(())
     }
@@ -156,6 +162,7 @@ impl Walk<'_> {
         node: &SchemaNode,
         new: ViewRef<'_>,
         old: Option<ViewRef<'_>>,
+        parent: Parent<'_>,
     ) -> Result<(), Stop> {
         let built = self.checked_value(node, new, old.is_some())?;
         let (prune, checks) = (self.prune, self.checks);
@@ -164,7 +171,7 @@ impl Walk<'_> {
         let entries = self.entries(node, new, old);
         (self.prune, self.checks) = (prune, checks);
         entries?;
-        self.rules(node, new, old, built)?;
+        self.rules(node, new, old, built, parent)?;
         Ok(())
     }
 
@@ -197,7 +204,7 @@ impl Walk<'_> {
                 };
                 let mut out = Ok(());
                 m.cel_entries(&mut |k, v| {
-                    out = self.node(values, v, old.map(|o| o.cel_get(k)));
+                    out = self.node(values, v, old.map(|o| o.cel_get(k)), None);
                     out.is_ok()
                 });
                 out
@@ -221,6 +228,7 @@ impl Walk<'_> {
         new: ViewRef<'_>,
         old: Option<ViewRef<'_>>,
         mut built: Option<Value>,
+        parent: Parent<'_>,
     ) -> Result<(), Miss> {
         // The node's values, built once for all its rules that need them.
         let mut built_old: Option<Value> = None;
@@ -234,7 +242,22 @@ impl Walk<'_> {
                 && let Some(cost) = rule.max_cost
                 && self.cost.saturating_add(cost) <= RUNTIME_COST_BUDGET as u64
             {
-                match viewed.eval(new, if transition { old } else { None }, node) {
+                // The derive's code for the rule, where the struct has it.
+                let derived = match (transition, new, parent) {
+                    (true, ..) => None,
+                    (false, ViewRef::Obj(o), _) => bind(viewed, &rule.rule, o, node, None),
+                    (false, _, Some((o, at, name))) => bind(viewed, &rule.rule, o, at, Some(name)),
+                    _ => None,
+                };
+                let verdict = match derived {
+                    Some(b) if CROSS_CHECK.load(Ordering::Relaxed) => {
+                        self.cross_check(rule, viewed, node, new, b);
+                        Ok(b)
+                    }
+                    Some(b) => Ok(b),
+                    None => viewed.eval(new, if transition { old } else { None }, node),
+                };
+                match verdict {
                     Ok(true) => {
                         self.cost += cost;
                         continue;
@@ -275,6 +298,40 @@ impl Walk<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Records where the derive's code's answer `b` for `rule` on `new` is not what the
+    /// viewed interpreter and the interpreter on the built value give (a test switch:
+    /// [`CROSS_CHECK`]).
+    #[inline(never)]
+    fn cross_check(
+        &self,
+        rule: &crate::validate::compile::CompiledRule,
+        viewed: &crate::eval::interp::ViewProgram,
+        node: &SchemaNode,
+        new: ViewRef<'_>,
+        b: bool,
+    ) {
+        let on_views = viewed.eval(new, None, node);
+        let on_values = self.value_of(node, new, false, false).ok().and_then(|v| {
+            let program = rule.program().ok()?;
+            let ev = program.eval_for(&v, None, PER_CALL_LIMIT, self.tree.minor);
+            Some(ev.result.map_err(|e| e.message))
+        });
+        let agrees = on_views == Ok(b)
+            && on_values
+                .as_ref()
+                .is_none_or(|r| matches!(r, Ok(Value::Bool(x)) if *x == b));
+        CROSS_CHECKED.with_borrow_mut(|seen| {
+            seen.0 += 1;
+            if !agrees {
+                seen.1.push(format!(
+                    "rule {:?}: the derive's code gives {b}, the viewed interpreter \
+                     {on_views:?}, the interpreter on values {on_values:?}",
+                    rule.rule
+                ));
+            }
+        });
     }
 
     /// The CEL value of `v` as the node `node` (of the old object when `old`), built by
@@ -367,7 +424,7 @@ impl Walk<'_> {
                 Some(_) if rules => return Err(Miss::Unviewable.into()),
                 _ => None,
             };
-            self.node(child, v, old)?;
+            self.node(child, v, old, Some((o, node, name)))?;
         }
         if !self.checks {
             return Ok(());
@@ -462,7 +519,7 @@ impl Walk<'_> {
                 Some(olds) => olds.find(item)?,
                 None => None,
             };
-            self.node(items, item, old)?;
+            self.node(items, item, old, None)?;
         }
         if unique {
             let hashes = if len <= STACK_HASHES {

@@ -1,0 +1,339 @@
+//! A struct's rules written as Rust (`ObjView::cel_rules` and `cel_rule`), for the typed fast
+//! path: each rule's expression as calls of the viewed interpreter's operations
+//! (`__private::rule`, the runtime's `eval/interp/derived.rs`), composed as the interpreter
+//! composes them, with the struct's own fields read through their views where the interpreter
+//! looks the property up and reads it through a virtual call.
+//!
+//! The code answers only what the viewed interpreter would answer, and the walk asks the
+//! interpreter whenever it does not, so a rule is written only in the subset written here
+//! (literals, `self`, selections and `has()`, the interpreter's scalar operators and
+//! functions, `==`, `&&`/`||`/`?:`, `matches` with a constant pattern, one-variable
+//! comprehensions) and never when it reads `oldSelf`; any other rule is left to the
+//! interpreter. The walk binds a node's rule to this code by the rule's text, on the struct
+//! it runs on, so a rule listed here that the schema does not carry is never run.
+
+use super::*;
+use crd_cel_core::ast::{Ast, Expr, Var};
+
+/// A rule of the struct, where it is written.
+struct Written {
+    /// The field's JSON name, `None` for the struct's own rules.
+    property: Option<String>,
+    rule: String,
+}
+
+/// `cel_rules` and `cel_rule` of the struct's `ObjView` impl (nothing when no rule is
+/// written). `views` is each field's JSON name and its view, as `cel_field` reads it.
+pub(super) fn methods(
+    cont: &Container,
+    fields: &[Field],
+    views: &[(String, TokenStream)],
+    p: &TokenStream,
+) -> TokenStream {
+    let mut rules: Vec<Written> = Vec::new();
+    let mut add = |property: Option<&str>, rule: String| {
+        if !rules
+            .iter()
+            .any(|w| w.property.as_deref() == property && w.rule == rule)
+        {
+            rules.push(Written {
+                property: property.map(str::to_owned),
+                rule,
+            });
+        }
+    };
+    for r in &cont.cel.rules {
+        add(None, r.rule.value());
+    }
+    for f in fields {
+        if views.iter().any(|(name, _)| *name == f.name) {
+            for r in &f.cel.rules {
+                add(Some(&f.name), r.rule.value());
+            }
+        }
+    }
+    let mut statics = Vec::new();
+    let mut table = Vec::new();
+    let mut arms = Vec::new();
+    for w in &rules {
+        let Some(ast) = crate::check::parsed(&w.rule) else {
+            continue;
+        };
+        let ast = ast.as_ast();
+        if ast.is_empty() || ast.references_old_self() {
+            continue;
+        }
+        let mut code = Gen {
+            ast,
+            p,
+            own: match w.property {
+                None => views,
+                Some(_) => &[],
+            },
+            statics: Vec::new(),
+            next: statics.len(),
+            sites: 0,
+        };
+        let Some(body) = code.expr(ast.root()) else {
+            continue;
+        };
+        let this = match &w.property {
+            None => quote!(__r::this(#p::ViewRef::Obj(self), __cel_node)),
+            Some(name) => {
+                let (_, view) = views.iter().find(|(n, _)| n == name).expect("listed above");
+                let k = code.site();
+                quote!(__r::present(__r::own(__cel_node, #name, __cel_sites, #k, #view)))
+            }
+        };
+        statics.append(&mut code.statics);
+        let i = arms.len();
+        arms.push(quote! {
+            #i => {
+                let __s = #this?;
+                __r::result(#body)
+            }
+        });
+        let property = match &w.property {
+            Some(name) => quote!(#p::Some(#name)),
+            None => quote!(#p::None),
+        };
+        let rule = &w.rule;
+        table.push(quote!(__r::RuleAt { property: #property, rule: #rule }));
+    }
+    if arms.is_empty() {
+        return TokenStream::new();
+    }
+    let n = table.len();
+    quote! {
+        fn cel_rules(&self) -> &'static [#p::rule::RuleAt] {
+            use #p::rule as __r;
+            static __CEL_RULES: [__r::RuleAt; #n] = [#(#table),*];
+            &__CEL_RULES
+        }
+
+        #[allow(clippy::all, unused_parens)]
+        fn cel_rule(
+            &self,
+            __cel_i: usize,
+            __cel_node: &#p::rule::SchemaNode,
+            __cel_sites: &#p::rule::Sites,
+        ) -> #p::Option<bool> {
+            use #p::rule as __r;
+            #(#statics)*
+            match __cel_i {
+                #(#arms)*
+                _ => #p::None,
+            }
+        }
+    }
+}
+
+/// Writes one expression: each node as an expression of type `Option<V>` (`None`: the
+/// interpreter would not answer), `?` only inside closures called in place.
+struct Gen<'a> {
+    ast: Ast<'a>,
+    p: &'a TokenStream,
+    /// The struct's fields' views by JSON name, when `self` is the struct.
+    own: &'a [(String, TokenStream)],
+    statics: Vec<TokenStream>,
+    /// The number of the next static.
+    next: usize,
+    /// The number of read sites so far.
+    sites: usize,
+}
+
+impl Gen<'_> {
+    /// The next read site of the rule (its memo in the rule's `Sites`).
+    fn site(&mut self) -> usize {
+        self.sites += 1;
+        self.sites - 1
+    }
+
+    fn text(&self, s: crd_cel_core::ast::Str) -> Option<&str> {
+        std::str::from_utf8(self.ast.str(s)).ok()
+    }
+
+    fn expr(&mut self, i: u32) -> Option<TokenStream> {
+        let p = self.p;
+        let some = |v: TokenStream| quote!(#p::Some(__r::V::#v));
+        Some(match self.ast.node(i).expr {
+            Expr::Bool(b) => some(quote!(Bool(#b))),
+            // Through the bits: a negative literal is two tokens, and `i64::MIN`'s magnitude
+            // is no `i64`.
+            Expr::Int(n) => {
+                let bits = proc_macro2::Literal::u64_suffixed(n as u64);
+                some(quote!(Int(#bits as i64)))
+            }
+            Expr::Uint(n) => {
+                let n = proc_macro2::Literal::u64_suffixed(n);
+                some(quote!(Uint(#n)))
+            }
+            Expr::Double(d) => {
+                let bits = proc_macro2::Literal::u64_suffixed(d.to_bits());
+                some(quote!(Double(f64::from_bits(#bits))))
+            }
+            Expr::String(s) => {
+                let s = self.text(s)?;
+                some(quote!(Str(#s)))
+            }
+            Expr::Ident(name) if self.ast.str(name) == b"self" => quote!(#p::Some(__s)),
+            Expr::Local {
+                var: var @ (Var::Iter | Var::Accu),
+                range,
+                ..
+            } => {
+                let v = local(range, var);
+                quote!(#p::Some(#v))
+            }
+            Expr::Select {
+                operand,
+                field,
+                test,
+            } => {
+                let name = self.text(field)?.to_owned();
+                // An escaped name (`a__dot__b`) is left to the interpreter's unescaping.
+                if name.contains("__") {
+                    return None;
+                }
+                let k = self.site();
+                let own = match self.ast.node(operand).expr {
+                    Expr::Ident(s) if self.ast.str(s) == b"self" => {
+                        self.own.iter().find(|(n, _)| *n == name)
+                    }
+                    _ => None,
+                };
+                let found = match own {
+                    Some((_, view)) => quote!(__r::own(__cel_node, #name, __cel_sites, #k, #view)),
+                    None => {
+                        let operand = self.expr(operand)?;
+                        quote!((|| __r::field((#operand)?, #name, __cel_sites, #k))())
+                    }
+                };
+                match test {
+                    true => quote!(__r::has(#found)),
+                    false => quote!(__r::present(#found)),
+                }
+            }
+            Expr::Call {
+                function,
+                target,
+                args,
+            } => {
+                let function = self.text(function)?.to_owned();
+                let mut all = Vec::new();
+                all.extend(target);
+                all.extend((0..args.len).map(|k| self.ast.r(args, k)));
+                self.call(&function, &all)?
+            }
+            Expr::Comprehension {
+                range,
+                init,
+                cond,
+                step,
+                result,
+                two_vars: false,
+            } => {
+                let (it, acc) = (local(range, Var::Iter), local(range, Var::Accu));
+                let [range_e, init, cond, step, result] =
+                    [range, init, cond, step, result].map(|n| self.expr(n));
+                let (range_e, init, cond, step, result) = (range_e?, init?, cond?, step?, result?);
+                quote!((|| {
+                    let __range = (#range_e)?;
+                    #[allow(unused_assignments)]
+                    let mut #acc = (#init)?;
+                    __r::each(__range, |#it| {
+                        if let __r::V::Bool(false) = (#cond)? {
+                            return #p::Some(false);
+                        }
+                        #acc = (#step)?;
+                        #p::Some(true)
+                    })?;
+                    #result
+                })())
+            }
+            _ => return None,
+        })
+    }
+
+    /// A call of `function` on `args` (a member call's receiver first).
+    fn call(&mut self, function: &str, args: &[u32]) -> Option<TokenStream> {
+        if let ("matches", [s, pattern]) = (function, args) {
+            let Expr::String(pattern) = self.ast.node(*pattern).expr else {
+                return None;
+            };
+            let pattern = self.text(pattern)?.to_owned();
+            let s = self.expr(*s)?;
+            let re = format_ident!("__CEL_RE_{}", self.next);
+            self.next += 1;
+            self.statics
+                .push(quote!(static #re: __r::Pattern = __r::Pattern::new();));
+            return Some(quote!((|| __r::matches(&#re, #pattern, (#s)?))()));
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for &a in args {
+            values.push(self.expr(a)?);
+        }
+        Some(match (function, &values[..]) {
+            ("_&&_" | "_||_", [a, b]) => {
+                let or = function == "_||_";
+                quote!(__r::logic(#or, || #a, || #b))
+            }
+            ("_?_:_", [c, t, f]) => quote!(__r::cond(#c, || #t, || #f)),
+            ("@not_strictly_false", [a]) => quote!(__r::bool_of(#a)),
+            ("_==_" | "_!=_", [a, b]) => {
+                let ne = function == "_!=_";
+                quote!((|| __r::equal((#a)?, (#b)?, #ne))())
+            }
+            (f, [a]) => {
+                let f = self.function(f)?;
+                quote!((|| __r::call1(#f?, (#a)?))())
+            }
+            (f, [a, b]) => {
+                let f = self.function(f)?;
+                quote!((|| __r::call2(#f?, (#a)?, (#b)?))())
+            }
+            _ => return None,
+        })
+    }
+
+    /// A constant of the viewed interpreter's function `name` (`F::of`, evaluated when the
+    /// code compiles), for the names it implements; other calls are the interpreter's.
+    fn function(&mut self, name: &str) -> Option<syn::Ident> {
+        // Only which rules to write: the meaning of each name is `F::of`'s.
+        const NAMES: &[&str] = &[
+            "size",
+            "!_",
+            "-_",
+            "_+_",
+            "_-_",
+            "_*_",
+            "_/_",
+            "_%_",
+            "_<_",
+            "_<=_",
+            "_>_",
+            "_>=_",
+            "contains",
+            "startsWith",
+            "endsWith",
+            "@in",
+        ];
+        if !NAMES.contains(&name) {
+            return None;
+        }
+        let p = self.p;
+        let ident = format_ident!("__CEL_F_{}", self.next);
+        self.next += 1;
+        self.statics
+            .push(quote!(const #ident: #p::Option<__r::F> = __r::F::of(#name);));
+        Some(ident)
+    }
+}
+
+/// The variable of the comprehension over `range`.
+fn local(range: u32, var: Var) -> syn::Ident {
+    match var {
+        Var::Accu => format_ident!("__cel_acc_{range}"),
+        _ => format_ident!("__cel_it_{range}"),
+    }
+}
