@@ -33,6 +33,12 @@ pub(crate) struct Bounds {
     ty: Option<String>,
     /// A number bound does not fit the type and format: every number gets an error for it.
     unfit_bound: bool,
+    /// No `enum`, `format`, length or `pattern`: every string passes [`Bounds::string_ok`]
+    /// (most string fields).
+    strings_unbounded: bool,
+    /// No `enum` or number bound: a number passes [`Bounds::number_ok`] when it fits the
+    /// type and format (most number fields).
+    numbers_unbounded: bool,
     pub(crate) nullable: bool,
     pattern: Option<Arc<GoRegex>>,
     limits: Limits,
@@ -181,9 +187,22 @@ impl Bounds {
                 check.limits.format.as_deref(),
             )
         });
+        let l = &check.limits;
+        let strings_unbounded = l.enum_values.is_empty()
+            && l.format.is_none()
+            && l.max_length.is_none()
+            && l.min_length.is_none()
+            && pattern.is_none();
+        let numbers_unbounded = l.enum_values.is_empty()
+            && l.maximum.is_none()
+            && l.minimum.is_none()
+            && l.multiple_of.is_none()
+            && !unfit_bound;
         Some(Bounds {
             ty: check.ty.clone(),
             unfit_bound,
+            strings_unbounded,
+            numbers_unbounded,
             nullable: check.nullable,
             pattern,
             limits: check.limits.clone(),
@@ -247,6 +266,9 @@ impl Bounds {
 
     /// Whether a string passes `enum`, `format`, lengths and `pattern`.
     pub(crate) fn string_ok(&self, s: &str) -> bool {
+        if self.strings_unbounded {
+            return true;
+        }
         if !self.limits.enum_values.is_empty()
             && !self
                 .limits
@@ -295,6 +317,9 @@ impl Bounds {
         let ty = self.ty.as_deref();
         // A value or bound that does not fit the type and format is an error of its own.
         let format = self.limits.format.as_deref();
+        if self.numbers_unbounded {
+            return number_fits_type(int, Some(v), ty, format);
+        }
         if self.unfit_bound || !number_fits_type(int, Some(v), ty, format) {
             return false;
         }

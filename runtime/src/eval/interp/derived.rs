@@ -17,7 +17,7 @@ pub use crate::eval::view::{RuleAt, Sites};
 use crate::tree::{SchemaNode, is_type_or_object_meta};
 
 /// `node`'s property `name`, as the interpreter finds it.
-#[inline]
+#[inline(always)]
 fn child<'n>(node: &'n SchemaNode, name: &str, sites: &Sites, k: usize) -> Option<&'n SchemaNode> {
     match sites.get(k) {
         Some(at) => viewed::property_of(node, name, at),
@@ -26,7 +26,7 @@ fn child<'n>(node: &'n SchemaNode, name: &str, sites: &Sites, k: usize) -> Optio
 }
 
 /// `self`: the struct `view` of `node` (its rules run where it is present).
-#[inline]
+#[inline(always)]
 pub fn this<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<V<'a>> {
     viewed::present(view, node)
 }
@@ -34,7 +34,7 @@ pub fn this<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<V<'a>> {
 /// `self.name` where `self` is the struct of `node` and `view` its field serialized as
 /// `name`: `Some(None)` when the field is absent (or `null`), `None` when the interpreter would
 /// not answer.
-#[inline]
+#[inline(always)]
 pub fn own<'a>(
     node: &'a SchemaNode,
     name: &str,
@@ -52,7 +52,7 @@ pub fn own<'a>(
 }
 
 /// `v.name` (an object's property or a map's key): `Some(None)` when absent.
-#[inline]
+#[inline(always)]
 pub fn field<'a>(v: V<'a>, name: &str, sites: &Sites, k: usize) -> Option<Option<V<'a>>> {
     match v {
         V::Obj(o, node) => {
@@ -70,25 +70,25 @@ pub fn field<'a>(v: V<'a>, name: &str, sites: &Sites, k: usize) -> Option<Option
 }
 
 /// A selection's value: a missing field or key is an evaluation error.
-#[inline]
+#[inline(always)]
 pub fn present<'a>(found: Option<Option<V<'a>>>) -> Option<V<'a>> {
     found?
 }
 
 /// `has(..)`'s value.
-#[inline]
+#[inline(always)]
 pub fn has(found: Option<Option<V<'_>>>) -> Option<V<'static>> {
     Some(V::Bool(found?.is_some()))
 }
 
 /// A call of one argument.
-#[inline]
+#[inline(always)]
 pub fn call1(f: F, a: V<'_>) -> Option<V<'_>> {
     viewed::call1(f, a)
 }
 
 /// A call of two arguments (a member call's receiver first).
-#[inline]
+#[inline(always)]
 pub fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
     viewed::call2(f, a, b)
 }
@@ -100,7 +100,7 @@ pub fn equal<'a>(a: V<'a>, b: V<'a>, ne: bool) -> Option<V<'a>> {
 
 /// `a && b` (`||` when `or`): either side's absorbing value is the result, whatever the
 /// other side is; else an error on either side is.
-#[inline]
+#[inline(always)]
 pub fn logic<'a>(
     or: bool,
     a: impl FnOnce() -> Option<V<'a>>,
@@ -121,7 +121,7 @@ pub fn logic<'a>(
 }
 
 /// `c ? t : f`.
-#[inline]
+#[inline(always)]
 pub fn cond<'a>(
     c: Option<V<'a>>,
     t: impl FnOnce() -> Option<V<'a>>,
@@ -135,7 +135,7 @@ pub fn cond<'a>(
 }
 
 /// `@not_strictly_false(a)`, as the viewed interpreter answers it (a bool, else no answer).
-#[inline]
+#[inline(always)]
 pub fn bool_of(a: Option<V<'_>>) -> Option<V<'static>> {
     match a? {
         V::Bool(b) => Some(V::Bool(b)),
@@ -144,7 +144,7 @@ pub fn bool_of(a: Option<V<'_>>) -> Option<V<'static>> {
 }
 
 /// A rule's result: its bool.
-#[inline]
+#[inline(always)]
 pub fn result(v: Option<V<'_>>) -> Option<bool> {
     match v? {
         V::Bool(b) => Some(b),
@@ -155,7 +155,7 @@ pub fn result(v: Option<V<'_>>) -> Option<bool> {
 /// A comprehension of one variable over `range` (a list's items, a map's keys): `step` runs
 /// per element until it returns `Some(false)` (the condition ended the loop); `None` from it
 /// is no answer.
-#[inline]
+#[inline(always)]
 pub fn each<'a>(range: V<'a>, mut step: impl FnMut(V<'a>) -> Option<bool>) -> Option<()> {
     match range {
         V::List(l, list) => {
@@ -167,14 +167,17 @@ pub fn each<'a>(range: V<'a>, mut step: impl FnMut(V<'a>) -> Option<bool>) -> Op
                 }
             }
         }
+        // The keys in the order `cel_keys` gives them, without collecting them.
         V::Map(m, _) => {
-            let mut keys = Vec::with_capacity(m.cel_len());
-            m.cel_keys(&mut keys);
-            for key in keys {
-                if !step(V::Str(key))? {
-                    break;
+            let mut answered = true;
+            m.cel_entries(&mut |key, _| match step(V::Str(key)) {
+                Some(more) => more,
+                None => {
+                    answered = false;
+                    false
                 }
-            }
+            });
+            answered.then_some(())?;
         }
         _ => return None,
     }
@@ -193,7 +196,7 @@ impl Pattern {
 }
 
 /// `s.matches(pattern)` with a constant pattern (one that does not compile: no answer).
-#[inline]
+#[inline(always)]
 pub fn matches<'a>(re: &Pattern, pattern: &str, s: V<'a>) -> Option<V<'a>> {
     let re =
         re.0.get_or_init(|| crate::eval::go::regex::compiled_regex(pattern).ok())
@@ -211,7 +214,7 @@ pub fn matches<'a>(re: &Pattern, pattern: &str, s: V<'a>) -> Option<V<'a>> {
 /// The entry found is remembered in `viewed` by address: an address within `o`'s own table
 /// is an entry of that table, so the index it gives runs `o`'s code for that text; a table
 /// without the rule is remembered too, so that it is not searched on every object.
-#[inline]
+#[inline(always)]
 pub(crate) fn bind(
     viewed: &viewed::ViewProgram,
     rule: &str,
