@@ -4,34 +4,45 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use regex_automata::dfa::{Automaton, StartKind, dense};
+use regex_automata::hybrid::LazyStateID;
+use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::nfa::thompson;
-use regex_automata::util::{primitives::StateID, start, syntax};
+use regex_automata::util::{start, syntax};
 use regex_automata::{Anchored, Input};
 
 use super::super::error::EvalError;
 
 /// A compiled RE2-syntax regular expression: the `regex` crate's, and for `matches` and schema
-/// `pattern` checks (a yes or no on mostly short strings) a small fully built DFA of the same
-/// pattern beside it. `regex::Regex::is_match` costs some 350 instructions on a 4-to-25-byte
-/// string (its strategy, cache pool and lazy DFA set-up); walking a dense DFA about 140 (the
-/// typed workload benchmark's DNS names), the DFA's own search (`try_search_fwd`) 220.
+/// `pattern` checks (a yes or no on mostly short strings) a lazy DFA of the same pattern beside
+/// it, walked by hand. `regex::Regex::is_match` costs some 350 instructions on a 4-to-25-byte
+/// string (its strategy, cache pool and search set-up); the walk about 150 (the typed workload
+/// benchmark's DNS names). The lazy DFA is regex-automata's `hybrid`, which `regex` builds on
+/// too: a fully built (dense) DFA would need regex-automata's `dfa-build` feature, which Cargo
+/// turns on for `regex` as well, making every `Regex::new` in the process build full DFAs
+/// (half again as dear), kube-rs's per-call compiles included.
 pub(crate) struct GoRegex {
     regex: ::regex::Regex,
     /// `None` when the pattern's automaton is too big to build cheaply (see [`short_match_dfa`]).
     dfa: Option<ShortDfa>,
 }
 
+/// A lazy DFA's cache, and its unanchored start state at the beginning of a string with the
+/// cache's clear count when it was found (a clear invalidates state ids).
+struct Walked {
+    cache: Cache,
+    start: Option<(usize, LazyStateID)>,
+}
+
 /// The longest string the DFA is walked over: beyond, `regex`'s set-up is a small part of its
 /// search, whose literal prefilters (memchr) can skip most of a long string.
 const SHORT: usize = 256;
 
-/// A DFA for unanchored searches of a pattern, and where its walk starts.
+/// A lazy DFA for unanchored searches of a pattern, and its cache.
 struct ShortDfa {
-    dfa: dense::DFA<Vec<u32>>,
-    /// The unanchored start state at the beginning of a string (the one
-    /// `start_state_forward(&Input::new(s))` computes on every search).
-    start: StateID,
+    dfa: DFA,
+    /// The states built so far: one search at a time walks them (a search that finds the
+    /// cache taken, on another thread, asks `regex`).
+    cache: Mutex<Walked>,
     /// Whether the first match state the walk meets answers: not when an empty match can sit
     /// inside a character, which UTF-8 mode does not report (`regex` and the DFA's own search
     /// skip it). Only an ASCII word boundary (`\b`, `\B` as Go means them) puts one there: the
@@ -43,30 +54,51 @@ impl ShortDfa {
     /// Whether the pattern matches anywhere in `s`; `None` when the DFA stops on a quit byte.
     fn is_match(&self, s: &str) -> Option<bool> {
         let dfa = &self.dfa;
+        let mut walked = self.cache.try_lock().ok()?;
+        let Walked { cache, start } = &mut *walked;
         if !self.walk {
             return dfa
-                .try_search_fwd(&Input::new(s).earliest(true))
+                .try_search_fwd(cache, &Input::new(s).earliest(true))
                 .ok()
                 .map(|m| m.is_some());
         }
         // The DFA's search (`find_fwd`) less its per-call set-up: matches are seen one byte
         // late, so a match state met at any point, or at the end, is a match.
-        let mut sid = self.start;
+        let mut sid = match *start {
+            Some((clears, sid)) if clears == cache.clear_count() => sid,
+            _ => {
+                let sid = dfa
+                    .start_state(cache, &start::Config::new().anchored(Anchored::No))
+                    .ok()?;
+                *start = Some((cache.clear_count(), sid));
+                sid
+            }
+        };
+        // A pattern that can match nothing starts dead; the walk below takes untagged states.
+        if sid.is_tagged() {
+            return sid.is_dead().then_some(false);
+        }
         for &b in s.as_bytes() {
-            sid = dfa.next_state(sid, b);
-            if dfa.is_special_state(sid) {
-                // Special states (without acceleration or specialized start states): match,
-                // dead and quit.
-                return if dfa.is_match_state(sid) {
-                    Some(true)
-                } else if dfa.is_dead_state(sid) {
-                    Some(false)
-                } else {
-                    None
-                };
+            // The cached transition, computed when it is not yet (`next_state` may clear the
+            // cache, which `start` notices next time).
+            let next = dfa.next_state_untagged(cache, sid, b);
+            sid = match next.is_unknown() {
+                true => dfa.next_state(cache, sid, b).ok()?,
+                false => next,
+            };
+            if sid.is_tagged() {
+                // Tagged states (start states not specialized, unknown ones computed by
+                // `next_state`): match, dead and quit.
+                if sid.is_match() {
+                    return Some(true);
+                } else if sid.is_dead() {
+                    return Some(false);
+                } else if sid.is_quit() {
+                    return None;
+                }
             }
         }
-        Some(dfa.is_match_state(dfa.next_eoi_state(sid)))
+        Some(dfa.next_eoi_state(cache, sid).ok()?.is_match())
     }
 }
 
@@ -105,28 +137,24 @@ impl std::fmt::Debug for GoRegex {
     }
 }
 
-// Building the DFA costs about a microsecond per DFA state on CRD patterns (each state's
-// transitions over the pattern's byte classes, from the NFA states it stands for), after the
-// parse and NFA that `regex::Regex::new` also builds. The limits keep the building of any
-// pattern within about 150 us, most CRD patterns' within 10 to 40 us (a DNS subdomain's: 22 us,
-// its `regex::Regex`'s 35 us): a pattern whose automaton is bigger keeps `regex`'s search alone.
+// The lazy DFA builds its states as searches reach them, from an NFA parsed and compiled as
+// `regex::Regex::new` does: the NFA's limits keep a pattern's second copy small, and a
+// pattern whose automaton is bigger keeps `regex`'s search alone.
 
 /// The NFA's heap (a DNS subdomain's: 1.3 KiB).
 const NFA_SIZE_LIMIT: usize = 32 << 10;
 /// NFA states (a DNS subdomain has 23, a quantity 61; a `{0,61}` count adds 60 or so). A DFA
 /// state costs in proportion to the NFA states it stands for.
 const NFA_MAX_STATES: usize = 100;
-/// The DFA's transition table: 8 KiB holds 32 to 128 states (by the alphabet's size). CRD patterns
-/// (names, paths, header names, quantities, durations) take 300 bytes to 3 KiB.
-const DFA_SIZE_LIMIT: usize = 8 << 10;
-/// Determinization's working memory beside the table.
-const DETERMINIZE_SIZE_LIMIT: usize = 64 << 10;
+/// The lazy DFA's cache of states (cleared when full): CRD patterns (names, paths, header
+/// names, quantities, durations) reach 300 bytes to a few KiB of states.
+const CACHE_CAPACITY: usize = 64 << 10;
 
-/// A dense DFA for unanchored yes-or-no searches of `rust_pattern`, parsed as `regex::Regex::new`
+/// A lazy DFA for unanchored yes-or-no searches of `rust_pattern`, parsed as `regex::Regex::new`
 /// parses it (regex-syntax's defaults: Unicode and UTF-8 on) and compiled to the same NFA
 /// semantics (UTF-8 mode, so an empty match splitting a character is not reported). `None` when
-/// it would be large or slow to build. A Unicode word boundary makes the DFA quit on non-ASCII
-/// bytes: its search then errs and the caller asks `regex`.
+/// its NFA is large. A Unicode word boundary makes the DFA quit on non-ASCII bytes: its search
+/// then errs and the caller asks `regex`.
 fn short_match_dfa(rust_pattern: &str) -> Option<ShortDfa> {
     let nfa = thompson::Compiler::new()
         .syntax(syntax::Config::new().utf8(true))
@@ -141,26 +169,23 @@ fn short_match_dfa(rust_pattern: &str) -> Option<ShortDfa> {
     if nfa.states().len() > NFA_MAX_STATES {
         return None;
     }
-    let dfa = dense::Builder::new()
+    let walk = !(nfa.has_empty() && nfa.look_set_any().contains_word());
+    let dfa = regex_automata::hybrid::dfa::Builder::new()
         .configure(
-            dense::Config::new()
-                .start_kind(StartKind::Unanchored)
-                // Short strings: skipping ahead with memchr does not pay, and [`ShortDfa::is_match`]
-                // counts on no state being special for it.
-                .accelerate(false)
+            DFA::config()
+                // [`ShortDfa::is_match`] counts on start states not being tagged.
                 .specialize_start_states(false)
                 .unicode_word_boundary(true)
-                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
-                .determinize_size_limit(Some(DETERMINIZE_SIZE_LIMIT)),
+                .cache_capacity(CACHE_CAPACITY),
         )
-        .build_from_nfa(&nfa)
-        .ok()?;
-    let start = dfa
-        .start_state(&start::Config::new().anchored(Anchored::No))
+        .build_from_nfa(nfa)
         .ok()?;
     Some(ShortDfa {
-        start,
-        walk: !(nfa.has_empty() && nfa.look_set_any().contains_word()),
+        cache: Mutex::new(Walked {
+            cache: dfa.create_cache(),
+            start: None,
+        }),
+        walk,
         dfa,
     })
 }
@@ -493,8 +518,10 @@ mod tests {
             if let Some(m) = short.is_match(s) {
                 assert_eq!(m, want, "{what}'s DFA on {s:?}");
             }
-            let search =
-                super::Automaton::try_search_fwd(&short.dfa, &super::Input::new(s).earliest(true));
+            let mut cache = short.dfa.create_cache();
+            let search = short
+                .dfa
+                .try_search_fwd(&mut cache, &super::Input::new(s).earliest(true));
             if let Ok(m) = search {
                 assert_eq!(m.is_some(), want, "{what}'s DFA search on {s:?}");
             }
@@ -544,15 +571,17 @@ mod tests {
         let split = super::GoRegex::new(r"(?-u:\B)").unwrap();
         assert!(!split.dfa.as_ref().unwrap().walk);
         assert!(!split.is_match("aéa") && split.is_match("aé"));
-        // Too big to determinize cheaply (Unicode classes, counted repetitions, a cron pattern of
-        // the corpus): `regex` answers alone, the same.
-        for p in [
-            r"\pL+",
-            r"^\PL*$",
-            r"\pL{30}",
-            "[a-z]{300}",
-            r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$",
-        ] {
+        // A cron pattern of the corpus, whose full DFA is large: the lazy one builds only the
+        // states the strings reach.
+        let cron = r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$";
+        let re = super::compiled_regex(cron).unwrap();
+        assert!(re.dfa.is_some(), "no DFA for the cron pattern");
+        for s in &strings {
+            agree(&re, s, cron);
+        }
+        // NFAs too big for a second copy (Unicode classes, counted repetitions): `regex` answers
+        // alone, the same.
+        for p in [r"\pL+", r"^\PL*$", r"\pL{30}", "[a-z]{300}"] {
             let re = super::compiled_regex(p).unwrap();
             assert!(re.dfa.is_none(), "a DFA for {p:?}");
             for s in &strings {
