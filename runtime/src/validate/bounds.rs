@@ -237,6 +237,7 @@ impl Bounds {
     /// under an `enum`; a string, an integer or a `bool` where the node has no type, and an
     /// object or a list too where it keeps any value (an adjacently tagged enum's content of
     /// several types). The serde pass and the checks on views ask the same.
+    #[inline]
     pub(crate) fn fits(&self, node: &SchemaNode, kind: Kind) -> bool {
         let ios = node.int_or_string;
         match kind {
@@ -265,6 +266,7 @@ impl Bounds {
     }
 
     /// Whether a string passes `enum`, `format`, lengths and `pattern`.
+    #[inline]
     pub(crate) fn string_ok(&self, s: &str) -> bool {
         if self.strings_unbounded {
             return true;
@@ -304,6 +306,7 @@ impl Bounds {
 
     /// Whether an integer (`int`) or a float (`float`, with `int: None`) passes `enum` and the
     /// number bounds.
+    #[inline]
     pub(crate) fn number_ok(&self, int: Option<i64>, v: f64) -> bool {
         if !self.limits.enum_values.is_empty()
             && !self

@@ -419,7 +419,7 @@ impl Walk<'_> {
                 }
                 present += 1;
             }
-            if self.leaf(child, v)? {
+            if self.leaf(child, v, Some((o, node, name)))? {
                 continue;
             }
             let old = match old {
@@ -518,7 +518,7 @@ impl Walk<'_> {
                     _ => heap.push(h),
                 }
             }
-            if self.leaf(items, item)? {
+            if self.leaf(items, item, None)? {
                 continue;
             }
             let old = match &mut olds {
@@ -557,23 +557,49 @@ impl Walk<'_> {
         self.tree.nodes.bounds(node).ok_or(Stop::Check)
     }
 
-    /// [`Walk::node`] of a scalar with no rule at or below its node, which is its checks
-    /// alone: `Ok(true)` when done with it (it passed), `Ok(false)` when the walk must take it.
-    /// Without the recursion, most of a struct's fields cost a few comparisons.
+    /// [`Walk::node`] of a scalar whose rules read no old value and run on views: its checks,
+    /// then its rules (which then run the same on a create and an update). `Ok(true)` when
+    /// done with it (it passed), `Ok(false)` when the walk must take it. Without the
+    /// recursion, most of a struct's fields cost a few comparisons.
     #[inline(always)]
-    fn leaf(&self, node: &SchemaNode, v: ViewRef<'_>) -> Result<bool, Stop> {
-        if node.rules_below
-            || !matches!(
-                v,
-                ViewRef::Bool(_) | ViewRef::Int(_) | ViewRef::Double(_) | ViewRef::Str(_)
-            )
-        {
+    fn leaf(
+        &mut self,
+        node: &SchemaNode,
+        v: ViewRef<'_>,
+        parent: Parent<'_>,
+    ) -> Result<bool, Stop> {
+        if !matches!(
+            v,
+            ViewRef::Bool(_) | ViewRef::Int(_) | ViewRef::Double(_) | ViewRef::Str(_)
+        ) {
             return Ok(false);
         }
-        if self.checks && !self.check(node, v)? {
+        let rules = node.rules_below && self.rules;
+        if rules && (node.transition || self.tree.nodes.values_needed(node)) {
+            return Ok(false);
+        }
+        if self.checks && !Self::scalar_ok(self.bounds(node)?, node, v) {
             return Err(Stop::Check);
         }
+        if rules {
+            self.rules(node, v, None, None, parent)?;
+        }
         Ok(true)
+    }
+
+    /// [`Walk::check`] of a scalar, given its node's bounds: inline in the walk of a struct's
+    /// fields, where most values are scalars.
+    #[inline(always)]
+    fn scalar_ok(b: &Bounds, node: &SchemaNode, v: ViewRef<'_>) -> bool {
+        match v {
+            ViewRef::Bool(x) => b.fits(node, Kind::Bool) && b.bool_ok(x),
+            ViewRef::Int(i) => b.fits(node, Kind::Int) && b.number_ok(Some(i), i as f64),
+            ViewRef::Double(d) => {
+                b.fits(node, Kind::Float) && d.is_finite() && b.number_ok(None, d)
+            }
+            ViewRef::Str(s) => b.fits(node, Kind::Str) && b.string_ok(s),
+            _ => false,
+        }
     }
 
     /// Whether `v` passes the checks of `node` itself (a container's kind and counts; its
@@ -585,12 +611,9 @@ impl Walk<'_> {
             // A property's absence is its object's to judge.
             ViewRef::Absent => false,
             ViewRef::Null => b.fits(node, Kind::Null),
-            ViewRef::Bool(x) => b.fits(node, Kind::Bool) && b.bool_ok(x),
-            ViewRef::Int(i) => b.fits(node, Kind::Int) && b.number_ok(Some(i), i as f64),
-            ViewRef::Double(d) => {
-                b.fits(node, Kind::Float) && d.is_finite() && b.number_ok(None, d)
+            ViewRef::Bool(_) | ViewRef::Int(_) | ViewRef::Double(_) | ViewRef::Str(_) => {
+                Self::scalar_ok(b, node, v)
             }
-            ViewRef::Str(s) => b.fits(node, Kind::Str) && b.string_ok(s),
             ViewRef::Obj(_) => {
                 b.fits(node, Kind::Object)
                     && (!node.properties.is_empty() || node.additional_properties.is_none())
