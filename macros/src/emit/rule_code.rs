@@ -15,6 +15,9 @@
 use super::*;
 use crd_cel_core::ast::{Ast, Expr, Var};
 
+/// The most AST nodes of a rule written as Rust.
+const MAX_NODES: usize = 64;
+
 /// A rule of the struct, where it is written.
 struct Written {
     /// The field's JSON name, `None` for the struct's own rules.
@@ -60,7 +63,9 @@ pub(super) fn methods(
             continue;
         };
         let ast = ast.as_ast();
-        if ast.is_empty() || ast.references_old_self() {
+        // A long expression is left to the interpreter: its code would cost build time (and
+        // nest closures deeply) for what few rules are.
+        if ast.is_empty() || ast.len() > MAX_NODES || ast.references_old_self() {
             continue;
         }
         let mut code = Gen {
@@ -89,7 +94,7 @@ pub(super) fn methods(
         let i = arms.len();
         arms.push(quote! {
             #i => {
-                let __s = #this?;
+                let __cel_self = #this?;
                 __r::result(#body)
             }
         });
@@ -176,7 +181,7 @@ impl Gen<'_> {
                 let s = self.text(s)?;
                 some(quote!(Str(#s)))
             }
-            Expr::Ident(name) if self.ast.str(name) == b"self" => quote!(#p::Some(__s)),
+            Expr::Ident(name) if self.ast.str(name) == b"self" => quote!(#p::Some(__cel_self)),
             Expr::Local {
                 var: var @ (Var::Iter | Var::Accu),
                 range,
@@ -238,10 +243,10 @@ impl Gen<'_> {
                     [range, init, cond, step, result].map(|n| self.expr(n));
                 let (range_e, init, cond, step, result) = (range_e?, init?, cond?, step?, result?);
                 quote!((|| {
-                    let __range = (#range_e)?;
+                    let __cel_range = (#range_e)?;
                     #[allow(unused_assignments)]
                     let mut #acc = (#init)?;
-                    __r::each(__range, |#it| {
+                    __r::each(__cel_range, |#it| {
                         if let __r::V::Bool(false) = (#cond)? {
                             return #p::Some(false);
                         }
