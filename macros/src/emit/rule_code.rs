@@ -78,6 +78,7 @@ pub(super) fn methods(
             statics: Vec::new(),
             next: statics.len(),
             sites: 0,
+            labels: 0,
         };
         let Some(body) = code.expr(ast.root()) else {
             continue;
@@ -145,6 +146,8 @@ struct Gen<'a> {
     next: usize,
     /// The number of read sites so far.
     sites: usize,
+    /// The number of labels so far.
+    labels: usize,
 }
 
 impl Gen<'_> {
@@ -152,6 +155,26 @@ impl Gen<'_> {
     fn site(&mut self) -> usize {
         self.sites += 1;
         self.sites - 1
+    }
+
+    /// A block label for the next expression that stops at a missing value.
+    fn label(&mut self) -> syn::Lifetime {
+        self.labels += 1;
+        syn::Lifetime::new(
+            &format!("'__cel_{}", self.labels),
+            proc_macro2::Span::call_site(),
+        )
+    }
+
+    /// `value` (an `Option<V>`) unwrapped in the block `label`, whose value is `None` (no
+    /// answer) when it is `None`: the generated code has no closures, which would cost build
+    /// time per rule.
+    fn take(&self, label: &syn::Lifetime, value: TokenStream) -> TokenStream {
+        let p = self.p;
+        quote!(match #value {
+            #p::Some(__cel_v) => __cel_v,
+            #p::None => break #label #p::None,
+        })
     }
 
     fn text(&self, s: crd_cel_core::ast::Str) -> Option<&str> {
@@ -211,7 +234,9 @@ impl Gen<'_> {
                     Some((_, view)) => quote!(__r::own(__cel_node, #name, __cel_sites, #k, #view)),
                     None => {
                         let operand = self.expr(operand)?;
-                        quote!((|| __r::field((#operand)?, #name, __cel_sites, #k))())
+                        let l = self.label();
+                        let operand = self.take(&l, operand);
+                        quote!(#l: { __r::field(#operand, #name, __cel_sites, #k) })
                     }
                 };
                 match test {
@@ -242,19 +267,28 @@ impl Gen<'_> {
                 let [range_e, init, cond, step, result] =
                     [range, init, cond, step, result].map(|n| self.expr(n));
                 let (range_e, init, cond, step, result) = (range_e?, init?, cond?, step?, result?);
-                quote!((|| {
-                    let __cel_range = (#range_e)?;
+                let l = self.label();
+                let (range_e, init) = (self.take(&l, range_e), self.take(&l, init));
+                // The loop's body is the one closure: `each` calls it per element.
+                quote!(#l: {
+                    let __cel_range = #range_e;
                     #[allow(unused_assignments)]
-                    let mut #acc = (#init)?;
-                    __r::each(__cel_range, |#it| {
-                        if let __r::V::Bool(false) = (#cond)? {
-                            return #p::Some(false);
+                    let mut #acc = #init;
+                    if __r::each(__cel_range, |#it| {
+                        match #cond {
+                            #p::Some(__r::V::Bool(false)) => return #p::Some(false),
+                            #p::Some(_) => {}
+                            #p::None => return #p::None,
                         }
-                        #acc = (#step)?;
+                        #acc = #step?;
                         #p::Some(true)
-                    })?;
+                    })
+                    .is_none()
+                    {
+                        break #l #p::None;
+                    }
                     #result
-                })())
+                })
             }
             _ => return None,
         })
@@ -262,6 +296,7 @@ impl Gen<'_> {
 
     /// A call of `function` on `args` (a member call's receiver first).
     fn call(&mut self, function: &str, args: &[u32]) -> Option<TokenStream> {
+        let p = self.p;
         if let ("matches", [s, pattern]) = (function, args) {
             let Expr::String(pattern) = self.ast.node(*pattern).expr else {
                 return None;
@@ -272,30 +307,51 @@ impl Gen<'_> {
             self.next += 1;
             self.statics
                 .push(quote!(static #re: __r::Pattern = __r::Pattern::new();));
-            return Some(quote!((|| __r::matches(&#re, #pattern, (#s)?))()));
+            let l = self.label();
+            let s = self.take(&l, s);
+            return Some(quote!(#l: { __r::matches(&#re, #pattern, #s) }));
         }
         let mut values = Vec::with_capacity(args.len());
         for &a in args {
             values.push(self.expr(a)?);
         }
         Some(match (function, &values[..]) {
+            // The right side only when the left one does not decide.
             ("_&&_" | "_||_", [a, b]) => {
                 let or = function == "_||_";
-                quote!(__r::logic(#or, || #a, || #b))
+                quote!({
+                    let __cel_left = #a;
+                    match __r::absorbs(#or, __cel_left) {
+                        true => __cel_left,
+                        false => __r::logic(#or, __cel_left, #b),
+                    }
+                })
             }
-            ("_?_:_", [c, t, f]) => quote!(__r::cond(#c, || #t, || #f)),
+            ("_?_:_", [c, t, f]) => {
+                quote!(match #c {
+                    #p::Some(__r::V::Bool(true)) => #t,
+                    #p::Some(__r::V::Bool(false)) => #f,
+                    _ => #p::None,
+                })
+            }
             ("@not_strictly_false", [a]) => quote!(__r::bool_of(#a)),
             ("_==_" | "_!=_", [a, b]) => {
                 let ne = function == "_!=_";
-                quote!((|| __r::equal((#a)?, (#b)?, #ne))())
+                let l = self.label();
+                let (a, b) = (self.take(&l, a.clone()), self.take(&l, b.clone()));
+                quote!(#l: { __r::equal(#a, #b, #ne) })
             }
             (f, [a]) => {
                 let f = self.function(f)?;
-                quote!((|| __r::call1(#f?, (#a)?))())
+                let l = self.label();
+                let a = self.take(&l, a.clone());
+                quote!(#l: { __r::call1(match #f { #p::Some(__cel_f) => __cel_f, #p::None => break #l #p::None }, #a) })
             }
             (f, [a, b]) => {
                 let f = self.function(f)?;
-                quote!((|| __r::call2(#f?, (#a)?, (#b)?))())
+                let l = self.label();
+                let (a, b) = (self.take(&l, a.clone()), self.take(&l, b.clone()));
+                quote!(#l: { __r::call2(match #f { #p::Some(__cel_f) => __cel_f, #p::None => break #l #p::None }, #a, #b) })
             }
             _ => return None,
         })

@@ -98,38 +98,20 @@ pub fn equal<'a>(a: V<'a>, b: V<'a>, ne: bool) -> Option<V<'a>> {
     Some(V::Bool(viewed::equal(a, b)? != ne))
 }
 
-/// `a && b` (`||` when `or`): either side's absorbing value is the result, whatever the
-/// other side is; else an error on either side is.
+/// Whether `a` decides `a && b` (`a || b` when `or`) whatever `b` is: the generated code then
+/// does not evaluate `b`, as the interpreter does not.
 #[inline(always)]
-pub fn logic<'a>(
-    or: bool,
-    a: impl FnOnce() -> Option<V<'a>>,
-    b: impl FnOnce() -> Option<V<'a>>,
-) -> Option<V<'a>> {
-    let mut unknown = false;
-    match a() {
-        Some(V::Bool(x)) if x == or => return Some(V::Bool(x)),
-        Some(V::Bool(_)) => {}
-        _ => unknown = true,
-    }
-    match b() {
-        Some(V::Bool(x)) if x == or => return Some(V::Bool(x)),
-        Some(V::Bool(_)) => {}
-        _ => unknown = true,
-    }
-    (!unknown).then_some(V::Bool(!or))
+pub fn absorbs(or: bool, a: Option<V<'_>>) -> bool {
+    matches!(a, Some(V::Bool(x)) if x == or)
 }
 
-/// `c ? t : f`.
+/// `a && b` (`||` when `or`) where `a` does not decide it ([`absorbs`]): `b`'s absorbing value
+/// is the result, whatever `a` is; else an error on either side is.
 #[inline(always)]
-pub fn cond<'a>(
-    c: Option<V<'a>>,
-    t: impl FnOnce() -> Option<V<'a>>,
-    f: impl FnOnce() -> Option<V<'a>>,
-) -> Option<V<'a>> {
-    match c? {
-        V::Bool(true) => t(),
-        V::Bool(false) => f(),
+pub fn logic<'a>(or: bool, a: Option<V<'a>>, b: Option<V<'a>>) -> Option<V<'a>> {
+    match (a, b) {
+        (_, Some(V::Bool(x))) if x == or => Some(V::Bool(x)),
+        (Some(V::Bool(_)), Some(V::Bool(_))) => Some(V::Bool(!or)),
         _ => None,
     }
 }
