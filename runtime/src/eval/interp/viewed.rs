@@ -350,7 +350,10 @@ fn lib(callee: &super::ir::Callee, args: &[usize]) -> Option<VOp> {
 /// `view` as the value the JSON conversion gives for `node`: `Some(None)` when it is absent,
 /// `None` when the view cannot tell (a kind the node does not hold, a node whose conversion
 /// is not the plain one).
-#[inline]
+// Into the derive's code for each rule in release builds; a debug build would copy it into
+// every rule.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(crate) fn lift<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option<V<'a>>> {
     if node.int_or_string || node.preserve_unknown_fields || node.embedded_resource {
         return None;
@@ -380,7 +383,8 @@ pub(crate) fn lift<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option
 /// `node`'s property `name`, found by its index where `at` remembers one for this node (a
 /// program runs on the nodes of one tree, whose ids are distinct), so that a field read does
 /// not compare names along the properties each time.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(crate) fn property_of<'n>(
     node: &'n SchemaNode,
     name: &str,
@@ -845,7 +849,8 @@ fn size(n: usize) -> Option<V<'static>> {
     Some(V::Int(i64::try_from(n).ok()?))
 }
 
-#[inline]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(crate) fn call1(f: F, a: V<'_>) -> Option<V<'_>> {
     match (f, a) {
         (F::Size, V::Str(s)) => size(s.chars().count()),
@@ -860,7 +865,8 @@ pub(crate) fn call1(f: F, a: V<'_>) -> Option<V<'_>> {
 
 /// A call of two evaluated arguments (a member call's receiver first). Int overflow, division
 /// by zero and `MIN / -1` are errors: `checked_*` gives `None` for each.
-#[inline]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub(crate) fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
     use std::cmp::Ordering::{Greater, Less};
     Some(match (f, a, b) {
