@@ -108,6 +108,7 @@ pub(super) fn emit_root(
         quote! {
             #[automatically_derived]
             impl #p::ObjView for #root {
+                #[inline]
                 fn cel_field(&self, __cel_name: &str) -> #p::ViewRef<'_> {
                     match __cel_name {
                         "apiVersion" => #p::resource_type_view::<Self>(false),
@@ -119,18 +120,21 @@ pub(super) fn emit_root(
                     }
                 }
 
+                #[inline]
                 fn cel_count(&self) -> usize {
                     // `apiVersion`, `kind`, `metadata` and `spec`, and `status` when kube
                     // writes it.
                     #count
                 }
 
+                #[inline]
                 fn cel_serde(&self) -> #p::Option<&dyn #p::SerValue> {
                     #serde
                 }
             }
             #[automatically_derived]
             impl #p::CelView for #root {
+                #[inline]
                 fn cel_view(&self) -> #p::ViewRef<'_> {
                     #p::ViewRef::Obj(self)
                 }

@@ -111,6 +111,7 @@ pub(super) fn methods(
     }
     let n = table.len();
     quote! {
+        #[inline]
         fn cel_rules(&self) -> &'static [#p::rule::RuleAt] {
             use #p::rule as __r;
             static __CEL_RULES: [__r::RuleAt; #n] = [#(#table),*];
@@ -118,6 +119,7 @@ pub(super) fn methods(
         }
 
         #[allow(clippy::all, unused_parens)]
+        #[inline]
         fn cel_rule(
             &self,
             __cel_i: usize,

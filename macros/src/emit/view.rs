@@ -31,7 +31,9 @@ pub(super) fn serde_probe(p: &TokenStream) -> TokenStream {
     })
 }
 
-/// The view impls of the container (none for enums and opaque data).
+/// The view impls of the container (none for enums and opaque data). Their methods are
+/// `#[inline]`, as `validate()` is: the vtables, and the code of the rules written as Rust,
+/// are generated only in the crates that validate, not in every crate defining CRD types.
 pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
     let ident = cont.ident;
     let (impl_generics, ty_generics, where_clause) = cont.original.generics.split_for_impl();
@@ -46,6 +48,7 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
             quote! {
                 #[automatically_derived]
                 impl #impl_generics #p::ObjView for #ident #ty_generics #where_clause {
+                    #[inline]
                     fn cel_field(&self, __cel_name: &str) -> #p::ViewRef<'_> {
                         match __cel_name {
                             #(#arms)*
@@ -53,10 +56,12 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
                         }
                     }
 
+                    #[inline]
                     fn cel_count(&self) -> usize {
                         #count
                     }
 
+                    #[inline]
                     fn cel_serde(&self) -> #p::Option<&dyn #p::SerValue> {
                         #serde
                     }
@@ -65,6 +70,7 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
                 }
                 #[automatically_derived]
                 impl #impl_generics #p::CelView for #ident #ty_generics #where_clause {
+                    #[inline]
                     fn cel_view(&self) -> #p::ViewRef<'_> {
                         #p::ViewRef::Obj(self)
                     }
@@ -79,6 +85,7 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
             quote! {
                 #[automatically_derived]
                 impl #impl_generics #p::CelView for #ident #ty_generics #where_clause {
+                    #[inline]
                     fn cel_view(&self) -> #p::ViewRef<'_> {
                         #view
                     }
@@ -95,6 +102,7 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
                 quote! {
                     #[automatically_derived]
                     impl #impl_generics #p::CelView for #ident #ty_generics #where_clause {
+                        #[inline]
                         fn cel_view(&self) -> #p::ViewRef<'_> {
                             match self {
                                 #(#arms)*
