@@ -86,9 +86,8 @@ pub(super) fn methods(
         let this = match &w.property {
             None => quote!(__r::this(#p::ViewRef::Obj(self), __cel_node)),
             Some(name) => {
-                let (_, view) = views.iter().find(|(n, _)| n == name).expect("listed above");
                 let k = code.site();
-                quote!(__r::present(__r::own(__cel_node, #name, __cel_sites, #k, #view)))
+                quote!(__r::present(__r::own(__cel_node, #name, __cel_sites, #k, <Self as #p::ObjView>::cel_field(self, #name))))
             }
         };
         statics.append(&mut code.statics);
@@ -233,7 +232,10 @@ impl Gen<'_> {
                     _ => None,
                 };
                 let found = match own {
-                    Some((_, view)) => quote!(__r::own(__cel_node, #name, __cel_sites, #k, #view)),
+                    Some(_) => {
+                        let p = self.p;
+                        quote!(__r::own(__cel_node, #name, __cel_sites, #k, <Self as #p::ObjView>::cel_field(self, #name)))
+                    }
                     None => {
                         let operand = self.expr(operand)?;
                         let l = self.label();
