@@ -105,6 +105,29 @@ const FORMAT: P = P::Opaque(Opaque::Format);
 // ---------------------------------------------------------------------------------------------
 // The table.
 
+/// The functions the runtime's viewed evaluation implements itself (a yes-or-no answer, or none,
+/// on values read in place), by the name the checker resolves: the derive writes a rule as
+/// Rust only when each call it makes is one of these (the runtime's `F` lists them in this
+/// order).
+pub const VIEWED_FUNCTIONS: [&str; 16] = [
+    "size",
+    "!_",
+    "-_",
+    "_+_",
+    "_-_",
+    "_*_",
+    "_/_",
+    "_%_",
+    "_<_",
+    "_<=_",
+    "_>_",
+    "_>=_",
+    "contains",
+    "startsWith",
+    "endsWith",
+    "@in",
+];
+
 /// Every function the CRD environment declares at any version (filter with
 /// [`crate::decl::Versions::contains`]). Names are unique; overload ids are unique.
 pub static FUNCTIONS: &[Function] = &[

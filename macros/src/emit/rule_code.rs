@@ -349,49 +349,25 @@ impl Gen<'_> {
                 let f = self.function(f)?;
                 let l = self.label();
                 let a = self.take(&l, a.clone());
-                quote!(#l: { __r::call1(match #f { #p::Some(__cel_f) => __cel_f, #p::None => break #l #p::None }, #a) })
+                quote!(#l: { __r::call1(#f, #a) })
             }
             (f, [a, b]) => {
                 let f = self.function(f)?;
                 let l = self.label();
                 let (a, b) = (self.take(&l, a.clone()), self.take(&l, b.clone()));
-                quote!(#l: { __r::call2(match #f { #p::Some(__cel_f) => __cel_f, #p::None => break #l #p::None }, #a, #b) })
+                quote!(#l: { __r::call2(#f, #a, #b) })
             }
             _ => return None,
         })
     }
 
-    /// A constant of the viewed interpreter's function `name` (`F::of`, evaluated when the
-    /// code compiles), for the names it implements; other calls are the interpreter's.
-    fn function(&mut self, name: &str) -> Option<syn::Ident> {
-        // Only which rules to write: the meaning of each name is `F::of`'s.
-        const NAMES: &[&str] = &[
-            "size",
-            "!_",
-            "-_",
-            "_+_",
-            "_-_",
-            "_*_",
-            "_/_",
-            "_%_",
-            "_<_",
-            "_<=_",
-            "_>_",
-            "_>=_",
-            "contains",
-            "startsWith",
-            "endsWith",
-            "@in",
-        ];
-        if !NAMES.contains(&name) {
-            return None;
-        }
-        let p = self.p;
-        let ident = format_ident!("__CEL_F_{}", self.next);
-        self.next += 1;
-        self.statics
-            .push(quote!(const #ident: #p::Option<__r::F> = __r::F::of(#name);));
-        Some(ident)
+    /// The viewed interpreter's function `name` (`F::ALL[i]`, by its index in
+    /// `VIEWED_FUNCTIONS`); other calls are the interpreter's.
+    fn function(&self, name: &str) -> Option<TokenStream> {
+        let i = crd_cel_core::env::VIEWED_FUNCTIONS
+            .iter()
+            .position(|n| *n == name)?;
+        Some(quote!(__r::F::ALL[#i]))
     }
 }
 

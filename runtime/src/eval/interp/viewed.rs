@@ -139,37 +139,31 @@ pub enum F {
 }
 
 impl F {
-    /// Each function by the name the checker resolves.
-    const NAMED: [(&'static str, F); 16] = [
-        ("size", F::Size),
-        ("!_", F::Not),
-        ("-_", F::Neg),
-        ("_+_", F::Add),
-        ("_-_", F::Sub),
-        ("_*_", F::Mul),
-        ("_/_", F::Div),
-        ("_%_", F::Rem),
-        ("_<_", F::Lt),
-        ("_<=_", F::Le),
-        ("_>_", F::Gt),
-        ("_>=_", F::Ge),
-        ("contains", F::Contains),
-        ("startsWith", F::StartsWith),
-        ("endsWith", F::EndsWith),
-        ("@in", F::In),
+    /// Each function, in the order of [`crd_cel_core::env::VIEWED_FUNCTIONS`], which names them
+    /// (the derive's code for a rule names a function by its index here).
+    pub const ALL: [F; 16] = [
+        F::Size,
+        F::Not,
+        F::Neg,
+        F::Add,
+        F::Sub,
+        F::Mul,
+        F::Div,
+        F::Rem,
+        F::Lt,
+        F::Le,
+        F::Gt,
+        F::Ge,
+        F::Contains,
+        F::StartsWith,
+        F::EndsWith,
+        F::In,
     ];
 
-    /// The function named `name`, if the viewed evaluation implements it (a `const fn`: the
-    /// derive's code resolves its calls when it compiles).
-    pub const fn of(name: &str) -> Option<F> {
-        let mut i = 0;
-        while i < F::NAMED.len() {
-            if crd_cel_core::model::str_eq(F::NAMED[i].0, name) {
-                return Some(F::NAMED[i].1);
-            }
-            i += 1;
-        }
-        None
+    /// The function named `name`, if the viewed evaluation implements it.
+    fn of(name: &str) -> Option<F> {
+        let names = crd_cel_core::env::VIEWED_FUNCTIONS;
+        names.iter().position(|n| *n == name).map(|i| F::ALL[i])
     }
 }
 
