@@ -27,12 +27,11 @@ struct Written {
 }
 
 /// `cel_rules` and `cel_rule` of the struct's `ObjView` impl (nothing when no rule is
-/// written). `views` is each field's JSON name and its view, as `cel_field` reads it: the
-/// fields `cel_field` answers for.
+/// written). `named` are the JSON names `cel_field` answers for.
 pub(super) fn methods(
     cont: &Container,
     fields: &[Field],
-    views: &[(String, TokenStream)],
+    named: &[&str],
     p: &TokenStream,
 ) -> TokenStream {
     let mut rules: Vec<Written> = Vec::new();
@@ -51,7 +50,7 @@ pub(super) fn methods(
         add(None, r.rule.value());
     }
     for f in fields {
-        if views.iter().any(|(name, _)| *name == f.name) {
+        if named.contains(&f.name.as_str()) {
             for r in &f.cel.rules {
                 add(Some(&f.name), r.rule.value());
             }
@@ -66,7 +65,7 @@ pub(super) fn methods(
         };
         let ast = ast.as_ast();
         // A long expression is left to the interpreter: its code would cost build time (and
-        // nest closures deeply) for what few rules are.
+        // nest blocks deeply) for what few rules are.
         if ast.is_empty() || ast.len() > MAX_NODES || ast.references_old_self() {
             continue;
         }
@@ -74,7 +73,7 @@ pub(super) fn methods(
             ast,
             p,
             own: match w.property {
-                None => views,
+                None => named,
                 Some(_) => &[],
             },
             statics: Vec::new(),
@@ -143,12 +142,12 @@ pub(super) fn methods(
 }
 
 /// Writes one expression: each node as an expression of type `Option<V>` (`None`: the
-/// interpreter would not answer), `?` only inside closures called in place.
+/// interpreter would not answer); a missing value leaves its labeled block with `None`.
 struct Gen<'a> {
     ast: Ast<'a>,
     p: &'a TokenStream,
-    /// The struct's fields' views by JSON name, when `self` is the struct.
-    own: &'a [(String, TokenStream)],
+    /// The JSON names of the struct's fields `cel_field` answers for, when `self` is the struct.
+    own: &'a [&'a str],
     statics: Vec<TokenStream>,
     /// The number of the next static.
     next: usize,
@@ -234,7 +233,7 @@ impl Gen<'_> {
                 let k = self.site();
                 let own = match self.ast.node(operand).expr {
                     Expr::Ident(s) if self.ast.str(s) == b"self" => {
-                        self.own.iter().find(|(n, _)| *n == name)
+                        self.own.iter().find(|n| **n == name)
                     }
                     _ => None,
                 };

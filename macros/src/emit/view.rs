@@ -42,7 +42,8 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
         Data::Struct(fields) if !reroutes && plain_fields(fields) => {
             let views: Vec<_> = fields.iter().filter_map(|f| field_view(f, p)).collect();
             let arms = views.iter().map(|(name, view)| quote!(#name => #view,));
-            let rules = super::rule_code::methods(cont, fields, &views, p);
+            let named: Vec<&str> = views.iter().map(|(name, _)| name.as_str()).collect();
+            let rules = super::rule_code::methods(cont, fields, &named, p);
             let count = entry_count(fields);
             let serde = serde_probe(p);
             quote! {

@@ -1,6 +1,6 @@
 //! The operations of viewed evaluation (`viewed.rs`) as functions, for the code the derive
 //! generates for each rule of a struct: a rule's expression written as Rust, with the struct's
-//! own fields read through their views in place of a property lookup and a virtual call.
+//! own fields read through its own (inlined) `cel_field` in place of a virtual call.
 //!
 //! The generated code composes these functions exactly as the viewed interpreter composes its
 //! operations, so it answers what that interpreter answers: `Some(bool)` where it would give
