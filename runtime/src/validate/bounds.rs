@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::decode::{Keys, default_of, keys};
-use super::openapi::{Bound, Check, Limits, fits_type, format_ok, number_fits_type};
+use super::openapi::{Bound, Check, Limits, NumberRange, fits_type, format_ok};
 use crate::eval::go::regex::GoRegex;
 use crate::model::Type;
 use crate::tree::{ListKind, SchemaNode, is_type_or_object_meta};
@@ -39,6 +39,10 @@ pub(crate) struct Bounds {
     /// No `enum` or number bound: a number passes [`Bounds::number_ok`] when it fits the
     /// type and format (most number fields).
     numbers_unbounded: bool,
+    /// The range the type and format keep numbers in.
+    range: NumberRange,
+    /// The kinds of value [`Bounds::fits`] takes, one bit each (by [`Kind`]'s order).
+    kinds: u8,
     pub(crate) nullable: bool,
     pattern: Option<Arc<GoRegex>>,
     limits: Limits,
@@ -198,11 +202,13 @@ impl Bounds {
             && l.minimum.is_none()
             && l.multiple_of.is_none()
             && !unfit_bound;
-        Some(Bounds {
+        let mut bounds = Bounds {
             ty: check.ty.clone(),
             unfit_bound,
             strings_unbounded,
             numbers_unbounded,
+            range: NumberRange::of(check.ty.as_deref(), l.format.as_deref()),
+            kinds: 0,
             nullable: check.nullable,
             pattern,
             limits: check.limits.clone(),
@@ -210,7 +216,20 @@ impl Bounds {
             rank,
             decoded: Decoded::default(),
             composed,
-        })
+        };
+        bounds.kinds = [
+            Kind::Null,
+            Kind::Bool,
+            Kind::Int,
+            Kind::Float,
+            Kind::Str,
+            Kind::List,
+            Kind::Object,
+        ]
+        .into_iter()
+        .filter(|&k| bounds.takes(node, k))
+        .fold(0, |kinds, k| kinds | 1 << k as u8);
+        Some(bounds)
     }
 
     /// Whether objects here are changed by decoding in some cases, or checked by
@@ -231,14 +250,20 @@ impl Bounds {
             && (c.one_of.is_empty() || c.one_of.iter().filter(|b| validates(b)).count() == 1)
     }
 
+    /// Whether a value of `kind` is one the fast path takes at this node without reading
+    /// more than its kind ([`Bounds::takes`], read once).
+    #[inline(always)]
+    pub(crate) fn fits(&self, kind: Kind) -> bool {
+        self.kinds & 1 << kind as u8 != 0
+    }
+
     /// Whether a value of `kind` is one the fast path takes at `node` without reading more
     /// than its kind: `null` where the node is nullable, the node's type (an integer under
     /// `number` is read from its JSON text by the JSON path, so not taken), no compound value
     /// under an `enum`; a string, an integer or a `bool` where the node has no type, and an
     /// object or a list too where it keeps any value (an adjacently tagged enum's content of
     /// several types). The serde pass and the checks on views ask the same.
-    #[inline]
-    pub(crate) fn fits(&self, node: &SchemaNode, kind: Kind) -> bool {
+    fn takes(&self, node: &SchemaNode, kind: Kind) -> bool {
         let ios = node.int_or_string;
         match kind {
             Kind::Null => self.nullable && node.nullable,
@@ -317,15 +342,14 @@ impl Bounds {
         {
             return false;
         }
-        let ty = self.ty.as_deref();
         // A value or bound that does not fit the type and format is an error of its own.
-        let format = self.limits.format.as_deref();
         if self.numbers_unbounded {
-            return number_fits_type(int, Some(v), ty, format);
+            return self.range.fits(int, Some(v));
         }
-        if self.unfit_bound || !number_fits_type(int, Some(v), ty, format) {
+        if self.unfit_bound || !self.range.fits(int, Some(v)) {
             return false;
         }
+        let ty = self.ty.as_deref();
         if let Some(m) = self.limits.multiple_of
             && m > 0.0
         {

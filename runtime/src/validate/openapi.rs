@@ -21,7 +21,7 @@ mod composition;
 mod number;
 
 use composition::composition;
-pub(super) use number::{Bound, fits_type, number_fits_type};
+pub(super) use number::{Bound, NumberRange, fits_type};
 use number::{is_json_integer, number};
 
 /// The value constraints of a schema node (enum, format, bounds), shared by [`Check`] and the

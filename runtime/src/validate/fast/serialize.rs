@@ -237,7 +237,7 @@ impl<'a> Node<'a> {
     /// the node has no type (whose CEL value is the JSON itself, which only the JSON
     /// conversion builds).
     fn takes(&self, kind: Kind) -> bool {
-        self.b.fits(self.n, kind)
+        self.b.fits(kind)
             && (!self.b.untyped(self.n)
                 || (self.build == Build::Nothing && self.hashed == Hashed::No))
     }
@@ -288,7 +288,7 @@ impl<'a> Node<'a> {
 
     /// `null` is only taken where the schema allows it (elsewhere the JSON path reports it).
     fn null(self) -> Result<Out, Defer> {
-        if self.b.fits(self.n, Kind::Null) {
+        if self.b.fits(Kind::Null) {
             Ok(Out::Null)
         } else {
             Err(Defer)
@@ -410,7 +410,7 @@ impl<'a> ser::Serializer for Node<'a> {
 
     fn serialize_f64(self, v: f64) -> Result<Out, Defer> {
         // serde_json writes non-finite floats as null; integers-as-floats are the JSON path's.
-        if !self.b.fits(self.n, Kind::Float) || !v.is_finite() {
+        if !self.b.fits(Kind::Float) || !v.is_finite() {
             return Err(Defer);
         }
         if self.check && !self.b.number_ok(None, v) {

@@ -72,7 +72,10 @@ pub(crate) fn valid(
     old: Option<ViewRef<'_>>,
     checks: bool,
 ) -> Result<(), Stop> {
-    Walk::new(tree, checks, true, false).node(tree.root, new, old, None)
+    match checks {
+        true => Walk::<true, true, false>::new(tree).node(tree.root, new, old, None),
+        false => Walk::<false, true, false>::new(tree).node(tree.root, new, old, None),
+    }
 }
 
 /// Whether the old values that transition rules read pass their checks: the estimated cost
@@ -80,33 +83,40 @@ pub(crate) fn valid(
 /// else checks (an old object may predate a bound). Only the paths to those rules are walked.
 pub(crate) fn old_within_bounds(tree: Tree<'_>, old: ViewRef<'_>) -> bool {
     !tree.root.transition_below
-        || Walk::new(tree, true, false, true)
+        || Walk::<true, false, true>::new(tree)
             .node(tree.root, old, None, None)
             .is_ok()
 }
 
-struct Walk<'n> {
+/// The walk, in one of its modes, which are constants so that each mode's code has no test of
+/// the others: `CHECKS`, the schema checks are read on views too; `RULES`, the rules run (else
+/// only the checks are read); `PRUNE`, only the paths to transition rules' nodes are checked
+/// (and their subtrees). A subtree may be walked in another mode ([`Walk::in_mode`]).
+struct Walk<'n, const CHECKS: bool, const RULES: bool, const PRUNE: bool> {
     tree: Tree<'n>,
     /// The cost of the rules run so far: the estimated maxima of those run on views, the
     /// counted cost of those run on values; a bound of what the apiserver would count.
     cost: u64,
-    /// Whether the schema checks are read on views too.
-    checks: bool,
-    /// Whether the rules run (else only the checks are read).
-    rules: bool,
-    /// Whether only the paths to transition rules' nodes are checked (and their subtrees).
-    prune: bool,
 }
 
-impl<'n> Walk<'n> {
-    fn new(tree: Tree<'n>, checks: bool, rules: bool, prune: bool) -> Walk<'n> {
-        Walk {
-            tree,
-            cost: 0,
-            checks,
-            rules,
-            prune,
-        }
+impl<'n, const C: bool, const R: bool, const P: bool> Walk<'n, C, R, P> {
+    fn new(tree: Tree<'n>) -> Self {
+        Walk { tree, cost: 0 }
+    }
+
+    /// `f` on a walk in another mode (the same rules), the cost carried over.
+    #[inline(always)]
+    fn in_mode<const C2: bool, const P2: bool>(
+        &mut self,
+        f: impl FnOnce(&mut Walk<'n, C2, R, P2>) -> Result<(), Stop>,
+    ) -> Result<(), Stop> {
+        let mut walk = Walk {
+            tree: self.tree,
+            cost: self.cost,
+        };
+        let out = f(&mut walk);
+        self.cost = walk.cost;
+        out
     }
 }
 
@@ -117,7 +127,7 @@ type Parent<'v> = Option<(&'v dyn ObjView, &'v SchemaNode, &'v str)>;
 /// The most items whose hashes a list-type check keeps on the stack.
 const STACK_HASHES: usize = 32;
 
-impl Walk<'_> {
+impl<const C: bool, const R: bool, const P: bool> Walk<'_, C, R, P> {
     /// `Ok(())` when every rule at and below `node` holds (and, with checks, the value passes
     /// every check at and below `node`).
     fn node(
@@ -127,7 +137,7 @@ impl Walk<'_> {
         old: Option<ViewRef<'_>>,
         parent: Parent<'_>,
     ) -> Result<(), Stop> {
-        if self.checks && !self.check(node, new)? {
+        if C && !self.check(node, new)? {
             return Err(Stop::Check);
         }
         // Rules run on values that are there (a `null` is not).
@@ -135,18 +145,18 @@ impl Walk<'_> {
             return Ok(());
         }
         let old = old.filter(|o| !matches!(o, ViewRef::Absent | ViewRef::Null));
-        if self.checks && self.rules && node.has_rules && self.tree.nodes.values_needed(node) {
+        if C && R && node.has_rules && self.tree.nodes.values_needed(node) {
             return self.node_on_value(node, new, old, parent);
         }
         // The entries first, so that a rule runs on a value whose every check has passed: the
         // estimated cost it is charged assumes the schema's bounds, and a comprehension over a
-        // list far longer than its maxItems would take as long as the list makes it.
-        let prune = self.prune;
-        self.prune &= !node.transition;
-        let entries = self.entries(node, new, old);
-        self.prune = prune;
-        entries?;
-        if node.rules_below && self.rules {
+        // list far longer than its maxItems would take as long as the list makes it. Below a
+        // transition rule's node, everything is checked.
+        match P && node.transition {
+            true => self.in_mode::<C, false>(|w| w.entries(node, new, old))?,
+            false => self.entries(node, new, old)?,
+        }
+        if R && node.rules_below {
             self.rules(node, new, old, None, parent)?;
         }
         Ok(())
@@ -165,12 +175,13 @@ impl Walk<'_> {
         parent: Parent<'_>,
     ) -> Result<(), Stop> {
         let built = self.checked_value(node, new, old.is_some())?;
-        let (prune, checks) = (self.prune, self.checks);
-        self.prune &= !node.transition;
-        self.checks &= built.is_none();
-        let entries = self.entries(node, new, old);
-        (self.prune, self.checks) = (prune, checks);
-        entries?;
+        // Only the entries' rules are left where serde checked the subtree.
+        match (built.is_some(), P && node.transition) {
+            (false, false) => self.entries(node, new, old)?,
+            (false, true) => self.in_mode::<C, false>(|w| w.entries(node, new, old))?,
+            (true, false) => self.in_mode::<false, P>(|w| w.entries(node, new, old))?,
+            (true, true) => self.in_mode::<false, false>(|w| w.entries(node, new, old))?,
+        }
         self.rules(node, new, old, built, parent)?;
         Ok(())
     }
@@ -183,10 +194,9 @@ impl Walk<'_> {
         new: ViewRef<'_>,
         old: Option<ViewRef<'_>>,
     ) -> Result<(), Stop> {
-        let rules = node.rules_in_children && self.rules;
+        let rules = R && node.rules_in_children;
         // Only a container's entries are left to check (serde checked a `Ser` whole).
-        let checks =
-            self.checks && matches!(new, ViewRef::Obj(_) | ViewRef::Map(_) | ViewRef::List(_));
+        let checks = C && matches!(new, ViewRef::Obj(_) | ViewRef::Map(_) | ViewRef::List(_));
         if !rules && !checks {
             return Ok(());
         }
@@ -406,11 +416,11 @@ impl Walk<'_> {
         let mut present = 0;
         for (i, (name, child)) in node.properties.iter().enumerate() {
             let rules = rules && child.rules_below;
-            if (!self.checks && !rules) || (self.prune && !child.transition_below) {
+            if (!C && !rules) || (P && !child.transition_below) {
                 continue;
             }
             let v = o.cel_field(name);
-            if self.checks {
+            if C {
                 if matches!(v, ViewRef::Absent) {
                     if self.bounds(node)?.required.contains(&i) {
                         return Err(Stop::Check);
@@ -429,12 +439,12 @@ impl Walk<'_> {
             };
             self.node(child, v, old, Some((o, node, name)))?;
         }
-        if !self.checks {
+        if !C {
             return Ok(());
         }
         let b = self.bounds(node)?;
         let mut undeclared = None;
-        if !self.prune {
+        if !P {
             // Serialized fields the schema does not declare (a resource's `apiVersion`, `kind`
             // and `metadata` where the tree has none) count, and are checked no further, as
             // in the serde pass; beside `additionalProperties` they are its to judge.
@@ -499,7 +509,7 @@ impl Walk<'_> {
         let len = l.cel_len();
         // An old value is checked for the bounds transition rules' costs assume, which its
         // items' uniqueness is not (and the apiserver does not check again).
-        let unique = checks && !self.prune && !matches!(node.list_kind, ListKind::Plain);
+        let unique = checks && !P && !matches!(node.list_kind, ListKind::Plain);
         let mut stack = [0u64; STACK_HASHES];
         let mut heap = Vec::new();
         if unique && len > STACK_HASHES {
@@ -574,11 +584,11 @@ impl Walk<'_> {
         ) {
             return Ok(false);
         }
-        let rules = node.rules_below && self.rules;
+        let rules = R && node.rules_below;
         if rules && (node.transition || self.tree.nodes.values_needed(node)) {
             return Ok(false);
         }
-        if self.checks && !Self::scalar_ok(self.bounds(node)?, node, v) {
+        if C && !Self::scalar_ok(self.bounds(node)?, v) {
             return Err(Stop::Check);
         }
         if rules {
@@ -590,14 +600,12 @@ impl Walk<'_> {
     /// [`Walk::check`] of a scalar, given its node's bounds: inline in the walk of a struct's
     /// fields, where most values are scalars.
     #[inline(always)]
-    fn scalar_ok(b: &Bounds, node: &SchemaNode, v: ViewRef<'_>) -> bool {
+    fn scalar_ok(b: &Bounds, v: ViewRef<'_>) -> bool {
         match v {
-            ViewRef::Bool(x) => b.fits(node, Kind::Bool) && b.bool_ok(x),
-            ViewRef::Int(i) => b.fits(node, Kind::Int) && b.number_ok(Some(i), i as f64),
-            ViewRef::Double(d) => {
-                b.fits(node, Kind::Float) && d.is_finite() && b.number_ok(None, d)
-            }
-            ViewRef::Str(s) => b.fits(node, Kind::Str) && b.string_ok(s),
+            ViewRef::Bool(x) => b.fits(Kind::Bool) && b.bool_ok(x),
+            ViewRef::Int(i) => b.fits(Kind::Int) && b.number_ok(Some(i), i as f64),
+            ViewRef::Double(d) => b.fits(Kind::Float) && d.is_finite() && b.number_ok(None, d),
+            ViewRef::Str(s) => b.fits(Kind::Str) && b.string_ok(s),
             _ => false,
         }
     }
@@ -610,22 +618,22 @@ impl Walk<'_> {
         Ok(match v {
             // A property's absence is its object's to judge.
             ViewRef::Absent => false,
-            ViewRef::Null => b.fits(node, Kind::Null),
+            ViewRef::Null => b.fits(Kind::Null),
             ViewRef::Bool(_) | ViewRef::Int(_) | ViewRef::Double(_) | ViewRef::Str(_) => {
-                Self::scalar_ok(b, node, v)
+                Self::scalar_ok(b, v)
             }
             ViewRef::Obj(_) => {
-                b.fits(node, Kind::Object)
+                b.fits(Kind::Object)
                     && (!node.properties.is_empty() || node.additional_properties.is_none())
             }
             ViewRef::Map(m) => {
-                b.fits(node, Kind::Object)
+                b.fits(Kind::Object)
                     && node.properties.is_empty()
                     && node.additional_properties.is_some()
                     && b.properties_ok(m.cel_len())
             }
             ViewRef::List(l) => {
-                b.fits(node, Kind::List)
+                b.fits(Kind::List)
                     && b.items_ok(l.cel_len())
                     && match &node.list_kind {
                         ListKind::Map(keys) => keys.len() <= MAX_HASHED_KEYS,

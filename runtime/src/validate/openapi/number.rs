@@ -57,29 +57,62 @@ pub(crate) fn fits_type(n: &Json, ty: Option<&str>, format: Option<&str>) -> boo
 
 /// [`fits_type`] of a value given as its `i64` and its `f64` (each when it is one), so that a
 /// number needs no JSON value.
-pub(crate) fn number_fits_type(
+fn number_fits_type(
     int: Option<i64>,
     float: Option<f64>,
     ty: Option<&str>,
     format: Option<&str>,
 ) -> bool {
-    match (ty, format) {
-        (Some("integer"), format) => match int {
-            Some(i) => format != Some("int32") || i32::try_from(i).is_ok(),
-            // A float's text (`strconv.FormatFloat(f, 'f', -1, 64)`) parses as an integer only
-            // when it has no fraction and fits.
-            None => float.is_some_and(|f| {
-                let integral = f.is_finite() && f.fract() == 0.0;
-                let range = if format == Some("int32") {
-                    f64::from(i32::MIN)..=f64::from(i32::MAX)
-                } else {
-                    -9_223_372_036_854_775_808.0..=9_223_372_036_854_775_807.0
-                };
-                integral && range.contains(&f) && f < 9_223_372_036_854_775_808.0
-            }),
-        },
-        (Some("number"), Some("float")) => float.is_some_and(|f| f.abs() <= f64::from(f32::MAX)),
-        _ => true,
+    NumberRange::of(ty, format).fits(int, float)
+}
+
+/// The range a node's type and format keep numbers in ([`number_fits_type`]), read from them
+/// once (the typed fast path keeps it beside each node).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NumberRange {
+    /// `type: integer`: an `int64`.
+    Integer,
+    /// `type: integer`, `format: int32`.
+    Int32,
+    /// `type: number`, `format: float`.
+    Float32,
+    /// Any number.
+    Any,
+}
+
+impl NumberRange {
+    /// The range of a node of type `ty` and format `format`.
+    pub(crate) fn of(ty: Option<&str>, format: Option<&str>) -> NumberRange {
+        match (ty, format) {
+            (Some("integer"), Some("int32")) => NumberRange::Int32,
+            (Some("integer"), _) => NumberRange::Integer,
+            (Some("number"), Some("float")) => NumberRange::Float32,
+            _ => NumberRange::Any,
+        }
+    }
+
+    /// Whether a number given as its `i64` and its `f64` (each when it is one) is in range.
+    #[inline]
+    pub(crate) fn fits(self, int: Option<i64>, float: Option<f64>) -> bool {
+        let int32 = self == NumberRange::Int32;
+        match self {
+            NumberRange::Integer | NumberRange::Int32 => match int {
+                Some(i) => !int32 || i32::try_from(i).is_ok(),
+                // A float's text (`strconv.FormatFloat(f, 'f', -1, 64)`) parses as an integer
+                // only when it has no fraction and fits.
+                None => float.is_some_and(|f| {
+                    let integral = f.is_finite() && f.fract() == 0.0;
+                    let range = if int32 {
+                        f64::from(i32::MIN)..=f64::from(i32::MAX)
+                    } else {
+                        -9_223_372_036_854_775_808.0..=9_223_372_036_854_775_807.0
+                    };
+                    integral && range.contains(&f) && f < 9_223_372_036_854_775_808.0
+                }),
+            },
+            NumberRange::Float32 => float.is_some_and(|f| f.abs() <= f64::from(f32::MAX)),
+            NumberRange::Any => true,
+        }
     }
 }
 
