@@ -20,6 +20,25 @@ pub(super) fn key_tuple_step(tuple: u64, key: u64) -> u64 {
 /// Whether two of `hashes` (of set items or map-list key tuples) are equal, which the fast
 /// path takes as a repeated item (a collision only sends the object the JSON way).
 pub(super) fn hashes_repeat(hashes: &mut [u64]) -> bool {
+    // Up to 32 hashes go into an open-addressed table of 64 slots on the stack (half full
+    // at most, so a probe ends); a sort compares more.
+    const SLOTS: usize = 64;
+    if hashes.len() <= SLOTS / 2 {
+        let (mut slots, mut used) = ([0u64; SLOTS], 0u64);
+        for &h in hashes.iter() {
+            // The top bits of a Fibonacci hash (the item hashes' low bits can be alike).
+            let mut i = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize;
+            while used & (1 << i) != 0 {
+                if slots[i] == h {
+                    return true;
+                }
+                i = (i + 1) % SLOTS;
+            }
+            used |= 1 << i;
+            slots[i] = h;
+        }
+        return false;
+    }
     hashes.sort_unstable();
     hashes.windows(2).any(|w| w[0] == w[1])
 }
@@ -159,5 +178,34 @@ mod tests {
         );
         let mixed = [Value::Int(1), Value::Double(1.0), Value::string("1")];
         assert!(!has_duplicates(&mixed, scalar_hash, scalar_eq).unwrap());
+    }
+
+    /// Both ways of finding a repeat (the table up to 32 hashes, the sort beyond) find every
+    /// repeat and no other, among hashes that fall into the same slots too.
+    #[test]
+    fn hashes_repeat_finds_exactly_the_repeated_hashes() {
+        // Hashes whose Fibonacci hash is `i` all want slot 0, so the probes run along the
+        // table: `i` times the multiplier's inverse (modulo 2^64, by Newton's iteration).
+        const M: u64 = 0x9e37_79b9_7f4a_7c15;
+        let inverse = (0..6).fold(M, |x, _| {
+            x.wrapping_mul(2u64.wrapping_sub(M.wrapping_mul(x)))
+        });
+        assert_eq!(M.wrapping_mul(inverse), 1);
+        let same_slot = move |i: u64| i.wrapping_mul(inverse);
+        let spread = |i: u64| i.wrapping_mul(0x2545_f491_4f6c_dd1d);
+        for hash in [&same_slot as &dyn Fn(u64) -> u64, &spread] {
+            for n in 0..=40u64 {
+                let distinct: Vec<u64> = (0..n).map(hash).collect();
+                assert!(!hashes_repeat(&mut distinct.clone()), "{n} distinct");
+                for (i, j) in [(0, n), (n / 2, n), (n.saturating_sub(1), n)] {
+                    if n == 0 {
+                        continue;
+                    }
+                    let mut repeated = distinct.clone();
+                    repeated.insert(j as usize, distinct[i as usize]);
+                    assert!(hashes_repeat(&mut repeated), "{n} with item {i} again");
+                }
+            }
+        }
     }
 }
