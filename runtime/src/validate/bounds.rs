@@ -36,6 +36,9 @@ pub(crate) struct Bounds {
     /// No `enum`, `format`, length or `pattern`: every string passes [`Bounds::string_ok`]
     /// (most string fields).
     strings_unbounded: bool,
+    /// Only `maxLength` and `minLength`, if any: a string passes [`Bounds::string_ok`] when
+    /// its length does.
+    lengths_only: bool,
     /// No `enum` or number bound: a number passes [`Bounds::number_ok`] when it fits the
     /// type and format (most number fields).
     numbers_unbounded: bool,
@@ -197,6 +200,7 @@ impl Bounds {
             && l.max_length.is_none()
             && l.min_length.is_none()
             && pattern.is_none();
+        let lengths_only = l.enum_values.is_empty() && l.format.is_none() && pattern.is_none();
         let numbers_unbounded = l.enum_values.is_empty()
             && l.maximum.is_none()
             && l.minimum.is_none()
@@ -206,6 +210,7 @@ impl Bounds {
             ty: check.ty.clone(),
             unfit_bound,
             strings_unbounded,
+            lengths_only,
             numbers_unbounded,
             range: NumberRange::of(check.ty.as_deref(), l.format.as_deref()),
             kinds: 0,
@@ -290,12 +295,20 @@ impl Bounds {
         self.untyped(node) && node.preserve_unknown_fields
     }
 
-    /// Whether a string passes `enum`, `format`, lengths and `pattern`.
-    #[inline]
+    /// Whether a string passes `enum`, `format`, lengths and `pattern`: inline where there are
+    /// none or only lengths (most strings), out of line otherwise.
+    #[inline(always)]
     pub(crate) fn string_ok(&self, s: &str) -> bool {
-        if self.strings_unbounded {
-            return true;
+        match (self.strings_unbounded, self.lengths_only) {
+            (true, _) => true,
+            (false, true) => self.length_ok(s),
+            (false, false) => self.string_constraints_ok(s),
         }
+    }
+
+    /// [`Bounds::string_ok`] beyond lengths.
+    #[inline(never)]
+    fn string_constraints_ok(&self, s: &str) -> bool {
         if !self.limits.enum_values.is_empty()
             && !self
                 .limits
@@ -310,6 +323,12 @@ impl Bounds {
         {
             return false;
         }
+        self.length_ok(s) && self.pattern.as_ref().is_none_or(|re| re.is_match(s))
+    }
+
+    /// Whether a string passes `maxLength` and `minLength` (in code points).
+    #[inline(always)]
+    fn length_ok(&self, s: &str) -> bool {
         // A string has between len/4 and len code points: most lengths are settled without
         // counting them.
         let bytes = s.len() as u64;
@@ -318,21 +337,31 @@ impl Bounds {
                 .limits
                 .min_length
                 .is_none_or(|m| bytes.div_ceil(4) >= m);
-        if !settled {
-            let runes = s.chars().count() as u64;
-            if self.limits.max_length.is_some_and(|m| runes > m)
-                || self.limits.min_length.is_some_and(|m| runes < m)
-            {
-                return false;
-            }
-        }
-        self.pattern.as_ref().is_none_or(|re| re.is_match(s))
+        settled || self.runes_ok(s)
+    }
+
+    /// [`Bounds::length_ok`] where the bytes leave it open: the code points counted.
+    #[inline(never)]
+    fn runes_ok(&self, s: &str) -> bool {
+        let runes = s.chars().count() as u64;
+        self.limits.max_length.is_none_or(|m| runes <= m)
+            && self.limits.min_length.is_none_or(|m| runes >= m)
     }
 
     /// Whether an integer (`int`) or a float (`float`, with `int: None`) passes `enum` and the
-    /// number bounds.
-    #[inline]
+    /// number bounds: inline where there are none (most numbers), out of line otherwise.
+    #[inline(always)]
     pub(crate) fn number_ok(&self, int: Option<i64>, v: f64) -> bool {
+        // A value that does not fit the type and format is an error of its own.
+        match self.numbers_unbounded {
+            true => self.range.fits(int, Some(v)),
+            false => self.number_constraints_ok(int, v),
+        }
+    }
+
+    /// [`Bounds::number_ok`] with an `enum` or bounds.
+    #[inline(never)]
+    fn number_constraints_ok(&self, int: Option<i64>, v: f64) -> bool {
         if !self.limits.enum_values.is_empty()
             && !self
                 .limits
@@ -343,9 +372,6 @@ impl Bounds {
             return false;
         }
         // A value or bound that does not fit the type and format is an error of its own.
-        if self.numbers_unbounded {
-            return self.range.fits(int, Some(v));
-        }
         if self.unfit_bound || !self.range.fits(int, Some(v)) {
             return false;
         }
