@@ -52,22 +52,11 @@ impl Bound {
 /// the apiserver drops every other number format from the schema before validating, see
 /// apiextensions-apiserver's `pkg/apiserver/validation/formats.go`).
 pub(crate) fn fits_type(n: &Json, ty: Option<&str>, format: Option<&str>) -> bool {
-    number_fits_type(n.as_i64(), n.as_f64(), ty, format)
+    NumberRange::of(ty, format).fits(n.as_i64(), n.as_f64())
 }
 
-/// [`fits_type`] of a value given as its `i64` and its `f64` (each when it is one), so that a
-/// number needs no JSON value.
-fn number_fits_type(
-    int: Option<i64>,
-    float: Option<f64>,
-    ty: Option<&str>,
-    format: Option<&str>,
-) -> bool {
-    NumberRange::of(ty, format).fits(int, float)
-}
-
-/// The range a node's type and format keep numbers in ([`number_fits_type`]), read from them
-/// once (the typed fast path keeps it beside each node).
+/// The range a node's type and format keep numbers in ([`fits_type`]), read from them once
+/// (the typed fast path keeps it beside each node).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NumberRange {
     /// `type: integer`: an `int64`.
