@@ -104,6 +104,9 @@ pub struct SchemaNode {
     pub preserve_unknown_fields: bool,
     /// `x-kubernetes-embedded-resource`.
     pub embedded_resource: bool,
+    /// None of the three above: the node's value converts to CEL by its type alone (what the
+    /// views answer for, read once per node instead of per value).
+    pub(crate) plain: bool,
     /// Declared properties (flattened ones merged), in declaration order.
     pub properties: Vec<(Arc<str>, SchemaNode)>,
     /// `items`.
@@ -190,6 +193,9 @@ impl SchemaNode {
             int_or_string: schema.int_or_string,
             preserve_unknown_fields: schema.preserve_unknown_fields,
             embedded_resource: schema.embedded_resource,
+            plain: !(schema.int_or_string
+                || schema.preserve_unknown_fields
+                || schema.embedded_resource),
             properties,
             items: schema
                 .items

@@ -349,7 +349,7 @@ fn lib(callee: &super::ir::Callee, args: &[usize]) -> Option<VOp> {
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
 pub(crate) fn lift<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<Option<V<'a>>> {
-    if node.int_or_string || node.preserve_unknown_fields || node.embedded_resource {
+    if !node.plain {
         return None;
     }
     Some(Some(match (view, node.ty) {
