@@ -86,9 +86,9 @@ pub(super) fn methods(
         };
         let this = match &w.property {
             None => quote!(__r::this(#p::ViewRef::Obj(self), __cel_node)),
+            // A field's rule runs on the field's node.
             Some(name) => {
-                let k = code.site();
-                quote!(__r::present(__r::own(__cel_node, #name, __cel_sites, #k, <Self as #p::ObjView>::cel_field(self, #name))))
+                quote!(__r::this(<Self as #p::ObjView>::cel_field(self, #name), __cel_node))
             }
         };
         statics.append(&mut code.statics);

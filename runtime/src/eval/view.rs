@@ -89,9 +89,10 @@ pub trait ObjView {
     fn cel_rules(&self) -> &'static [RuleAt] {
         &[]
     }
-    /// Rule `i` of [`ObjView::cel_rules`] on `self`, whose node is `node`: its result where
-    /// the viewed interpreter would give one, `None` where it would not answer.
-    /// `sites` are the memos of its read sites.
+    /// Rule `i` of [`ObjView::cel_rules`] on `self`: its result where the viewed interpreter
+    /// would give one, `None` where it would not answer. `node` is the node the rule is on:
+    /// `self`'s for its own rules, the field's for a field's. `sites` are the memos of its
+    /// read sites.
     fn cel_rule(&self, i: usize, node: &crate::tree::SchemaNode, sites: &Sites) -> Option<bool> {
         let _ = (i, node, sites);
         None

@@ -25,7 +25,8 @@ fn child<'n>(node: &'n SchemaNode, name: &str, sites: &Sites, k: usize) -> Optio
     }
 }
 
-/// `self`: the struct `view` of `node` (its rules run where it is present).
+/// `self`: `view`, the value of `node` (a struct, or the field a field's rule is on; rules run
+/// where it is present).
 #[inline(always)]
 pub fn this<'a>(view: ViewRef<'a>, node: &'a SchemaNode) -> Option<V<'a>> {
     viewed::present(view, node)
@@ -189,9 +190,9 @@ pub fn matches<'a>(re: &Pattern, pattern: &str, s: V<'a>) -> Option<V<'a>> {
     }
 }
 
-/// Runs the derive's code for the rule `rule` (planned as `viewed`) on the struct `o` of
-/// `node`, written on the struct (`property` `None`) or on its field `property`: `None` when
-/// `o`'s type has no code for that rule, or the code does not answer.
+/// Runs the derive's code for the rule `rule` (planned as `viewed`) of `node`, written on the
+/// struct `o` (`property` `None`, `node` is `o`'s) or on its field `property` (`node` is the
+/// field's): `None` when `o`'s type has no code for that rule, or the code does not answer.
 ///
 /// The entry found is remembered in `viewed` by address: an address within `o`'s own table
 /// is an entry of that table, so the index it gives runs `o`'s code for that text; a table

@@ -120,9 +120,9 @@ impl<'n, const C: bool, const R: bool, const P: bool> Walk<'n, C, R, P> {
     }
 }
 
-/// The struct a node's value is a field of, its node and the field's name: where the derive's
-/// code for a rule written on the field is found.
-type Parent<'v> = Option<(&'v dyn ObjView, &'v SchemaNode, &'v str)>;
+/// The struct a node's value is a field of, and the field's name: where the derive's code for
+/// a rule written on the field is found.
+type Parent<'v> = Option<(&'v dyn ObjView, &'v str)>;
 
 /// The most items whose hashes a list-type check keeps on the stack.
 const STACK_HASHES: usize = 32;
@@ -256,7 +256,7 @@ impl<const C: bool, const R: bool, const P: bool> Walk<'_, C, R, P> {
                 let derived = match (transition, new, parent) {
                     (true, ..) => None,
                     (false, ViewRef::Obj(o), _) => bind(viewed, &rule.rule, o, node, None),
-                    (false, _, Some((o, at, name))) => bind(viewed, &rule.rule, o, at, Some(name)),
+                    (false, _, Some((o, name))) => bind(viewed, &rule.rule, o, node, Some(name)),
                     _ => None,
                 };
                 let verdict = match derived {
@@ -429,7 +429,7 @@ impl<const C: bool, const R: bool, const P: bool> Walk<'_, C, R, P> {
                 }
                 present += 1;
             }
-            if self.leaf(child, v, Some((o, node, name)))? {
+            if self.leaf(child, v, Some((o, name)))? {
                 continue;
             }
             let old = match old {
@@ -437,7 +437,7 @@ impl<const C: bool, const R: bool, const P: bool> Walk<'_, C, R, P> {
                 Some(_) if rules => return Err(Miss::Unviewable.into()),
                 _ => None,
             };
-            self.node(child, v, old, Some((o, node, name)))?;
+            self.node(child, v, old, Some((o, name)))?;
         }
         if !C {
             return Ok(());
