@@ -23,6 +23,19 @@ pub(crate) enum Kind {
     Object,
 }
 
+impl Kind {
+    /// Every kind, in order.
+    const ALL: [Kind; 7] = [
+        Kind::Null,
+        Kind::Bool,
+        Kind::Int,
+        Kind::Float,
+        Kind::Str,
+        Kind::List,
+        Kind::Object,
+    ];
+}
+
 /// The constraints of one schema node as the typed fast path reads them (a copy of the node's
 /// [`Check`] without its children, attached to the [`SchemaNode`] of the same place, in the side table). The fast
 /// path only answers "nothing to report": every predicate here is true only where [`validate`]
@@ -222,18 +235,10 @@ impl Bounds {
             decoded: Decoded::default(),
             composed,
         };
-        bounds.kinds = [
-            Kind::Null,
-            Kind::Bool,
-            Kind::Int,
-            Kind::Float,
-            Kind::Str,
-            Kind::List,
-            Kind::Object,
-        ]
-        .into_iter()
-        .filter(|&k| bounds.takes(node, k))
-        .fold(0, |kinds, k| kinds | 1 << k as u8);
+        bounds.kinds = Kind::ALL
+            .into_iter()
+            .filter(|&k| bounds.takes(node, k))
+            .fold(0, |kinds, k| kinds | 1 << k as u8);
         Some(bounds)
     }
 

@@ -175,12 +175,12 @@ impl<const C: bool, const R: bool, const P: bool> Walk<'_, C, R, P> {
         parent: Parent<'_>,
     ) -> Result<(), Stop> {
         let built = self.checked_value(node, new, old.is_some())?;
-        // Only the entries' rules are left where serde checked the subtree.
-        match (built.is_some(), P && node.transition) {
-            (false, false) => self.entries(node, new, old)?,
-            (false, true) => self.in_mode::<C, false>(|w| w.entries(node, new, old))?,
-            (true, false) => self.in_mode::<false, P>(|w| w.entries(node, new, old))?,
-            (true, true) => self.in_mode::<false, false>(|w| w.entries(node, new, old))?,
+        // Only the entries' rules are left where serde checked the subtree. (This walk runs
+        // the rules, so it does not prune: only the old object's walk prunes, without rules.)
+        debug_assert!(R && !P);
+        match built.is_some() {
+            true => self.in_mode::<false, P>(|w| w.entries(node, new, old))?,
+            false => self.entries(node, new, old)?,
         }
         self.rules(node, new, old, built, parent)?;
         Ok(())
