@@ -32,6 +32,8 @@ use serde_json::{Value, json};
 mod handwritten;
 #[path = "workload/pod.rs"]
 mod pod;
+#[path = "workload/second.rs"]
+mod second;
 
 /// The system allocator, counting allocations only while [`measure`] runs (the timings are of
 /// the plain system allocator).
@@ -623,6 +625,79 @@ fn bench_pod(c: &mut Criterion) {
     g.finish();
 }
 
+/// The second workload ([`second`]): the same verdicts from crd-cel's typed and manifest paths
+/// and kube-rs on its objects, then crd-cel's typed path beside kube's `validate_cel()`.
+fn bench_second(c: &mut Criterion) {
+    use crd_cel::CelValidate;
+    use kube::CustomResourceExt;
+    let crd = serde_json::to_value(second::crdcel::Pipeline::crd()).expect("CRD serializes");
+    let manifest = crd_cel::Validator::from_crd(&crd, None).expect("manifest");
+    let counts = |new: &Value, old: Option<&Value>| -> [usize; 3] {
+        let c: second::crdcel::Pipeline = serde_json::from_value(new.clone()).expect("object");
+        let k: second::kubers::Pipeline = serde_json::from_value(new.clone()).expect("object");
+        let (typed, kube) = match old {
+            None => (c.validate(), k.validate_cel()),
+            Some(old) => {
+                let co: second::crdcel::Pipeline =
+                    serde_json::from_value(old.clone()).expect("old");
+                let ko: second::kubers::Pipeline =
+                    serde_json::from_value(old.clone()).expect("old");
+                (c.validate_update(&co), k.validate_cel_update(&ko))
+            }
+        };
+        let by_manifest = manifest.validate(new, old, &crd_cel::Options::default());
+        [
+            typed.err().map_or(0, |e| e.errors.len()),
+            by_manifest.errors.errors.len(),
+            kube.err().map_or(0, |e| e.len()),
+        ]
+    };
+    let (new, old) = (second::object(0), second::object(5));
+    println!("second workload (errors from: crd-cel, crd-cel manifest, kube validate_cel):");
+    for (name, new, old, want) in [
+        ("create, valid", &new, None, 0),
+        ("update, valid", &new, Some(&old), 0),
+        ("create, every rule fails", &second::all_failing(), None, 68),
+        (
+            "update, every rule fails",
+            &second::all_failing(),
+            Some(&new),
+            69,
+        ),
+    ] {
+        let got = counts(new, old);
+        println!("  {name:<28} {got:?} (expected {want} each)");
+        assert!(
+            got.iter().all(|c| *c == want),
+            "{name}: the implementations disagree: {got:?}, expected {want} each"
+        );
+    }
+    let c_new: second::crdcel::Pipeline = serde_json::from_value(new.clone()).expect("object");
+    let c_old: second::crdcel::Pipeline = serde_json::from_value(old.clone()).expect("object");
+    let k_new: second::kubers::Pipeline = serde_json::from_value(new).expect("object");
+    let k_old: second::kubers::Pipeline = serde_json::from_value(old).expect("object");
+    let mut g = c.benchmark_group("second-create");
+    g.bench_function("crd-cel", |b| {
+        b.iter(|| black_box(&c_new).validate().is_ok())
+    });
+    g.bench_function("kube-validate_cel", |b| {
+        b.iter(|| black_box(&k_new).validate_cel().is_ok())
+    });
+    g.finish();
+    let mut g = c.benchmark_group("second-update");
+    g.bench_function("crd-cel", |b| {
+        b.iter(|| black_box(&c_new).validate_update(black_box(&c_old)).is_ok())
+    });
+    g.bench_function("kube-validate_cel", |b| {
+        b.iter(|| {
+            black_box(&k_new)
+                .validate_cel_update(black_box(&k_old))
+                .is_ok()
+        })
+    });
+    g.finish();
+}
+
 fn bench_stages(c: &mut Criterion) {
     use crd_cel::CelSchema;
     use crd_cel::eval::SchemaNode;
@@ -822,6 +897,19 @@ fn print_ratios(allocations: &[(&str, &str, f64, f64)]) {
             );
         }
     }
+    for group in ["second-create", "second-update"] {
+        if let (Some((typed, _)), Some((kube, _))) = (
+            estimate(group, "crd-cel"),
+            estimate(group, "kube-validate_cel"),
+        ) {
+            println!(
+                "  {group}: crd-cel's typed path {:.2} us, kube's validate_cel() {:.0} us: {:.0}x",
+                typed / 1e3,
+                kube / 1e3,
+                kube / typed
+            );
+        }
+    }
     let stage = |id| estimate("stages", id).map(|(median, _)| median / 1e3);
     if let (Some(ser), Some(conv), Some(eval), Some((manifest, _))) = (
         stage("serialize"),
@@ -849,6 +937,25 @@ fn main() {
         assert!(o.crd.validate().is_ok());
         for _ in 0..n {
             black_box(black_box(&o.crd).validate().is_ok());
+        }
+        return;
+    }
+    // `WORKLOAD_PROFILE_SECOND=create|update:N`: only N typed calls on the second workload.
+    if let Some((which, n)) = std::env::var("WORKLOAD_PROFILE_SECOND").ok().and_then(|v| {
+        let (which, n) = v.split_once(':')?;
+        Some((which.to_owned(), n.parse::<u64>().ok()?))
+    }) {
+        use crd_cel::CelValidate;
+        let new: second::crdcel::Pipeline =
+            serde_json::from_value(second::object(0)).expect("object");
+        let old: second::crdcel::Pipeline =
+            serde_json::from_value(second::object(5)).expect("object");
+        assert!(new.validate().is_ok() && new.validate_update(&old).is_ok());
+        for _ in 0..n {
+            match which.as_str() {
+                "update" => black_box(black_box(&new).validate_update(black_box(&old)).is_ok()),
+                _ => black_box(black_box(&new).validate().is_ok()),
+            };
         }
         return;
     }
@@ -883,6 +990,7 @@ fn main() {
     bench(&mut c);
     bench_stages(&mut c);
     bench_pod(&mut c);
+    bench_second(&mut c);
     c.final_summary();
     print_ratios(&allocations);
 }
