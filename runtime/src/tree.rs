@@ -135,6 +135,10 @@ pub struct SchemaNode {
     /// Whether this node or a descendant has a rule that reads `oldSelf`: on update, only
     /// these parts of the old object are needed.
     pub(crate) transition_below: bool,
+    /// On a node with transition rules: the properties (indices into `properties`) they read
+    /// of `oldSelf`, the only parts of an old value the typed fast path checks against the
+    /// schema's bounds there (`None`: the whole value, or not a node with rules that read it).
+    pub(crate) old_reads: Option<Vec<usize>>,
     /// What the rules of this node and of its ancestors read of its value, so that conversions
     /// build only that ([`SchemaNode::plan_reads`]; `None`: nothing, or not planned).
     pub(crate) reads: Option<Reads>,
@@ -218,6 +222,7 @@ impl SchemaNode {
             rules_in_children: false,
             transition: false,
             transition_below: false,
+            old_reads: None,
             reads: None,
         };
         *next += 1;

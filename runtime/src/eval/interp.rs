@@ -54,6 +54,8 @@ pub struct Program {
     buffers: bool,
     /// What the expression reads of `self`.
     self_need: Need,
+    /// What the expression reads of `oldSelf`.
+    old_self_need: Need,
 }
 
 /// The result of one evaluation.
@@ -85,6 +87,7 @@ impl Program {
             slots: p.slots,
             uses_old_self: p.uses_old_self,
             self_need: reads::self_need(ast),
+            old_self_need: reads::old_self_need(ast),
         })
     }
 
@@ -92,6 +95,12 @@ impl Program {
     /// (rules that select fields, or iterate a list and select fields of its items).
     pub fn self_need(&self) -> &Need {
         &self.self_need
+    }
+
+    /// What the expression reads of `oldSelf`, as [`Program::self_need`] says of `self`: the
+    /// typed fast path checks only that of an old value against the schema's bounds.
+    pub fn old_self_need(&self) -> &Need {
+        &self.old_self_need
     }
 
     /// Parses and plans `source` (already checked against its schema).

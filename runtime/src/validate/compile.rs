@@ -12,7 +12,7 @@ use super::bounds::{Bounds, Decoded};
 use super::openapi::Check;
 use crate::check::{CheckError, Node, Target, check_parsed};
 use crate::eval::interp::{Need, Program, ViewProgram};
-use crate::model::{Reason, Schema};
+use crate::model::{Reason, Schema, Type};
 use crate::syntax::{SyntaxError, parse_ast};
 use crate::tree::SchemaNode;
 use crd_cel_core::ast::AstBuf;
@@ -125,6 +125,33 @@ pub(crate) struct NodeData {
     values: std::sync::atomic::AtomicBool,
 }
 
+/// The properties of `node` its rules read of `oldSelf`, when they only select its declared
+/// fields (see [`SchemaNode::old_reads`]).
+fn old_reads(node: &SchemaNode, rules: &[CompiledRule]) -> Option<Vec<usize>> {
+    if node.ty != Type::Object
+        || node.properties.is_empty()
+        || node.additional_properties.is_some()
+        || node.embedded_resource
+    {
+        return None;
+    }
+    let mut need = Need::Fields(Vec::new());
+    for p in rules.iter().flat_map(CompiledRule::programs) {
+        need = need.merge(p.as_ref().ok()?.old_self_need().clone());
+    }
+    let Need::Fields(fields) = need else {
+        return None;
+    };
+    fields
+        .iter()
+        .map(|(name, _)| {
+            node.properties
+                .iter()
+                .position(|(p, _)| crate::tree::name_eq(p, name))
+        })
+        .collect()
+}
+
 /// The side table of a tree: one [`NodeData`] per node, indexed by [`SchemaNode::id`].
 #[derive(Debug, Default)]
 pub(crate) struct Nodes(Vec<NodeData>);
@@ -148,6 +175,9 @@ impl Nodes {
                     .collect();
                 node.has_rules = !rules.is_empty();
                 node.transition = rules.iter().any(CompiledRule::reads_old_self);
+                if node.transition && !resource {
+                    node.old_reads = old_reads(node, &rules);
+                }
                 debug_assert_eq!(table.len(), node.id, "nodes are visited in id order");
                 table.push(NodeData {
                     rules,

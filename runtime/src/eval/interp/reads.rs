@@ -9,6 +9,17 @@ pub use crate::tree::Need;
 /// the answer can only over-approximate what evaluation reads; anything but a field selection
 /// (`has()` included) or a comprehension range reads the whole value.
 pub(super) fn self_need(ast: &Ast<'_>) -> Need {
+    need_of(ast, b"self")
+}
+
+/// What the expression reads of `oldSelf`, as [`self_need`] reads `self` (an optional
+/// `oldSelf` is read whole: its `value()` or `?.` is no field selection).
+pub(super) fn old_self_need(ast: &Ast<'_>) -> Need {
+    need_of(ast, b"oldSelf")
+}
+
+/// What the expression reads of the variable `var`.
+fn need_of(ast: &Ast<'_>, var: &[u8]) -> Need {
     let n = ast.len();
     let parent = ast.parents();
     fn usage(ast: &Ast<'_>, parent: &[Option<u32>], i: u32, depth: u32) -> Need {
@@ -58,7 +69,7 @@ pub(super) fn self_need(ast: &Ast<'_>) -> Need {
     }
     let mut need = Need::Fields(Vec::new());
     for i in 0..n as u32 {
-        if matches!(ast.node(i).expr, Expr::Ident(s) if ast.str(s) == b"self") {
+        if matches!(ast.node(i).expr, Expr::Ident(s) if ast.str(s) == var) {
             need = need.merge(usage(ast, &parent, i, 0));
         }
     }

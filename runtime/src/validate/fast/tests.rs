@@ -364,6 +364,23 @@ fn a_rule_that_uses_self_whole_sees_every_field() {
         let p = crate::eval::interp::Program::compile(rule).unwrap();
         assert_eq!(p.self_need(), &need, "{rule}");
     }
+    // `oldSelf` is read the same way; an optional one is read whole.
+    for (rule, need) in [
+        (
+            "self.a == oldSelf.a && !has(oldSelf.b)",
+            f(vec![("a", Whole), ("b", Whole)]),
+        ),
+        (
+            "oldSelf.x.all(i, i.k == 1)",
+            f(vec![("x", Items(Box::new(f(vec![("k", Whole)]))))]),
+        ),
+        ("self == oldSelf", Whole),
+        ("oldSelf.value().a == self.a", Whole),
+        ("self.a == 1", f(vec![])),
+    ] {
+        let p = crate::eval::interp::Program::compile(rule).unwrap();
+        assert_eq!(p.old_self_need(), &need, "{rule}");
+    }
     let props = [Property {
         name: "spec",
         required: true,
@@ -779,4 +796,81 @@ fn enum_variants_and_keys_are_built_as_their_json() {
         .expect("built");
     assert!(same(&got, &want), "{json}\nfast: {got:?}\njson: {want:?}");
     assert!(v.fast_valid(&o, None, OPAQUE));
+}
+
+const SHORT: Schema<'static> = Schema {
+    max_length: Some(3),
+    ..Schema::of(Type::String)
+};
+const PAIR_PROPS: [Property<'static>; 2] = [
+    Property {
+        name: "a",
+        required: true,
+        schema: &SHORT,
+    },
+    Property {
+        name: "b",
+        required: true,
+        schema: &SHORT,
+    },
+];
+const READS_A: [Rule<'static>; 1] = [Rule::new("self.a == oldSelf.a")];
+const READS_WHOLE: [Rule<'static>; 1] = [Rule::new("self == oldSelf")];
+const PAIR_READS_A: Schema<'static> = Schema {
+    properties: &PAIR_PROPS,
+    validations: Rules::new(&READS_A),
+    ..Schema::of(Type::Object)
+};
+const PAIR_READS_WHOLE: Schema<'static> = Schema {
+    properties: &PAIR_PROPS,
+    validations: Rules::new(&READS_WHOLE),
+    ..Schema::of(Type::Object)
+};
+
+/// Two strings, viewed in place.
+struct Pair(&'static str, &'static str);
+
+impl crate::eval::view::ObjView for Pair {
+    fn cel_field(&self, name: &str) -> crate::eval::view::ViewRef<'_> {
+        use crate::eval::view::ViewRef;
+        match name {
+            "a" => ViewRef::Str(self.0),
+            "b" => ViewRef::Str(self.1),
+            _ => ViewRef::Absent,
+        }
+    }
+    fn cel_count(&self) -> usize {
+        2
+    }
+    fn cel_serde(&self) -> Option<&dyn crate::eval::view::SerValue> {
+        None
+    }
+}
+
+/// An old value is checked against the schema's bounds where its node's transition rules read
+/// it (the cost they are charged on views assumes those bounds), and only there: a field they
+/// do not select may be past its bounds (an old object may predate one) without sending the
+/// update the value-building way.
+#[test]
+fn an_old_value_is_checked_where_transition_rules_read_it() {
+    let within = |schema: &Schema<'static>, old: &Pair| {
+        let v = Validator::from_model(schema, false);
+        let tree = viewed::Tree {
+            nodes: &v.nodes,
+            root: &v.root,
+            resource_root: false,
+            minor: v.kubernetes_minor,
+        };
+        viewed::old_within_bounds(tree, crate::eval::view::ViewRef::Obj(old))
+    };
+    let (ok, long_a, long_b) = (Pair("x", "y"), Pair("long", "y"), Pair("x", "long"));
+    assert!(within(&PAIR_READS_A, &ok));
+    assert!(!within(&PAIR_READS_A, &long_a), "the field the rule reads");
+    assert!(
+        within(&PAIR_READS_A, &long_b),
+        "a field the rule does not read"
+    );
+    assert!(within(&PAIR_READS_WHOLE, &ok));
+    assert!(!within(&PAIR_READS_WHOLE, &long_a));
+    assert!(!within(&PAIR_READS_WHOLE, &long_b), "`oldSelf` read whole");
 }

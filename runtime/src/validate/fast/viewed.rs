@@ -151,8 +151,10 @@ impl<const C: bool, const R: bool, const P: bool> Walk<'_, C, R, P> {
         // The entries first, so that a rule runs on a value whose every check has passed: the
         // estimated cost it is charged assumes the schema's bounds, and a comprehension over a
         // list far longer than its maxItems would take as long as the list makes it. Below a
-        // transition rule's node, everything is checked.
-        match P && node.transition {
+        // transition rule's node, everything its transition rules read of `oldSelf` is
+        // checked ([`Walk::object`] takes the fields they select).
+        match P && node.transition && !(node.old_reads.is_some() && matches!(new, ViewRef::Obj(_)))
+        {
             true => self.in_mode::<C, false>(|w| w.entries(node, new, old))?,
             false => self.entries(node, new, old)?,
         }
@@ -414,9 +416,16 @@ impl<const C: bool, const R: bool, const P: bool> Walk<'_, C, R, P> {
         rules: bool,
     ) -> Result<(), Stop> {
         let mut present = 0;
+        // An old object whose transition rules select some of its fields: those are checked
+        // whole, and the walk goes on pruned into the others.
+        let old_reads = match P && node.transition {
+            true => node.old_reads.as_deref(),
+            false => None,
+        };
         for (i, (name, child)) in node.properties.iter().enumerate() {
             let rules = rules && child.rules_below;
-            if (!C && !rules) || (P && !child.transition_below) {
+            let read = old_reads.is_some_and(|r| r.contains(&i));
+            if (!C && !rules) || (P && !child.transition_below && !read) {
                 continue;
             }
             let v = o.cel_field(name);
@@ -437,7 +446,10 @@ impl<const C: bool, const R: bool, const P: bool> Walk<'_, C, R, P> {
                 Some(_) if rules => return Err(Miss::Unviewable.into()),
                 _ => None,
             };
-            self.node(child, v, old, Some((o, name)))?;
+            match P && read {
+                true => self.in_mode::<C, false>(|w| w.node(child, v, old, Some((o, name))))?,
+                false => self.node(child, v, old, Some((o, name)))?,
+            }
         }
         if !C {
             return Ok(());
