@@ -109,7 +109,7 @@ const FORMAT: P = P::Opaque(Opaque::Format);
 /// on values read in place), by the name the checker resolves: the derive writes a rule as
 /// Rust only when each call it makes is one of these (the runtime's `F` lists them in this
 /// order).
-pub const VIEWED_FUNCTIONS: [&str; 16] = [
+pub const VIEWED_FUNCTIONS: [&str; 17] = [
     "size",
     "!_",
     "-_",
@@ -126,6 +126,7 @@ pub const VIEWED_FUNCTIONS: [&str; 16] = [
     "startsWith",
     "endsWith",
     "@in",
+    "duration",
 ];
 
 /// Every function the CRD environment declares at any version (filter with

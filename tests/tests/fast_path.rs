@@ -758,7 +758,8 @@ fn a_generated_schemas_defaults_are_seen_by_the_typed_path() {
 /// Rules written as Rust by the derive on the edges of CEL's semantics: int overflow and
 /// division by zero (errors), `||`/`&&` absorbing an error on the other side, `has()` of a
 /// field serde skips, sizes in code points, string ordering by bytes, a uint, comparisons of
-/// doubles with NaN out of the way, `in` on a list and a map, `exists_one`, `?:`, a missing
+/// doubles with NaN out of the way, `in` on a list, a list of literals and a map, `exists_one`,
+/// durations (invalid ones, and past an int64 of nanoseconds, are errors), `?:`, a missing
 /// map key (an error), and a regex over Unicode.
 #[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
 #[cel(rule = "self.a + self.b > 0 || self.a < 0")]
@@ -772,6 +773,10 @@ fn a_generated_schemas_defaults_are_seen_by_the_typed_path() {
 #[cel(rule = "self.labels.all(k, k.size() < 3 && self.labels[k] != 'x')")]
 #[cel(rule = "self.word.matches('^[a-zé]+$') || self.word.endsWith('!')")]
 #[cel(rule = "self.word.contains('ß') == (size(self.word) != self.word.size() + 0) || true")]
+#[cel(rule = "self.word in ['abc', 'é', 'A!'] || !(self.note in ['n', 'zz']) || self.a > 2")]
+#[cel(rule = "!(self.word in []) && (self.a < 0 || self.labels.all(k, !(k in ['é', 'ab'])))")]
+#[cel(rule = "duration(self.wait) < duration('1m') || self.wait == 'bad' || self.a > 1")]
+#[cel(rule = "duration(self.wait) != duration('-1h') || duration(self.wait) >= duration('-61m')")]
 #[serde(rename_all = "camelCase")]
 struct Edges {
     a: i64,
@@ -788,6 +793,8 @@ struct Edges {
     #[schemars(length(max = 8))]
     #[cel(rule = "self.size() >= 1 && self != 'stop'")]
     word: String,
+    #[schemars(length(max = 24))]
+    wait: String,
 }
 
 fn arb_edges() -> impl Strategy<Value = Edges> {
@@ -829,8 +836,18 @@ fn arb_edges() -> impl Strategy<Value = Edges> {
             Just("stop"),
             Just("Zz")
         ],
+        prop_oneof![
+            12 => Just("10s"),
+            1 => Just("1m"),
+            1 => Just("1h1m"),
+            1 => Just("-1h"),
+            1 => Just("bad"),
+            1 => Just(""),
+            1 => Just("9223372036854775807ns"),
+            1 => Just("9223372036854775808ns"),
+        ],
     )
-        .prop_map(|((a, b, u, ratio), note, tags, labels, word)| Edges {
+        .prop_map(|((a, b, u, ratio), note, tags, labels, word, wait)| Edges {
             a,
             b,
             u,
@@ -842,6 +859,7 @@ fn arb_edges() -> impl Strategy<Value = Edges> {
                 .map(|(k, v)| (k.to_owned(), v.to_owned()))
                 .collect(),
             word: word.into(),
+            wait: wait.into(),
         })
 }
 

@@ -321,6 +321,25 @@ impl Gen<'_> {
             let s = self.take(&l, s);
             return Some(quote!(#l: { __r::matches(&#re, #pattern, #s) }));
         }
+        // `x in ['a', 'b']`: membership in a list of string literals (the planner's set).
+        if let ("@in", [x, list]) = (function, args)
+            && let Expr::List {
+                elements, optional, ..
+            } = self.ast.node(*list).expr
+            && optional.len == 0
+        {
+            let mut strs = Vec::with_capacity(elements.len as usize);
+            for k in 0..elements.len {
+                let Expr::String(s) = self.ast.node(self.ast.r(elements, k)).expr else {
+                    return None;
+                };
+                strs.push(self.text(s)?.to_owned());
+            }
+            let x = self.expr(*x)?;
+            let l = self.label();
+            let x = self.take(&l, x);
+            return Some(quote!(#l: { __r::in_strs(#x, &[#(#strs),*]) }));
+        }
         let mut values = Vec::with_capacity(args.len());
         for &a in args {
             values.push(self.expr(a)?);

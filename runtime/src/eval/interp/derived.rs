@@ -167,6 +167,17 @@ pub fn each<'a>(range: V<'a>, mut step: impl FnMut(V<'a>) -> Option<bool>) -> Op
     Some(())
 }
 
+/// `v in [..]` where the list is of string literals: the planner makes it a set, which the
+/// viewed interpreter answers for scalars (exact-kind membership: `false` for a number).
+#[inline(always)]
+pub fn in_strs<'a>(v: V<'a>, set: &[&str]) -> Option<V<'a>> {
+    match v {
+        V::Str(s) => Some(V::Bool(set.contains(&s))),
+        V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) => Some(V::Bool(false)),
+        _ => None,
+    }
+}
+
 /// A constant pattern's compiled regex, compiled on first use.
 pub struct Pattern(OnceLock<Option<Arc<crate::eval::go::regex::GoRegex>>>);
 

@@ -44,6 +44,8 @@ pub enum V<'a> {
     Double(f64),
     /// A string.
     Str(&'a str),
+    /// A duration, in nanoseconds.
+    Duration(i64),
     /// An object of declared properties, and its node.
     Obj(&'a dyn ObjView, &'a SchemaNode),
     /// A map, and its values' node.
@@ -69,6 +71,8 @@ pub enum C {
     Double(f64),
     /// A string.
     Str(Arc<str>),
+    /// A duration, in nanoseconds.
+    Duration(i64),
     /// A list.
     List(Box<[C]>),
 }
@@ -77,7 +81,7 @@ impl V<'_> {
     fn is_scalar(&self) -> bool {
         matches!(
             self,
-            V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) | V::Str(_)
+            V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) | V::Str(_) | V::Duration(_)
         )
     }
 }
@@ -90,6 +94,7 @@ impl C {
             Value::Uint(u) => C::Uint(*u),
             Value::Double(d) => C::Double(*d),
             Value::String(s) => C::Str(s.clone()),
+            Value::Duration(d) => C::Duration(d.nanos),
             Value::List(l) => C::List(
                 l.items
                     .iter()
@@ -110,6 +115,7 @@ impl C {
             C::Uint(u) => V::Uint(*u),
             C::Double(d) => V::Double(*d),
             C::Str(s) => V::Str(s),
+            C::Duration(d) => V::Duration(*d),
             C::List(l) => V::Consts(l),
         }
     }
@@ -136,12 +142,13 @@ pub enum F {
     StartsWith,
     EndsWith,
     In,
+    Duration,
 }
 
 impl F {
     /// Each function, in the order of [`crd_cel_core::env::VIEWED_FUNCTIONS`], which names them
     /// (the derive's code for a rule names a function by its index here).
-    pub const ALL: [F; 16] = [
+    pub const ALL: [F; 17] = [
         F::Size,
         F::Not,
         F::Neg,
@@ -158,6 +165,7 @@ impl F {
         F::StartsWith,
         F::EndsWith,
         F::In,
+        F::Duration,
     ];
 
     /// The function named `name`, if the viewed evaluation implements it.
@@ -821,6 +829,7 @@ fn scalar_eq(a: V<'_>, b: V<'_>) -> Option<bool> {
         (V::Uint(a), V::Uint(b)) => a == b,
         (V::Double(a), V::Double(b)) => a == b,
         (V::Str(a), V::Str(b)) => a == b,
+        (V::Duration(a), V::Duration(b)) => a == b,
         _ => return None,
     })
 }
@@ -834,6 +843,7 @@ fn scalar_cmp(a: V<'_>, b: V<'_>) -> Option<std::cmp::Ordering> {
         (V::Uint(a), V::Uint(b)) => Some(a.cmp(&b)),
         (V::Double(a), V::Double(b)) => a.partial_cmp(&b),
         (V::Str(a), V::Str(b)) => Some(a.cmp(b)),
+        (V::Duration(a), V::Duration(b)) => Some(a.cmp(&b)),
         _ => None,
     }
 }
@@ -853,6 +863,12 @@ pub(crate) fn call1(f: F, a: V<'_>) -> Option<V<'_>> {
         (F::Not, V::Bool(b)) => Some(V::Bool(!b)),
         (F::Neg, V::Int(i)) => Some(V::Int(i.checked_neg()?)),
         (F::Neg, V::Double(d)) => Some(V::Double(-d)),
+        // As the interpreter's conversion: Go's duration syntax, within an int64 of nanoseconds.
+        (F::Duration, V::Str(s)) => Some(V::Duration(
+            i64::try_from(crd_cel_core::literals::parse_go_duration(s)?).ok()?,
+        )),
+        (F::Duration, V::Duration(d)) => Some(V::Duration(d)),
+        (F::Duration, V::Int(i)) => Some(V::Duration(i)),
         _ => None,
     }
 }
