@@ -880,3 +880,109 @@ fn rules_written_as_rust_agree_with_the_interpreters_on_cels_edges() {
     // Every rule of `Edges` is one the derive writes: most answers are its code's.
     assert!(derived > 10_000, "{derived} results by the derive's code");
 }
+
+/// Fields flattened into [`Flat`]: a rule on one of them, an optional one.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[serde(rename_all = "camelCase")]
+struct Common {
+    #[schemars(length(max = 8))]
+    #[cel(rule = "self != 'x'", message = "owner x is reserved")]
+    owner: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    retries: Option<i64>,
+}
+
+/// An optional flattened struct.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+struct Extra {
+    #[schemars(range(max = 5))]
+    level: i64,
+}
+
+/// A struct with flattened fields, before and after its own (serde writes their entries among
+/// its own), and rules reading both.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[cel(
+    rule = "!has(self.retries) || self.retries <= self.max",
+    message = "retries above max"
+)]
+#[cel(
+    rule = "self.owner != 'root' || self.max == 0",
+    message = "root has no retries"
+)]
+#[cel(
+    rule = "!has(self.level) || self.level < self.max + 3",
+    message = "level"
+)]
+struct Flat {
+    #[serde(flatten)]
+    common: Common,
+    max: i64,
+    #[serde(flatten)]
+    extra: Option<Extra>,
+}
+
+/// A struct flattening a map: serde writes the map's entries as its own, which no view says.
+#[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
+#[cel(rule = "self.max >= 0", message = "max is not negative")]
+struct FlatMap {
+    max: i64,
+    #[serde(flatten)]
+    rest: BTreeMap<String, i64>,
+}
+
+fn arb_flat() -> impl Strategy<Value = Flat> {
+    (
+        prop_oneof![Just("a"), Just("x"), Just("root"), Just("toolong-owner")],
+        prop::option::of(0i64..4),
+        0i64..3,
+        prop::option::of(2i64..7),
+    )
+        .prop_map(|(owner, retries, max, level)| Flat {
+            common: Common {
+                owner: owner.into(),
+                retries,
+            },
+            max,
+            extra: level.map(|level| Extra { level }),
+        })
+}
+
+/// Flattened structs are read through the struct's view (their fields are its own, as serde
+/// writes them): the typed path stays on views and agrees with the JSON path; a flattened map
+/// leaves the struct without a view, and the verdicts are the same.
+#[test]
+fn flattened_structs_are_read_in_place() {
+    agrees(
+        false,
+        || arb_flat().boxed(),
+        |f| {
+            let mut t = f.clone();
+            t.max += 1;
+            t
+        },
+    );
+    assert!(crd_cel::__private::typed_views::<Flat>(), "rules");
+    assert!(crd_cel::__private::typed_view_checks::<Flat>(), "checks");
+    let bad = Flat {
+        common: Common {
+            owner: "root".into(),
+            retries: Some(9),
+        },
+        max: 1,
+        extra: Some(Extra { level: 6 }),
+    };
+    let v = Validator::from_model(&<Flat as CelSchema>::MODEL, false);
+    let got = text(bad.validate());
+    assert!(got.contains("retries above max"), "{got}");
+    assert!(got.contains("level: Invalid value"), "{got}");
+    assert_eq!(got, by_json(&v, &bad, None));
+
+    let m = FlatMap {
+        max: -1,
+        rest: BTreeMap::from([("a".to_owned(), 1)]),
+    };
+    let v = Validator::from_model(&<FlatMap as CelSchema>::MODEL, false);
+    assert_eq!(text(m.validate()), by_json(&v, &m, None));
+    assert!(!crd_cel::__private::typed_views::<FlatMap>());
+}

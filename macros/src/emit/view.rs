@@ -4,9 +4,11 @@
 //! A view must say exactly what serde's derive serializes, or nothing: a field serialized in
 //! a way the derive does not follow (`serialize_with`, `with`, `getter`, a rename that differs
 //! when serializing) is opaque, and so is a container whose serialization is another's
-//! (`into`, `tag`, `remote`, flattened fields). A rule reading an opaque value is evaluated on
-//! built values instead; a field's type without a view is opaque too (`ViewProbe`). An enum
-//! of unit variants is the string serde writes for the variant.
+//! (`into`, `tag`, `remote`). A flattened field's entries are the struct's own when its value
+//! is a struct with a view (or `None`); any other flattened value (a map, another crate's type)
+//! leaves the struct without a view, decided per value. A rule reading an opaque value is
+//! evaluated on built values instead; a field's type without a view is opaque too
+//! (`ViewProbe`). An enum of unit variants is the string serde writes for the variant.
 
 use super::*;
 
@@ -40,11 +42,37 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
     let reroutes = container_reroutes(&cont.original.attrs);
     match &cont.data {
         Data::Struct(fields) if !reroutes && plain_fields(fields) => {
-            let views: Vec<_> = fields.iter().filter_map(|f| field_view(f, p)).collect();
-            let arms = views.iter().map(|(name, view)| quote!(#name => #view,));
+            let own: Vec<&Field> = fields.iter().filter(|f| !f.serde.flatten).collect();
+            let views: Vec<_> = own.iter().filter_map(|f| field_view(f, p)).collect();
             let named: Vec<&str> = views.iter().map(|(name, _)| name.as_str()).collect();
             let rules = super::rule_code::methods(cont, fields, &named, p);
-            let count = entry_count(fields);
+            let flat = Flattened::of(fields, p);
+            let arms = views.iter().map(|(name, view)| {
+                // serde writes a key again for a flattened struct declared later, and the
+                // last one written is the one read back.
+                let later = flat.after(fields, name);
+                match later.is_empty() {
+                    true => quote!(#name => #view,),
+                    false => quote!(#name => {
+                        #(#later)*
+                        #view
+                    }),
+                }
+            });
+            let rest = flat.lookups(&flat.views);
+            let count = entry_count(&own);
+            let flat_counts = flat.views.iter().map(|v| {
+                quote!(+ match #v {
+                    #p::ViewRef::Obj(__cel_o) => __cel_o.cel_count(),
+                    _ => 0,
+                })
+            });
+            // A flattened value that is not a struct with a view (a map, another crate's
+            // type) leaves the whole struct without one.
+            let viewable = flat
+                .views
+                .iter()
+                .map(|v| quote!(&&matches!(#v, #p::ViewRef::Obj(_) | #p::ViewRef::Null)));
             let serde = serde_probe(p);
             quote! {
                 #[automatically_derived]
@@ -53,13 +81,16 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
                     fn cel_field(&self, __cel_name: &str) -> #p::ViewRef<'_> {
                         match __cel_name {
                             #(#arms)*
-                            _ => #p::ViewRef::Absent,
+                            _ => {
+                                #rest
+                                #p::ViewRef::Absent
+                            }
                         }
                     }
 
                     #[inline]
                     fn cel_count(&self) -> usize {
-                        #count
+                        #count #(#flat_counts)*
                     }
 
                     #[inline]
@@ -73,7 +104,10 @@ pub(super) fn view_impls(cont: &Container, p: &TokenStream) -> TokenStream {
                 impl #impl_generics #p::CelView for #ident #ty_generics #where_clause {
                     #[inline]
                     fn cel_view(&self) -> #p::ViewRef<'_> {
-                        #p::ViewRef::Obj(self)
+                        match true #(#viewable)* {
+                            true => #p::ViewRef::Obj(self),
+                            false => #p::ViewRef::Opaque,
+                        }
                     }
                 }
             }
@@ -195,18 +229,90 @@ fn plain_newtype(f: &Field) -> bool {
     ser.plain && matches!(ser.written, Written::Always)
 }
 
-/// Whether the struct's fields are written under names of their own: none flattened, no
-/// two under one name (serde writes both, and the last one is read back).
+/// Whether the struct's fields are written under names of their own, or flattened by their
+/// own `Serialize`, always: no two under one name (serde writes both, and the last one is read
+/// back).
 fn plain_fields(fields: &[Field]) -> bool {
     let mut names = std::collections::HashSet::new();
     fields
         .iter()
         .filter(|f| !f.serde.skip)
-        .all(|f| !f.serde.flatten && names.insert(f.name.as_str()))
+        .all(|f| match f.serde.flatten {
+            true => {
+                let ser = field_serialization(f);
+                ser.plain && matches!(ser.written, Written::Always)
+            }
+            false => names.insert(f.name.as_str()),
+        })
+}
+
+/// The struct's flattened fields (`#[serde(flatten)]`), whose entries serde writes among the
+/// struct's own: each one's view, in declaration order.
+struct Flattened {
+    /// The index in the struct's fields of each.
+    at: Vec<usize>,
+    views: Vec<TokenStream>,
+    p: TokenStream,
+}
+
+impl Flattened {
+    fn of(fields: &[Field], p: &TokenStream) -> Flattened {
+        let mut out = Flattened {
+            at: Vec::new(),
+            views: Vec::new(),
+            p: p.clone(),
+        };
+        for (i, f) in fields.iter().enumerate() {
+            if f.serde.flatten && !f.serde.skip {
+                let access = access(f);
+                out.at.push(i);
+                out.views.push(probe(p, quote!(&self.#access)));
+            }
+        }
+        out
+    }
+
+    /// Lookups of `__cel_name` in each of `views`, the last declared first (its key is the
+    /// one read back), each returning what it finds.
+    fn lookups(&self, views: &[TokenStream]) -> TokenStream {
+        let p = &self.p;
+        let each = views.iter().rev().map(|v| {
+            quote! {
+                if let #p::ViewRef::Obj(__cel_o) = #v {
+                    match __cel_o.cel_field(__cel_name) {
+                        #p::ViewRef::Absent => {}
+                        __cel_v => return __cel_v,
+                    }
+                }
+            }
+        });
+        quote!(#(#each)*)
+    }
+
+    /// The lookups of the flattened fields declared after the own field `name`.
+    fn after(&self, fields: &[Field], name: &str) -> Vec<TokenStream> {
+        let Some(own) = fields
+            .iter()
+            .position(|f| !f.serde.flatten && f.name == name)
+        else {
+            return Vec::new();
+        };
+        let later: Vec<TokenStream> = self
+            .at
+            .iter()
+            .zip(&self.views)
+            .filter(|(i, _)| **i > own)
+            .map(|(_, v)| v.clone())
+            .collect();
+        match later.is_empty() {
+            true => Vec::new(),
+            false => vec![self.lookups(&later)],
+        }
+    }
 }
 
 /// How many entries serde writes for the struct: its fields, less those skipped.
-fn entry_count(fields: &[Field]) -> TokenStream {
+fn entry_count(fields: &[&Field]) -> TokenStream {
     let mut always = 0usize;
     let mut maybe = Vec::new();
     for f in fields {
