@@ -632,17 +632,25 @@ fn bench_second(c: &mut Criterion) {
     use kube::CustomResourceExt;
     let crd = serde_json::to_value(second::crdcel::Pipeline::crd()).expect("CRD serializes");
     let manifest = crd_cel::Validator::from_crd(&crd, None).expect("manifest");
-    let counts = |new: &Value, old: Option<&Value>| -> [usize; 3] {
+    let counts = |new: &Value, old: Option<&Value>| -> [usize; 4] {
         let c: second::crdcel::Pipeline = serde_json::from_value(new.clone()).expect("object");
         let k: second::kubers::Pipeline = serde_json::from_value(new.clone()).expect("object");
-        let (typed, kube) = match old {
-            None => (c.validate(), k.validate_cel()),
+        let (typed, kube, by_hand) = match old {
+            None => (
+                c.validate(),
+                k.validate_cel(),
+                second::handwritten::validate(&c, None),
+            ),
             Some(old) => {
                 let co: second::crdcel::Pipeline =
                     serde_json::from_value(old.clone()).expect("old");
                 let ko: second::kubers::Pipeline =
                     serde_json::from_value(old.clone()).expect("old");
-                (c.validate_update(&co), k.validate_cel_update(&ko))
+                (
+                    c.validate_update(&co),
+                    k.validate_cel_update(&ko),
+                    second::handwritten::validate(&c, Some(&co)),
+                )
             }
         };
         let by_manifest = manifest.validate(new, old, &crd_cel::Options::default());
@@ -650,10 +658,13 @@ fn bench_second(c: &mut Criterion) {
             typed.err().map_or(0, |e| e.errors.len()),
             by_manifest.errors.errors.len(),
             kube.err().map_or(0, |e| e.len()),
+            by_hand.err().map_or(0, |e| e.len()),
         ]
     };
     let (new, old) = (second::object(0), second::object(5));
-    println!("second workload (errors from: crd-cel, crd-cel manifest, kube validate_cel):");
+    println!(
+        "second workload (errors from: crd-cel, crd-cel manifest, kube validate_cel, hand-written):"
+    );
     for (name, new, old, want) in [
         ("create, valid", &new, None, 0),
         ("update, valid", &new, Some(&old), 0),
@@ -683,6 +694,9 @@ fn bench_second(c: &mut Criterion) {
     g.bench_function("kube-validate_cel", |b| {
         b.iter(|| black_box(&k_new).validate_cel().is_ok())
     });
+    g.bench_function("hand-written", |b| {
+        b.iter(|| second::handwritten::validate(black_box(&c_new), None).is_ok())
+    });
     g.finish();
     let mut g = c.benchmark_group("second-update");
     g.bench_function("crd-cel", |b| {
@@ -694,6 +708,9 @@ fn bench_second(c: &mut Criterion) {
                 .validate_cel_update(black_box(&k_old))
                 .is_ok()
         })
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter(|| second::handwritten::validate(black_box(&c_new), Some(black_box(&c_old))).is_ok())
     });
     g.finish();
 }
@@ -898,15 +915,19 @@ fn print_ratios(allocations: &[(&str, &str, f64, f64)]) {
         }
     }
     for group in ["second-create", "second-update"] {
-        if let (Some((typed, _)), Some((kube, _))) = (
+        if let (Some((typed, _)), Some((kube, _)), Some((hand, _))) = (
             estimate(group, "crd-cel"),
             estimate(group, "kube-validate_cel"),
+            estimate(group, "hand-written"),
         ) {
             println!(
-                "  {group}: crd-cel's typed path {:.2} us, kube's validate_cel() {:.0} us: {:.0}x",
+                "  {group}: crd-cel's typed path {:.2} us, kube's validate_cel() {:.0} us \
+                 ({:.0}x faster), hand-written {:.2} us ({:.1}x slower)",
                 typed / 1e3,
                 kube / 1e3,
-                kube / typed
+                kube / typed,
+                hand / 1e3,
+                typed / hand
             );
         }
     }

@@ -240,3 +240,107 @@ pub fn all_failing() -> Value {
     );
     o
 }
+
+/// The second workload's checks written by hand in Rust, as the anchor's are
+/// (`handwritten.rs`): the schema's bounds, the map list's unique names, the 13 rules with
+/// their messages, the pattern with `regex` compiled once, durations parsed with Go's syntax
+/// (crd-cel-core's parser, which a hand-written validator would need too).
+pub mod handwritten {
+    use super::crdcel::{Pipeline, PipelineSpec};
+    use regex::Regex;
+    use std::sync::LazyLock;
+
+    static STAGE_NAME: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new("^[a-z][-a-z0-9]*$").expect("valid pattern"));
+
+    fn chars(s: &str) -> usize {
+        s.chars().count()
+    }
+
+    /// Every failure of `p` (an update from `old`), as messages.
+    pub fn validate(p: &Pipeline, old: Option<&Pipeline>) -> Result<(), Vec<String>> {
+        let mut errors = Vec::new();
+        let mut fail = |ok: bool, message: &dyn Fn() -> String| {
+            if !ok {
+                errors.push(message());
+            }
+        };
+        let s: &PipelineSpec = &p.spec;
+        // The schema.
+        fail(chars(&s.owner) <= 63, &|| "owner: too long".into());
+        fail(chars(&s.mode) <= 16, &|| "mode: too long".into());
+        fail(chars(&s.interval) <= 32, &|| "interval: too long".into());
+        fail(s.stages.len() <= 32, &|| "stages: too many".into());
+        fail(s.annotations.len() <= 32, &|| {
+            "annotations: too many".into()
+        });
+        for (i, st) in s.stages.iter().enumerate() {
+            fail(chars(&st.name) <= 63, &|| "stages[].name: too long".into());
+            fail(st.image.as_deref().is_none_or(|x| chars(x) <= 256), &|| {
+                "stages[].image: too long".into()
+            });
+            fail(
+                st.template.as_deref().is_none_or(|x| chars(x) <= 63),
+                &|| "stages[].template: too long".into(),
+            );
+            fail(st.depends_on.len() <= 8, &|| {
+                "stages[].dependsOn: too many".into()
+            });
+            fail(!s.stages[..i].iter().any(|q| q.name == st.name), &|| {
+                "stages: duplicate name".into()
+            });
+        }
+        // The rules.
+        fail(s.max_retries.is_none_or(|m| m >= s.min_retries), &|| {
+            "maxRetries must not be below minRetries".into()
+        });
+        fail(
+            s.stages
+                .iter()
+                .all(|st| st.timeout_seconds.is_none_or(|t| t <= s.deadline_seconds)),
+            &|| "a stage's timeout is within the deadline".into(),
+        );
+        fail(
+            s.stages.iter().filter(|st| st.name == "build").count() == 1,
+            &|| "exactly one stage is named build".into(),
+        );
+        if let Some(old) = old {
+            fail(s.owner == old.spec.owner, &|| "owner is immutable".into());
+        }
+        fail(s.owner.starts_with("team-"), &|| {
+            "owner starts with team-".into()
+        });
+        fail(
+            ["Blue", "Green", "Canary"].contains(&s.mode.as_str()),
+            &|| "mode is Blue, Green or Canary".into(),
+        );
+        fail(
+            crd_cel_core::literals::parse_go_duration(&s.interval)
+                .is_some_and(|d| d >= 10_000_000_000),
+            &|| "the interval is at least 10s".into(),
+        );
+        fail(s.deadline_seconds > 0, &|| {
+            "the deadline is positive".into()
+        });
+        fail(!s.stages.is_empty(), &|| "at least one stage".into());
+        fail(
+            s.annotations.keys().all(|k| !k.starts_with("internal.")),
+            &|| "internal. annotations are reserved".into(),
+        );
+        for st in &s.stages {
+            fail(st.image.is_some() != st.template.is_some(), &|| {
+                "a stage has exactly one of image and template".into()
+            });
+            fail(STAGE_NAME.is_match(&st.name), &|| {
+                "stage names are lowercase".into()
+            });
+            fail(st.depends_on.iter().all(|d| !d.is_empty()), &|| {
+                "dependencies are named".into()
+            });
+        }
+        match errors.is_empty() {
+            true => Ok(()),
+            false => Err(errors),
+        }
+    }
+}
