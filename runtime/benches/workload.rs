@@ -961,6 +961,23 @@ fn main() {
         }
         return;
     }
+    // `WORKLOAD_PROFILE_TYPED_UPDATE=N`: the same with N typed `validate_update()` calls.
+    if let Some(n) = std::env::var("WORKLOAD_PROFILE_TYPED_UPDATE")
+        .ok()
+        .and_then(|n| n.parse::<u64>().ok())
+    {
+        use crd_cel::CelValidate;
+        let o = objects();
+        assert!(o.crd.validate_update(&o.crd_old).is_ok());
+        for _ in 0..n {
+            black_box(
+                black_box(&o.crd)
+                    .validate_update(black_box(&o.crd_old))
+                    .is_ok(),
+            );
+        }
+        return;
+    }
     // `WORKLOAD_PROFILE_SECOND=create|update:N`: only N typed calls on the second workload.
     if let Some((which, n)) = std::env::var("WORKLOAD_PROFILE_SECOND").ok().and_then(|v| {
         let (which, n) = v.split_once(':')?;
