@@ -759,7 +759,8 @@ fn a_generated_schemas_defaults_are_seen_by_the_typed_path() {
 /// division by zero (errors), `||`/`&&` absorbing an error on the other side, `has()` of a
 /// field serde skips, sizes in code points, string ordering by bytes, a uint, comparisons of
 /// doubles with NaN out of the way, `in` on a list, a list of literals and a map, `exists_one`,
-/// durations (invalid ones, and past an int64 of nanoseconds, are errors), `?:`, a missing
+/// durations (invalid ones, and past an int64 of nanoseconds, are errors), the size of a
+/// `filter` (on views: the derive does not write it), `?:`, a missing
 /// map key (an error), and a regex over Unicode.
 #[derive(CelValidate, Serialize, Deserialize, Clone, Debug)]
 #[cel(rule = "self.a + self.b > 0 || self.a < 0")]
@@ -775,6 +776,8 @@ fn a_generated_schemas_defaults_are_seen_by_the_typed_path() {
 #[cel(rule = "self.word.contains('ß') == (size(self.word) != self.word.size() + 0) || true")]
 #[cel(rule = "self.word in ['abc', 'é', 'A!'] || !(self.note in ['n', 'zz']) || self.a > 2")]
 #[cel(rule = "!(self.word in []) && (self.a < 0 || self.labels.all(k, !(k in ['é', 'ab'])))")]
+#[cel(rule = "self.tags.filter(t, t > 2).size() <= 1 || self.a > 3")]
+#[cel(rule = "size(self.tags.filter(i, size(self.tags.filter(j, j == i)) > 1)) <= 2")]
 #[cel(rule = "duration(self.wait) < duration('1m') || self.wait == 'bad' || self.a > 1")]
 #[cel(rule = "duration(self.wait) != duration('-1h') || duration(self.wait) >= duration('-61m')")]
 #[serde(rename_all = "camelCase")]

@@ -54,6 +54,9 @@ pub enum V<'a> {
     List(&'a dyn ListView, &'a SchemaNode),
     /// A constant list of scalars.
     Consts(&'a [C]),
+    /// A list built by the rule (a list literal, a `filter`'s result) of which only the length
+    /// is known: `size` answers for it, and `+` of two lists; nothing else does.
+    Counted(usize),
     /// An unset variable slot.
     Unset,
 }
@@ -209,6 +212,8 @@ enum VOp {
     NotStrictlyFalse(usize),
     Matches(usize, Arc<GoRegex>),
     InSet(usize, Box<[C]>),
+    /// A list literal: its elements evaluated, its length kept ([`V::Counted`]).
+    List(Box<[usize]>),
     Fold(Fold),
 }
 
@@ -338,6 +343,11 @@ fn plan_op(op: &Op) -> Option<VOp> {
                 return None;
             }
             VOp::Fold(*f)
+        }
+        // `filter` builds its result by appending `[x]`: a list literal's length, and the
+        // elements' errors, are what a `size` of the result reads.
+        Op::List { elements, optional } if !optional.iter().any(|o| *o) => {
+            VOp::List(elements.iter().copied().collect())
         }
         Op::OptOr(..) | Op::OptOrValue(..) | Op::List { .. } | Op::Map { .. } => return None,
     })
@@ -494,6 +504,12 @@ impl<'a> Viewed<'a> {
                 _ => None,
             },
             VOp::InSet(arg, set) => self.in_set(*arg, set),
+            VOp::List(elements) => {
+                for &e in elements {
+                    self.eval(e)?;
+                }
+                Some(V::Counted(elements.len()))
+            }
             VOp::Fold(f) => self.fold(*f),
         }
     }
@@ -800,8 +816,14 @@ impl<'a> Viewed<'a> {
                 }
                 Some(equal)
             }
-            (V::Obj(..) | V::Map(..) | V::List(..) | V::Consts(_) | V::Unset, _)
-            | (_, V::Obj(..) | V::Map(..) | V::List(..) | V::Consts(_) | V::Unset) => None,
+            (
+                V::Obj(..) | V::Map(..) | V::List(..) | V::Consts(_) | V::Counted(_) | V::Unset,
+                _,
+            )
+            | (
+                _,
+                V::Obj(..) | V::Map(..) | V::List(..) | V::Consts(_) | V::Counted(_) | V::Unset,
+            ) => None,
             (a, b) => scalar_eq(a, b),
         }
     }
@@ -860,6 +882,8 @@ pub(crate) fn call1(f: F, a: V<'_>) -> Option<V<'_>> {
         (F::Size, V::Str(s)) => size(s.chars().count()),
         (F::Size, V::List(l, _)) => size(l.cel_len()),
         (F::Size, V::Map(m, _)) => size(m.cel_len()),
+        (F::Size, V::Consts(l)) => size(l.len()),
+        (F::Size, V::Counted(n)) => size(n),
         (F::Not, V::Bool(b)) => Some(V::Bool(!b)),
         (F::Neg, V::Int(i)) => Some(V::Int(i.checked_neg()?)),
         (F::Neg, V::Double(d)) => Some(V::Double(-d)),
@@ -890,6 +914,10 @@ pub(crate) fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
             })
         }
         (F::Add, V::Int(a), V::Int(b)) => V::Int(a.checked_add(b)?),
+        // Lists of known lengths (a comprehension's accumulator starts as the constant `[]`).
+        (F::Add, V::Consts(a), V::Counted(b)) => V::Counted(a.len().checked_add(b)?),
+        (F::Add, V::Counted(a), V::Counted(b)) => V::Counted(a.checked_add(b)?),
+        (F::Add, V::Counted(a), V::Consts(b)) => V::Counted(a.checked_add(b.len())?),
         (F::Sub, V::Int(a), V::Int(b)) => V::Int(a.checked_sub(b)?),
         (F::Mul, V::Int(a), V::Int(b)) => V::Int(a.checked_mul(b)?),
         (F::Div, V::Int(a), V::Int(b)) => V::Int(a.checked_div(b)?),
@@ -933,6 +961,7 @@ pub(crate) fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Schema;
 
     fn viewed(source: &str) -> ViewProgram {
         ViewProgram::plan(&Program::compile(source).unwrap()).unwrap()
@@ -947,6 +976,43 @@ mod tests {
         assert_eq!(
             p.eval(ViewRef::Str(&long), None, &node),
             Err(Miss::Unviewable)
+        );
+    }
+
+    /// `filter`'s result is a list of which views know the length: `size` answers, and
+    /// nothing else does.
+    #[test]
+    fn the_size_of_a_filter_is_answered_on_views() {
+        const ITEM: Schema<'static> = Schema::of(Type::String);
+        const LIST: Schema<'static> = Schema {
+            items: Some(&ITEM),
+            ..Schema::of(Type::Array)
+        };
+        let node = SchemaNode::from_model(&LIST);
+        let list = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let run = |source: &str, items: &[&str]| {
+            let l = list(items);
+            viewed(source).eval(ViewRef::List(&l), None, &node)
+        };
+        let at_most_one_a = "self.filter(x, x == 'a').size() <= 1";
+        assert_eq!(run(at_most_one_a, &["a", "b"]), Ok(true));
+        assert_eq!(run(at_most_one_a, &["a", "b", "a"]), Ok(false));
+        assert_eq!(run(at_most_one_a, &[]), Ok(true));
+        let two = "size(self.filter(x, x.startsWith('a'))) == 2";
+        assert_eq!(run(two, &["ab", "b", "ac"]), Ok(true));
+        let unique = "size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0";
+        assert_eq!(run(unique, &["a", "b"]), Ok(true));
+        assert_eq!(run(unique, &["a", "b", "a"]), Ok(false));
+        assert_eq!(run("self.map(x, x + 'z').size() == 2", &["a", "b"]), Err(Miss::Unknown));
+        assert_eq!(run("self.map(x, x).size() == 2", &["a", "b"]), Ok(true));
+        // Its items are not known.
+        assert_eq!(
+            run("self.filter(x, x == 'a') == ['a']", &["a"]),
+            Err(Miss::Unknown)
+        );
+        assert_eq!(
+            run("self.filter(x, x == 'a').all(x, x == 'a')", &["a"]),
+            Err(Miss::Unknown)
         );
     }
 
