@@ -123,6 +123,13 @@ fn validator_of<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>(
     v
 }
 
+/// Whether the rule `rule` is planned for evaluation on views of a Rust value (a test's probe:
+/// the typed fast path runs such a rule without building CEL values).
+pub fn plans_on_views(rule: &str) -> bool {
+    crate::eval::interp::Program::compile(rule)
+        .is_ok_and(|p| crate::eval::interp::ViewProgram::plan(&p).is_some())
+}
+
 /// Whether `T`'s typed fast path runs every rule on views, and has not turned them off
 /// (`false` if it cannot be validated): for tests that must know which path they exercise.
 pub fn typed_views<T: CelSchema + schemars::JsonSchema + ?Sized + 'static>() -> bool {
