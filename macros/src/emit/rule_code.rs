@@ -8,9 +8,11 @@
 //! The code answers only what the viewed interpreter would answer, and the walk asks the
 //! interpreter whenever it does not, so a rule is written only in the subset written here
 //! (literals, `self`, selections and `has()`, the interpreter's scalar operators and
-//! functions, `==`, `&&`/`||`/`?:`, `matches` with a constant pattern, one-variable
-//! comprehensions) and never when it reads `oldSelf`; any other rule is left to the
-//! interpreter. The walk binds a node's rule to this code by the rule's text, on the struct
+//! functions, `==`, `&&`/`||`/`?:`, `matches` with a constant pattern, `in` a list of string
+//! literals, list literals known by their length (`filter`'s), one-variable comprehensions)
+//! and never when it reads `oldSelf` (the walk's code for binding a transition rule's old
+//! value, measured, cost every rule's call more than the code saves on the few transition
+//! rules); any other rule is left to the interpreter. The walk binds a node's rule to this code by the rule's text, on the struct
 //! it runs on, so a rule listed here that the schema does not carry is never run.
 
 use super::*;
@@ -212,6 +214,21 @@ impl Gen<'_> {
                 some(quote!(Str(#s)))
             }
             Expr::Ident(name) if self.ast.str(name) == b"self" => quote!(#p::Some(__cel_self)),
+            // A list the rule builds (`filter`'s `[x]` and `[]`): its elements evaluated, its
+            // length kept, as the viewed interpreter keeps it.
+            Expr::List { elements, optional } if optional.len == 0 => {
+                let l = self.label();
+                let mut each = Vec::with_capacity(elements.len as usize);
+                for k in 0..elements.len {
+                    let e = self.expr(self.ast.r(elements, k))?;
+                    each.push(self.take(&l, e));
+                }
+                let n = elements.len as usize;
+                quote!(#l: {
+                    #(let _ = #each;)*
+                    #p::Some(__r::V::Counted(#n))
+                })
+            }
             Expr::Local {
                 var: var @ (Var::Iter | Var::Accu),
                 range,
