@@ -367,7 +367,11 @@ fn agrees<T: CelValidate + CelSchema + Serialize + std::fmt::Debug + 'static>(
         .unwrap();
     let (derived, disagreements) = crd_cel::__private::cross_check_derived(true);
     assert_eq!(disagreements, Vec::<String>::new());
-    eprintln!("{derived} rule results by the derive's code");
+    eprintln!(
+        "{derived} rule results by the derive's code; valid {:?}, invalid {:?} (create, update)",
+        valid.get(),
+        invalid.get()
+    );
     // The generator must reach both verdicts on create and on update, or the test proves little.
     for (i, what) in ["create", "update"].iter().enumerate() {
         assert!(
@@ -774,9 +778,9 @@ fn a_generated_schemas_defaults_are_seen_by_the_typed_path() {
 #[cel(rule = "self.labels.all(k, k.size() < 3 && self.labels[k] != 'x')")]
 #[cel(rule = "self.word.matches('^[a-zé]+$') || self.word.endsWith('!')")]
 #[cel(rule = "self.word.contains('ß') == (size(self.word) != self.word.size() + 0) || true")]
-#[cel(rule = "self.word in ['abc', 'é', 'A!'] || !(self.note in ['n', 'zz']) || self.a > 2")]
-#[cel(rule = "!(self.word in []) && (self.a < 0 || self.labels.all(k, !(k in ['é', 'ab'])))")]
-#[cel(rule = "self.tags.filter(t, t > 2).size() <= 1 || self.a > 3")]
+#[cel(rule = "self.word in ['abc', 'é', 'A!'] || !(self.note in ['n', 'zz']) || self.a >= 0")]
+#[cel(rule = "!(self.word in []) && (self.a < 2 || self.labels.all(k, !(k in ['é', 'ab'])))")]
+#[cel(rule = "self.tags.filter(t, t > 2).size() <= 2 || self.a > 3")]
 #[cel(rule = "size(self.tags.filter(i, size(self.tags.filter(j, j == i)) > 1)) <= 2")]
 #[cel(rule = "duration(self.wait) < duration('1m') || self.wait == 'bad' || self.a > 1")]
 #[cel(rule = "duration(self.wait) != duration('-1h') || duration(self.wait) >= duration('-61m')")]
@@ -840,7 +844,7 @@ fn arb_edges() -> impl Strategy<Value = Edges> {
             Just("Zz")
         ],
         prop_oneof![
-            12 => Just("10s"),
+            40 => Just("10s"),
             1 => Just("1m"),
             1 => Just("1h1m"),
             1 => Just("-1h"),
