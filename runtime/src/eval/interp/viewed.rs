@@ -249,8 +249,12 @@ impl ViewProgram {
         if p.slots > MAX_SLOTS {
             return None;
         }
-        let ops = p.ops.iter().map(plan_op).collect::<Option<Vec<_>>>()?;
-        if !counted_lists_only_sized(&ops, p.root) {
+        let ops = p
+            .ops
+            .iter()
+            .map(plan::plan_op)
+            .collect::<Option<Vec<_>>>()?;
+        if !plan::counted_lists_only_sized(&ops, p.root) {
             return None;
         }
         Some(ViewProgram {
@@ -285,142 +289,6 @@ impl ViewProgram {
             _ => Err(Miss::Unknown),
         }
     }
-}
-
-/// Whether every list the program builds ([`V::Counted`]: a list literal, what `filter` and
-/// `map` accumulate) is only sized, appended to, or passed on as a comprehension's
-/// accumulator, a branch or an element: anything else would read its items, which views do
-/// not keep, and miss on every object (a rule that does is left to values, rule by rule).
-fn counted_lists_only_sized(ops: &[VOp], root: usize) -> bool {
-    // Which ops may give a counted list, and which comprehension accumulators may hold one
-    // (an accumulator is read before the step that appends to it: two passes).
-    let mut counted = vec![false; ops.len()];
-    let mut slots = [false; MAX_SLOTS];
-    for _ in 0..2 {
-        for (i, op) in ops.iter().enumerate() {
-            counted[i] = match op {
-                VOp::List(_) => true,
-                VOp::Call2(F::Add, a, b) => counted[*a] || counted[*b],
-                VOp::Cond(_, t, f) => counted[*t] || counted[*f],
-                VOp::Fold(f) => {
-                    slots[f.accu] |= counted[f.init] || counted[f.step];
-                    counted[f.result]
-                }
-                VOp::Attr {
-                    base: Base::Var(s),
-                    quals,
-                    test: false,
-                } if quals.is_empty() => slots[*s],
-                VOp::Attr {
-                    base: Base::Op(o),
-                    quals,
-                    test: false,
-                } if quals.is_empty() => counted[*o],
-                _ => false,
-            };
-        }
-    }
-    let c = |i: &usize| counted[*i];
-    !counted[root]
-        && ops.iter().all(|op| match op {
-            VOp::Const(_) | VOp::List(_) => true,
-            VOp::Call1(F::Size, _) | VOp::Call2(F::Add, ..) => true,
-            VOp::Cond(cond, ..) => !c(cond),
-            VOp::Fold(f) => !c(&f.range) && !c(&f.cond),
-            VOp::Attr { base, quals, test } => {
-                let base_ok = match base {
-                    Base::Op(o) => !c(o) || (quals.is_empty() && !test),
-                    Base::Var(_) => true,
-                };
-                base_ok
-                    && quals.iter().all(|q| match q {
-                        Q::Op(o) => !c(o),
-                        _ => true,
-                    })
-            }
-            VOp::Call1(_, a) | VOp::NotStrictlyFalse(a) | VOp::Matches(a, _) | VOp::InSet(a, _) => {
-                !c(a)
-            }
-            VOp::Call2(_, a, b) | VOp::Eq(a, b, _) | VOp::And(a, b) | VOp::Or(a, b) => {
-                !c(a) && !c(b)
-            }
-            VOp::Lib(_, args) => args.iter().all(|a| !c(a)),
-        })
-}
-
-fn plan_op(op: &Op) -> Option<VOp> {
-    let f = |callee: &super::ir::Callee| F::of(callee.function.name);
-    Some(match op {
-        Op::Const(v) => VOp::Const(C::of(v)?),
-        Op::Attr { base, quals, test } => VOp::Attr {
-            base: match base {
-                Base::Var(s) if *s < MAX_SLOTS => Base::Var(*s),
-                Base::Var(_) => return None,
-                Base::Op(o) => Base::Op(*o),
-            },
-            quals: quals
-                .iter()
-                .map(|q| {
-                    if q.optional {
-                        return None;
-                    }
-                    Some(match &q.kind {
-                        QualKind::Field { raw, property } => Q::Field {
-                            property: property.clone(),
-                            raw: raw.clone(),
-                            at: AtomicU64::new(0),
-                        },
-                        QualKind::Const(c) => Q::Const(C::of(c)?),
-                        QualKind::Attr(o) | QualKind::Op(o) => Q::Op(*o),
-                    })
-                })
-                .collect::<Option<_>>()?,
-            test: *test,
-        },
-        Op::Call { callee, args } => match (f(callee), &args[..]) {
-            (Some(f), [a]) => VOp::Call1(f, *a),
-            (Some(f), [a, b]) => VOp::Call2(f, *a, *b),
-            (Some(_), _) => return None,
-            (None, args) => lib(callee, args)?,
-        },
-        Op::Call1 { callee, arg } => match f(callee) {
-            Some(f) => VOp::Call1(f, *arg),
-            None => lib(callee, &[*arg])?,
-        },
-        Op::Call2 { callee, args } | Op::Compare { callee, args, .. } => match f(callee) {
-            Some(f) => VOp::Call2(f, args[0], args[1]),
-            None => lib(callee, args)?,
-        },
-        Op::Eq(a, b) => VOp::Eq(*a, *b, false),
-        Op::Ne(a, b) => VOp::Eq(*a, *b, true),
-        Op::And(a, b) => VOp::And(*a, *b),
-        Op::Or(a, b) => VOp::Or(*a, *b),
-        Op::Cond(c, t, e) => VOp::Cond(*c, *t, *e),
-        Op::NotStrictlyFalse(a) => VOp::NotStrictlyFalse(*a),
-        Op::Matches { target, regex, .. } => VOp::Matches(*target, regex.clone()),
-        Op::SetMembership { arg, set } => {
-            VOp::InSet(*arg, set.iter().map(C::of).collect::<Option<_>>()?)
-        }
-        Op::Fold(f) => {
-            let slots = [f.iter, f.accu].into_iter().chain(f.iter2);
-            if slots.into_iter().any(|s| s >= MAX_SLOTS) {
-                return None;
-            }
-            VOp::Fold(*f)
-        }
-        // `filter` builds its result by appending `[x]`: a list literal's length, and the
-        // elements' errors, are what a `size` of the result reads.
-        Op::List { elements, optional } if !optional.iter().any(|o| *o) => {
-            VOp::List(elements.iter().copied().collect())
-        }
-        Op::OptOr(..) | Op::OptOrValue(..) | Op::List { .. } | Op::Map { .. } => return None,
-    })
-}
-
-/// A call through the library (see [`VOp::Lib`]): not for the calls whose cost tracker reads
-/// a list argument, which scalars never are anyway.
-fn lib(callee: &super::ir::Callee, args: &[usize]) -> Option<VOp> {
-    (callee.asserts_list.is_none() && !args.is_empty()).then(|| VOp::Lib(callee.call, args.into()))
 }
 
 /// `view` as the value the JSON conversion gives for `node`: `Some(None)` when it is absent,
@@ -1022,81 +890,6 @@ pub(crate) fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
     })
 }
 
+mod plan;
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::Schema;
-
-    fn viewed(source: &str) -> ViewProgram {
-        ViewProgram::plan(&Program::compile(source).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn a_string_longer_than_a_request_is_left_to_the_interpreter() {
-        let node = SchemaNode::of(Type::String);
-        let p = viewed("self.contains('x')");
-        assert_eq!(p.eval(ViewRef::Str("axb"), None, &node), Ok(true));
-        let long = "x".repeat(MAX_REQUEST_SIZE_BYTES as usize);
-        assert_eq!(
-            p.eval(ViewRef::Str(&long), None, &node),
-            Err(Miss::Unviewable)
-        );
-    }
-
-    /// `filter`'s result is a list of which views know the length: `size` answers, and
-    /// nothing else does.
-    #[test]
-    fn the_size_of_a_filter_is_answered_on_views() {
-        const ITEM: Schema<'static> = Schema::of(Type::String);
-        const LIST: Schema<'static> = Schema {
-            items: Some(&ITEM),
-            ..Schema::of(Type::Array)
-        };
-        let node = SchemaNode::from_model(&LIST);
-        let list = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let run = |source: &str, items: &[&str]| {
-            let l = list(items);
-            viewed(source).eval(ViewRef::List(&l), None, &node)
-        };
-        let at_most_one_a = "self.filter(x, x == 'a').size() <= 1";
-        assert_eq!(run(at_most_one_a, &["a", "b"]), Ok(true));
-        assert_eq!(run(at_most_one_a, &["a", "b", "a"]), Ok(false));
-        assert_eq!(run(at_most_one_a, &[]), Ok(true));
-        let two = "size(self.filter(x, x.startsWith('a'))) == 2";
-        assert_eq!(run(two, &["ab", "b", "ac"]), Ok(true));
-        let unique = "size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0";
-        assert_eq!(run(unique, &["a", "b"]), Ok(true));
-        assert_eq!(run(unique, &["a", "b", "a"]), Ok(false));
-        assert_eq!(
-            run("self.map(x, x + 'z').size() == 2", &["a", "b"]),
-            Err(Miss::Unknown)
-        );
-        assert_eq!(run("self.map(x, x).size() == 2", &["a", "b"]), Ok(true));
-        // Its items are not known: a rule reading them is not planned for views (it would miss
-        // on every object), and runs on values.
-        for items_read in [
-            "self.filter(x, x == 'a') == ['a']",
-            "self.filter(x, x == 'a').all(x, x == 'a')",
-            "'a' in self.filter(x, x == 'a')",
-            "self.filter(x, x == 'a')[0] == 'a'",
-            "[has(self.a), has(self.b)].filter(x, x).size() == 1",
-            "self.map(x, x).size() == 2 && self.map(x, x) == self",
-        ] {
-            let p = Program::compile(items_read).unwrap();
-            assert!(ViewProgram::plan(&p).is_none(), "{items_read}");
-        }
-    }
-
-    #[test]
-    fn errors_are_absorbed_by_the_other_side_of_and_and_or() {
-        let node = SchemaNode::of(Type::Integer);
-        let run = |source: &str| viewed(source).eval(ViewRef::Int(0), None, &node);
-        assert_eq!(run("1 / self == 1 || true"), Ok(true));
-        assert_eq!(run("false && 1 / self == 1"), Ok(false));
-        assert_eq!(run("1 / self == 1 || false"), Err(Miss::Unknown));
-        assert_eq!(
-            run("9223372036854775807 + 1 + self > 0"),
-            Err(Miss::Unknown)
-        );
-    }
-}
+mod tests;
