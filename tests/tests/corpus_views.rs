@@ -9,11 +9,6 @@ use std::collections::BTreeMap;
 /// Rules views do not plan, by their text's start, with why.
 const LEFT_TO_VALUES: &[(&str, &str)] = &[
     (
-        "[has(self.",
-        "a list literal's items iterated (`[has(a), has(b)].filter(..)`): views keep a built \
-         list's length only",
-    ),
-    (
         "has(self.portLevelMtls) ?",
         "a map literal (`{}`) compared with a field",
     ),

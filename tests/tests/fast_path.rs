@@ -781,6 +781,8 @@ fn a_generated_schemas_defaults_are_seen_by_the_typed_path() {
 #[cel(rule = "self.word in ['abc', 'é', 'A!'] || !(self.note in ['n', 'zz']) || self.a >= 0")]
 #[cel(rule = "!(self.word in []) && (self.a < 2 || self.labels.all(k, !(k in ['é', 'ab'])))")]
 #[cel(rule = "self.tags.filter(t, t > 2).size() <= 2 || self.a > 3")]
+#[cel(rule = "[has(self.note), self.a > 2, self.b == 0].filter(x, x).size() <= 2")]
+#[cel(rule = "[has(self.note), self.a == 1].exists_one(x, x) || self.u != 2 || self.b != 0")]
 #[cel(rule = "size(self.tags.filter(i, size(self.tags.filter(j, j == i)) > 1)) <= 2")]
 #[cel(rule = "duration(self.wait) < duration('1m') || self.wait == 'bad' || self.a > 1")]
 #[cel(rule = "duration(self.wait) != duration('-1h') || duration(self.wait) >= duration('-61m')")]

@@ -214,20 +214,14 @@ impl Gen<'_> {
                 some(quote!(Str(#s)))
             }
             Expr::Ident(name) if self.ast.str(name) == b"self" => quote!(#p::Some(__cel_self)),
-            // A list the rule builds (`filter`'s `[x]` and `[]`): its elements evaluated, its
-            // length kept, as the viewed interpreter keeps it.
+            // A list the rule builds (`filter`'s `[x]` and `[]`, `[has(self.a), ..]`): as the
+            // viewed interpreter builds it, its bools kept, else its length.
             Expr::List { elements, optional } if optional.len == 0 => {
-                let l = self.label();
                 let mut each = Vec::with_capacity(elements.len as usize);
                 for k in 0..elements.len {
-                    let e = self.expr(self.ast.r(elements, k))?;
-                    each.push(self.take(&l, e));
+                    each.push(self.expr(self.ast.r(elements, k))?);
                 }
-                let n = elements.len as usize;
-                quote!(#l: {
-                    #(let _ = #each;)*
-                    #p::Some(__r::V::Counted(#n))
-                })
+                quote!(__r::list(&[#(#each),*]))
             }
             Expr::Local {
                 var: var @ (Var::Iter | Var::Accu),

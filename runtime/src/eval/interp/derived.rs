@@ -150,6 +150,13 @@ pub fn each<'a>(range: V<'a>, mut step: impl FnMut(V<'a>) -> Option<bool>) -> Op
                 }
             }
         }
+        V::Bools(bits, n) => {
+            for i in 0..usize::from(n) {
+                if !step(viewed::bool_item(bits, i))? {
+                    break;
+                }
+            }
+        }
         // The keys in the order `cel_keys` gives them, without collecting them.
         V::Map(m, _) => {
             let mut answered = true;
@@ -165,6 +172,12 @@ pub fn each<'a>(range: V<'a>, mut step: impl FnMut(V<'a>) -> Option<bool>) -> Op
         _ => return None,
     }
     Some(())
+}
+
+/// A list literal of the values `elements`, as the viewed interpreter builds it.
+#[inline(always)]
+pub fn list<'a>(elements: &[Option<V<'a>>]) -> Option<V<'a>> {
+    viewed::built_list(elements.len(), |k| elements[k])
 }
 
 /// `v in [..]` where the list is of string literals: the planner makes it a set, which the

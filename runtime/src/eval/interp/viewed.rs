@@ -57,6 +57,9 @@ pub enum V<'a> {
     /// A list built by the rule (a list literal, a `filter`'s result) of which only the length
     /// is known: `size` answers for it, and `+` of two lists; nothing else does.
     Counted(usize),
+    /// A list literal of bools (at most 64, bit `i` the `i`-th): iterated by comprehensions
+    /// (`[has(self.a), has(self.b)].filter(x, x).size() == 1`), sized, appended to.
+    Bools(u64, u8),
     /// An unset variable slot.
     Unset,
 }
@@ -436,12 +439,7 @@ impl<'a> Viewed<'a> {
                 _ => None,
             },
             VOp::InSet(arg, set) => self.in_set(*arg, set),
-            VOp::List(elements) => {
-                for &e in elements {
-                    self.eval(e)?;
-                }
-                Some(V::Counted(elements.len()))
-            }
+            VOp::List(elements) => built_list(elements.len(), |k| self.eval(elements[k])),
             VOp::Fold(f) => self.fold(*f),
         }
     }
@@ -553,6 +551,22 @@ impl<'a> Viewed<'a> {
                 let items = items_of(list)?;
                 for i in 0..l.cel_len() {
                     let item = self.present(l.cel_item(i), items)?;
+                    match iter2 {
+                        Some(second) => {
+                            self.frame[iter] = V::Int(i64::try_from(i).ok()?);
+                            self.frame[second] = item;
+                        }
+                        None => self.frame[iter] = item,
+                    }
+                    if !self.next(cond, step, accu)? {
+                        break;
+                    }
+                }
+            }
+            // A list literal of bools: each bit.
+            V::Bools(bits, n) => {
+                for i in 0..usize::from(n) {
+                    let item = bool_item(bits, i);
                     match iter2 {
                         Some(second) => {
                             self.frame[iter] = V::Int(i64::try_from(i).ok()?);
@@ -749,12 +763,24 @@ impl<'a> Viewed<'a> {
                 Some(equal)
             }
             (
-                V::Obj(..) | V::Map(..) | V::List(..) | V::Consts(_) | V::Counted(_) | V::Unset,
+                V::Obj(..)
+                | V::Map(..)
+                | V::List(..)
+                | V::Consts(_)
+                | V::Counted(_)
+                | V::Bools(..)
+                | V::Unset,
                 _,
             )
             | (
                 _,
-                V::Obj(..) | V::Map(..) | V::List(..) | V::Consts(_) | V::Counted(_) | V::Unset,
+                V::Obj(..)
+                | V::Map(..)
+                | V::List(..)
+                | V::Consts(_)
+                | V::Counted(_)
+                | V::Bools(..)
+                | V::Unset,
             ) => None,
             (a, b) => scalar_eq(a, b),
         }
@@ -802,6 +828,43 @@ fn scalar_cmp(a: V<'_>, b: V<'_>) -> Option<std::cmp::Ordering> {
     }
 }
 
+/// A list literal's value on views, its `n` elements given by `element`: its bools when every
+/// element is one (at most 64), else its length alone.
+#[inline]
+pub(crate) fn built_list<'a>(
+    n: usize,
+    mut element: impl FnMut(usize) -> Option<V<'a>>,
+) -> Option<V<'a>> {
+    let mut bits = 0u64;
+    let mut bools = n <= 64;
+    for k in 0..n {
+        match element(k)? {
+            V::Bool(b) if bools => bits |= u64::from(b) << k,
+            _ => bools = false,
+        }
+    }
+    Some(match bools {
+        true => V::Bools(bits, n as u8),
+        false => V::Counted(n),
+    })
+}
+
+/// Item `i` of a [`V::Bools`].
+#[inline]
+pub(crate) fn bool_item(bits: u64, i: usize) -> V<'static> {
+    V::Bool(bits >> i & 1 == 1)
+}
+
+/// The length of a list the rule built, or of a constant one.
+fn built_len(v: V<'_>) -> Option<usize> {
+    match v {
+        V::Consts(l) => Some(l.len()),
+        V::Counted(n) => Some(n),
+        V::Bools(_, n) => Some(n.into()),
+        _ => None,
+    }
+}
+
 #[inline]
 fn size(n: usize) -> Option<V<'static>> {
     Some(V::Int(i64::try_from(n).ok()?))
@@ -816,6 +879,7 @@ pub(crate) fn call1(f: F, a: V<'_>) -> Option<V<'_>> {
         (F::Size, V::Map(m, _)) => size(m.cel_len()),
         (F::Size, V::Consts(l)) => size(l.len()),
         (F::Size, V::Counted(n)) => size(n),
+        (F::Size, V::Bools(_, n)) => size(n.into()),
         (F::Not, V::Bool(b)) => Some(V::Bool(!b)),
         (F::Neg, V::Int(i)) => Some(V::Int(i.checked_neg()?)),
         (F::Neg, V::Double(d)) => Some(V::Double(-d)),
@@ -847,9 +911,11 @@ pub(crate) fn call2<'a>(f: F, a: V<'a>, b: V<'a>) -> Option<V<'a>> {
         }
         (F::Add, V::Int(a), V::Int(b)) => V::Int(a.checked_add(b)?),
         // Lists of known lengths (a comprehension's accumulator starts as the constant `[]`).
-        (F::Add, V::Consts(a), V::Counted(b)) => V::Counted(a.len().checked_add(b)?),
-        (F::Add, V::Counted(a), V::Counted(b)) => V::Counted(a.checked_add(b)?),
-        (F::Add, V::Counted(a), V::Consts(b)) => V::Counted(a.checked_add(b.len())?),
+        (F::Add, a @ (V::Consts(_) | V::Counted(_) | V::Bools(..)), b)
+            if matches!(b, V::Consts(_) | V::Counted(_) | V::Bools(..)) =>
+        {
+            V::Counted(built_len(a)?.checked_add(built_len(b)?)?)
+        }
         (F::Sub, V::Int(a), V::Int(b)) => V::Int(a.checked_sub(b)?),
         (F::Mul, V::Int(a), V::Int(b)) => V::Int(a.checked_mul(b)?),
         (F::Div, V::Int(a), V::Int(b)) => V::Int(a.checked_div(b)?),

@@ -42,7 +42,8 @@ pub(super) fn counted_lists_only_sized(ops: &[VOp], root: usize) -> bool {
             VOp::Const(_) | VOp::List(_) => true,
             VOp::Call1(F::Size, _) | VOp::Call2(F::Add, ..) => true,
             VOp::Cond(cond, ..) => !c(cond),
-            VOp::Fold(f) => !c(&f.range) && !c(&f.cond),
+            // A list literal of bools is iterated bit by bit.
+            VOp::Fold(f) => (!c(&f.range) || bool_list(ops, f.range)) && !c(&f.cond),
             VOp::Attr { base, quals, test } => {
                 let base_ok = match base {
                     Base::Op(o) => !c(o) || (quals.is_empty() && !test),
@@ -61,6 +62,39 @@ pub(super) fn counted_lists_only_sized(ops: &[VOp], root: usize) -> bool {
                 !c(a) && !c(b)
             }
             VOp::Lib(_, args) => args.iter().all(|a| !c(a)),
+        })
+}
+
+/// Whether op `i` is a list literal of at most 64 elements each of which is a bool
+/// (`[has(self.a), has(self.b)]`), which views keep whole ([`V::Bools`]).
+fn bool_list(ops: &[VOp], i: usize) -> bool {
+    let VOp::List(elements) = &ops[i] else {
+        return false;
+    };
+    elements.len() <= 64
+        && elements.iter().all(|e| {
+            matches!(
+                ops[*e],
+                VOp::Attr { test: true, .. }
+                    | VOp::Const(C::Bool(_))
+                    | VOp::Eq(..)
+                    | VOp::Call1(F::Not, _)
+                    | VOp::Call2(
+                        F::Lt
+                            | F::Le
+                            | F::Gt
+                            | F::Ge
+                            | F::Contains
+                            | F::StartsWith
+                            | F::EndsWith
+                            | F::In,
+                        ..
+                    )
+                    | VOp::Matches(..)
+                    | VOp::InSet(..)
+                    | VOp::And(..)
+                    | VOp::Or(..)
+            )
         })
 }
 
