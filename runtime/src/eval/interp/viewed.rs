@@ -551,14 +551,7 @@ impl<'a> Viewed<'a> {
                 let items = items_of(list)?;
                 for i in 0..l.cel_len() {
                     let item = self.present(l.cel_item(i), items)?;
-                    match iter2 {
-                        Some(second) => {
-                            self.frame[iter] = V::Int(i64::try_from(i).ok()?);
-                            self.frame[second] = item;
-                        }
-                        None => self.frame[iter] = item,
-                    }
-                    if !self.next(cond, step, accu)? {
+                    if !self.item(f, i, item)? {
                         break;
                     }
                 }
@@ -566,15 +559,7 @@ impl<'a> Viewed<'a> {
             // A list literal of bools: each bit.
             V::Bools(bits, n) => {
                 for i in 0..usize::from(n) {
-                    let item = bool_item(bits, i);
-                    match iter2 {
-                        Some(second) => {
-                            self.frame[iter] = V::Int(i64::try_from(i).ok()?);
-                            self.frame[second] = item;
-                        }
-                        None => self.frame[iter] = item,
-                    }
-                    if !self.next(cond, step, accu)? {
+                    if !self.item(f, i, bool_item(bits, i))? {
                         break;
                     }
                 }
@@ -597,6 +582,19 @@ impl<'a> Viewed<'a> {
         let out = self.eval(result)?;
         self.frame[accu] = V::Unset;
         Some(out)
+    }
+
+    /// A list comprehension's turn on item `i`, its variables bound (the index and the item
+    /// with two): `false` when its condition ends the loop.
+    fn item(&mut self, f: Fold, i: usize, item: V<'a>) -> Option<bool> {
+        match f.iter2 {
+            Some(second) => {
+                self.frame[f.iter] = V::Int(i64::try_from(i).ok()?);
+                self.frame[second] = item;
+            }
+            None => self.frame[f.iter] = item,
+        }
+        self.next(f.cond, f.step, f.accu)
     }
 
     /// One turn of a comprehension: `false` when its condition ends the loop.
