@@ -16,6 +16,8 @@ mod strings;
 mod timestamps;
 mod zones;
 
+pub(crate) use conversions::duration_nanos;
+
 use super::function::{Function, REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, traversal_cost};
 use super::value::Value;
 use arith::*;

@@ -181,14 +181,10 @@ pub fn list<'a>(elements: &[Option<V<'a>>]) -> Option<V<'a>> {
 }
 
 /// `v in [..]` where the list is of string literals: the planner makes it a set, which the
-/// viewed interpreter answers for scalars (exact-kind membership: `false` for a number).
+/// viewed interpreter answers as [`viewed::member`] does.
 #[inline(always)]
 pub fn in_strs<'a>(v: V<'a>, set: &[&str]) -> Option<V<'a>> {
-    match v {
-        V::Str(s) => Some(V::Bool(set.contains(&s))),
-        V::Bool(_) | V::Int(_) | V::Uint(_) | V::Double(_) => Some(V::Bool(false)),
-        _ => None,
-    }
+    viewed::member(v, |v| matches!(v, V::Str(s) if set.contains(&s)))
 }
 
 /// A constant pattern's compiled regex, compiled on first use.

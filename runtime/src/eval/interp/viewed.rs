@@ -472,13 +472,9 @@ impl<'a> Viewed<'a> {
     #[inline(never)]
     fn in_set(&mut self, arg: usize, set: &[C]) -> Option<V<'a>> {
         let v = self.eval(arg)?;
-        if !v.is_scalar() {
-            return None;
-        }
-        // Exact-type membership, as the interpreter's set lookup.
-        Some(V::Bool(
-            set.iter().any(|m| scalar_eq(m.v(), v).unwrap_or(false)),
-        ))
+        member(v, |v| {
+            set.iter().any(|m| scalar_eq(m.v(), v).unwrap_or(false))
+        })
     }
 
     fn attr(&mut self, base: &Base, quals: &[Q], test: bool) -> Option<V<'a>> {
@@ -760,27 +756,8 @@ impl<'a> Viewed<'a> {
                 }
                 Some(equal)
             }
-            (
-                V::Obj(..)
-                | V::Map(..)
-                | V::List(..)
-                | V::Consts(_)
-                | V::Counted(_)
-                | V::Bools(..)
-                | V::Unset,
-                _,
-            )
-            | (
-                _,
-                V::Obj(..)
-                | V::Map(..)
-                | V::List(..)
-                | V::Consts(_)
-                | V::Counted(_)
-                | V::Bools(..)
-                | V::Unset,
-            ) => None,
-            (a, b) => scalar_eq(a, b),
+            (a, b) if a.is_scalar() && b.is_scalar() => scalar_eq(a, b),
+            _ => None,
         }
     }
 }
@@ -824,6 +801,13 @@ fn scalar_cmp(a: V<'_>, b: V<'_>) -> Option<std::cmp::Ordering> {
         (V::Duration(a), V::Duration(b)) => Some(a.cmp(&b)),
         _ => None,
     }
+}
+
+/// `v in` a constant set (the planner's set lookup, exact-kind membership as the interpreter's):
+/// answered for scalars only, `contains` telling whether `v` is a member.
+#[inline(always)]
+pub(crate) fn member<'a>(v: V<'a>, contains: impl FnOnce(V<'a>) -> bool) -> Option<V<'a>> {
+    v.is_scalar().then(|| V::Bool(contains(v)))
 }
 
 /// A list literal's value on views, its `n` elements given by `element`: its bools when every
@@ -881,10 +865,8 @@ pub(crate) fn call1(f: F, a: V<'_>) -> Option<V<'_>> {
         (F::Not, V::Bool(b)) => Some(V::Bool(!b)),
         (F::Neg, V::Int(i)) => Some(V::Int(i.checked_neg()?)),
         (F::Neg, V::Double(d)) => Some(V::Double(-d)),
-        // As the interpreter's conversion: Go's duration syntax, within an int64 of nanoseconds.
-        (F::Duration, V::Str(s)) => Some(V::Duration(
-            i64::try_from(crd_cel_core::literals::parse_go_duration(s)?).ok()?,
-        )),
+        // The interpreter's conversion.
+        (F::Duration, V::Str(s)) => Some(V::Duration(crate::eval::stdlib::duration_nanos(s)?)),
         (F::Duration, V::Duration(d)) => Some(V::Duration(d)),
         (F::Duration, V::Int(i)) => Some(V::Duration(i)),
         _ => None,

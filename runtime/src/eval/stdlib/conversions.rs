@@ -118,15 +118,18 @@ pub(super) fn duration_error() -> EvalError {
     conversion_error("string", "google.protobuf.Duration")
 }
 
+/// `duration(s)`'s nanoseconds: Go's duration syntax, within an int64 (`None`: a conversion
+/// error). The viewed evaluation converts with it too.
+pub(crate) fn duration_nanos(s: &str) -> Option<i64> {
+    i64::try_from(crd_cel_core::literals::parse_go_duration(s)?).ok()
+}
+
 pub(super) fn to_duration(args: &[Value]) -> R {
     match one(args)? {
         Value::Duration(d) => Ok(Value::Duration(*d)),
-        Value::String(s) => match crd_cel_core::literals::parse_go_duration(s) {
-            Some(n) => i64::try_from(n)
-                .map(|nanos| Value::Duration(Duration { nanos }))
-                .map_err(|_| duration_error()),
-            None => Err(duration_error()),
-        },
+        Value::String(s) => duration_nanos(s)
+            .map(|nanos| Value::Duration(Duration { nanos }))
+            .ok_or_else(duration_error),
         Value::Int(i) => Ok(Value::Duration(Duration { nanos: *i })),
         _ => Err(nso()),
     }
