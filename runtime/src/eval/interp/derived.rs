@@ -181,7 +181,7 @@ pub fn list<'a>(elements: &[Option<V<'a>>]) -> Option<V<'a>> {
 }
 
 /// `v in [..]` where the list is of string literals: the planner makes it a set, which the
-/// viewed interpreter answers as [`viewed::member`] does.
+/// viewed interpreter answers as its `member` does (scalars only, exact kind).
 #[inline(always)]
 pub fn in_strs<'a>(v: V<'a>, set: &[&str]) -> Option<V<'a>> {
     viewed::member(v, |v| matches!(v, V::Str(s) if set.contains(&s)))
